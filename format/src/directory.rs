@@ -1,0 +1,111 @@
+//! The DIRE record, written at stop: an index, never a dependency (seed 000 §5.3). It
+//! lets a viewer draw the frame strip before decoding any frame; a reader without it
+//! scans the records instead and loses nothing.
+//!
+//! ```text
+//! record count varint, per non-frame record: FourCC (4 bytes), offset varint, length varint
+//! frame count varint,  per frame: frame_number − previous (first: absolute) varint,
+//!                      offset − previous offset (first: absolute) varint, length varint,
+//!                      topology_id, gpu_duration_ns, cpu_duration_ns, dropped_spans,
+//!                      span_count varints
+//! ```
+//!
+//! Offsets are absolute file offsets of a record's sync; lengths include its 16-byte
+//! framing header.
+
+use crate::error::DecodeError;
+use crate::frame::FrameSummary;
+use crate::model::TopologyId;
+use crate::record::FourCc;
+use crate::wire::{Cursor, put_varint};
+
+/// Where a non-frame record is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordEntry {
+    pub kind: FourCc,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// A frame as the index knows it: enough to draw a frame strip and find the record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameEntry {
+    pub frame_number: u64,
+    /// File offset of the frame's record.
+    pub offset: u64,
+    /// The record's length, framing included.
+    pub len: u64,
+    pub topology: TopologyId,
+    pub gpu_duration_ns: u64,
+    pub cpu_duration_ns: u64,
+    pub dropped_spans: u32,
+    pub span_count: u32,
+}
+
+impl FrameEntry {
+    #[must_use]
+    pub fn new(summary: &FrameSummary, offset: u64, len: u64) -> Self {
+        Self {
+            frame_number: summary.frame_number,
+            offset,
+            len,
+            topology: summary.topology,
+            gpu_duration_ns: summary.gpu_duration_ns,
+            cpu_duration_ns: summary.cpu_duration_ns,
+            dropped_spans: summary.dropped_spans,
+            span_count: summary.span_count,
+        }
+    }
+}
+
+pub fn encode(out: &mut Vec<u8>, records: &[RecordEntry], frames: &[FrameEntry]) {
+    put_varint(out, records.len() as u64);
+    for record in records {
+        out.extend_from_slice(&record.kind.0);
+        put_varint(out, record.offset);
+        put_varint(out, record.len);
+    }
+    put_varint(out, frames.len() as u64);
+    let (mut previous_number, mut previous_offset) = (0u64, 0u64);
+    for frame in frames {
+        put_varint(out, frame.frame_number.wrapping_sub(previous_number));
+        put_varint(out, frame.offset.wrapping_sub(previous_offset));
+        previous_number = frame.frame_number;
+        previous_offset = frame.offset;
+        put_varint(out, frame.len);
+        put_varint(out, u64::from(frame.topology));
+        put_varint(out, frame.gpu_duration_ns);
+        put_varint(out, frame.cpu_duration_ns);
+        put_varint(out, u64::from(frame.dropped_spans));
+        put_varint(out, u64::from(frame.span_count));
+    }
+}
+
+pub fn decode(cursor: &mut Cursor<'_>) -> Result<(Vec<RecordEntry>, Vec<FrameEntry>), DecodeError> {
+    let record_count = cursor.count(6, "directory record count")?;
+    let mut records = Vec::with_capacity(record_count);
+    for _ in 0..record_count {
+        let kind = FourCc(cursor.u32_le("directory record type")?.to_le_bytes());
+        let offset = cursor.varint("directory record offset")?;
+        let len = cursor.varint("directory record length")?;
+        records.push(RecordEntry { kind, offset, len });
+    }
+    let frame_count = cursor.count(8, "directory frame count")?;
+    let mut frames = Vec::with_capacity(frame_count);
+    let (mut number, mut offset) = (0u64, 0u64);
+    for _ in 0..frame_count {
+        number = number.wrapping_add(cursor.varint("directory frame number")?);
+        offset = offset.wrapping_add(cursor.varint("directory frame offset")?);
+        frames.push(FrameEntry {
+            frame_number: number,
+            offset,
+            len: cursor.varint("directory frame length")?,
+            topology: cursor.varint_u32("directory topology")?,
+            gpu_duration_ns: cursor.varint("directory GPU duration")?,
+            cpu_duration_ns: cursor.varint("directory CPU duration")?,
+            dropped_spans: cursor.varint_u32("directory dropped spans")?,
+            span_count: cursor.varint_u32("directory span count")?,
+        });
+    }
+    Ok((records, frames))
+}

@@ -1,0 +1,126 @@
+//! What can go wrong, named, each with the byte offset where it happened (STYLE.md:
+//! wasmparser/png). `open` fails only when the bytes are not a capture this reader may
+//! read; everything else is a [`Defect`] listed beside what was recovered.
+
+use std::fmt;
+
+/// A malformed field inside one record's payload.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("malformed {what} (at offset {offset:#x})")]
+pub struct DecodeError {
+    pub offset: u64,
+    pub what: &'static str,
+}
+
+impl DecodeError {
+    #[cold]
+    #[must_use]
+    pub fn new(offset: u64, what: &'static str) -> Self {
+        Self { offset, what }
+    }
+}
+
+/// Why [`crate::Capture::open`] refused the bytes.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    #[error("not an sgpt capture: {reason} (at offset {offset:#x})")]
+    NotSgpt { offset: u64, reason: &'static str },
+    #[error(
+        "needs a newer reader: the capture requires reader version {required}, this reader is version {supported}"
+    )]
+    NeedsNewerReader { required: u16, supported: u16 },
+}
+
+/// What kind of damage a reader found and worked around.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DefectKind {
+    /// The writer never reached stop: no CLOSED flag and no directory.
+    NotClosed,
+    /// The directory was missing, unreadable or disagreed with the file; records were scanned.
+    DirectoryInvalid,
+    /// The file ends inside a record (or inside the header).
+    Truncated,
+    /// Bytes that are not a whole valid record were skipped to resynchronise.
+    Corrupt,
+    /// A record checksum did not match its payload.
+    ChecksumMismatch,
+    /// A record of a type this reader does not know was skipped by its length.
+    UnknownRecord,
+    /// A record checksummed correctly but a field inside it is invalid.
+    Malformed,
+    /// A record references something (a symbol, a topology) whose defining record was lost.
+    MissingReference,
+    /// Resynchronisation gave up: too many plausible-looking candidates failed.
+    ResyncBudgetExhausted,
+}
+
+impl DefectKind {
+    /// The stable name used in JSON output and the inspector.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            DefectKind::NotClosed => "not_closed",
+            DefectKind::DirectoryInvalid => "directory_invalid",
+            DefectKind::Truncated => "truncated",
+            DefectKind::Corrupt => "corrupt",
+            DefectKind::ChecksumMismatch => "checksum_mismatch",
+            DefectKind::UnknownRecord => "unknown_record",
+            DefectKind::Malformed => "malformed",
+            DefectKind::MissingReference => "missing_reference",
+            DefectKind::ResyncBudgetExhausted => "resync_budget_exhausted",
+        }
+    }
+}
+
+impl fmt::Display for DefectKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Damage found in a capture, where it is, and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Defect {
+    pub kind: DefectKind,
+    /// Absolute byte offset in the file.
+    pub offset: u64,
+    pub detail: String,
+}
+
+impl Defect {
+    #[cold]
+    pub fn new(kind: DefectKind, offset: u64, detail: impl Into<String>) -> Self {
+        Self { kind, offset, detail: detail.into() }
+    }
+}
+
+impl fmt::Display for Defect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} (at offset {:#x})", self.kind, self.detail, self.offset)
+    }
+}
+
+impl From<DecodeError> for Defect {
+    fn from(error: DecodeError) -> Self {
+        Defect::new(DefectKind::Malformed, error.offset, format!("malformed {}", error.what))
+    }
+}
+
+/// Why the writer could not record something.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("the sink failed: {0}")]
+    Sink(#[from] std::io::Error),
+    #[error("frame {frame_number} references topology {topology}, which was never written")]
+    UnknownTopology { frame_number: u64, topology: u32 },
+    #[error("frame numbers must increase: {frame_number} follows {previous}")]
+    FrameOrder { frame_number: u64, previous: u64 },
+    #[error("a record payload of {len} bytes exceeds the format's limit of {limit} bytes")]
+    RecordTooLarge { len: usize, limit: usize },
+    #[error("{0}")]
+    Invalid(&'static str),
+}
+
+// An error stays one small value on the happy path (STYLE.md, rerun's size assertion).
+const _: () = assert!(size_of::<OpenError>() <= 24);
+const _: () = assert!(size_of::<DecodeError>() <= 32);

@@ -1,0 +1,29 @@
+//! META: the capture's context, written first.
+//!
+//! ```text
+//! payload: level u8 (0 timing, 1 structure, 2 workload, 3 verbose), then a UTF-8 JSON
+//!          object with the fields of `Meta` (keys in SGPT_FORMAT.md); unknown keys are kept
+//! ```
+//!
+//! Context is written once and read by people, so it is JSON: extensible without a
+//! version bump, and exactly what `sgpt info --json` shows.
+
+use crate::error::DecodeError;
+use crate::model::{Level, Meta};
+use crate::wire::Cursor;
+
+pub fn encode(out: &mut Vec<u8>, meta: &Meta) {
+    out.push(meta.level.unwrap_or(Level::Timing).to_byte());
+    // Serialising plain strings, numbers and maps into a Vec cannot fail.
+    serde_json::to_writer(&mut *out, meta).unwrap_or_default();
+}
+
+pub fn decode(cursor: &mut Cursor<'_>) -> Result<Meta, DecodeError> {
+    let at = cursor.offset();
+    let level = Level::from_byte(cursor.u8("level")?).ok_or_else(|| DecodeError::new(at, "level"))?;
+    let json_at = cursor.offset();
+    let json = cursor.bytes(cursor.remaining(), "META JSON")?;
+    let mut meta: Meta = serde_json::from_slice(json).map_err(|_| DecodeError::new(json_at, "META JSON"))?;
+    meta.level = Some(level);
+    Ok(meta)
+}

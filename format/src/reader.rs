@@ -1,0 +1,512 @@
+//! The reader: opens a capture from `&[u8]`, never panics, and recovers everything that
+//! survived. The directory is the fast path; a forward scan that resynchronises past
+//! damage is the fallback. Frames are decoded lazily, on request, through the index.
+
+use std::collections::BTreeMap;
+
+use crate::declaration;
+use crate::directory::{self, FrameEntry, RecordEntry};
+use crate::error::{DecodeError, Defect, DefectKind, OpenError};
+use crate::frame;
+use crate::header::{HEADER_LEN, Header};
+use crate::meta;
+use crate::model::{
+    BindGroupDef, BufferDef, CounterDef, Declaration, Frame, Level, Meta, Note, Pipeline, QuerySetDef, Span, Topology,
+    TopologyId,
+};
+use crate::note;
+use crate::record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, RecordHeader, SYNC, checksum};
+use crate::symbols::SymbolTable;
+use crate::topology;
+use crate::wire::Cursor;
+
+/// Resynchronisation may checksum at most this many times the file's size before giving
+/// up, so a file crafted full of plausible record headers cannot stall a reader.
+const RESYNC_BUDGET_FACTOR: u64 = 16;
+
+/// An opened capture, borrowing the file's bytes.
+#[derive(Debug)]
+pub struct Capture<'a> {
+    bytes: &'a [u8],
+    header: Header,
+    meta: Option<Meta>,
+    topologies: BTreeMap<TopologyId, Topology>,
+    pipelines: BTreeMap<u32, Pipeline>,
+    counters: BTreeMap<u32, CounterDef>,
+    bind_groups: BTreeMap<u32, BindGroupDef>,
+    buffers: BTreeMap<u32, BufferDef>,
+    query_sets: BTreeMap<u8, QuerySetDef>,
+    notes: Vec<Note>,
+    frames: Vec<FrameEntry>,
+    records: Vec<RecordEntry>,
+    defects: Vec<Defect>,
+    used_directory: bool,
+}
+
+/// A record found in the file: where, and what its framing says.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    offset: usize,
+    header: RecordHeader,
+}
+
+impl Found {
+    fn payload<'a>(&self, bytes: &'a [u8]) -> &'a [u8] {
+        &bytes[self.offset + RECORD_HEADER_LEN..self.offset + self.header.record_len()]
+    }
+}
+
+/// Whether a whole, checksummed record starts at `at`.
+fn valid_record(bytes: &[u8], at: usize) -> Option<RecordHeader> {
+    let header = RecordHeader::parse(bytes, at)?;
+    let len = header.payload_len as usize;
+    let end = (at + RECORD_HEADER_LEN).checked_add(len)?;
+    if len > MAX_PAYLOAD_LEN || end > bytes.len() {
+        return None;
+    }
+    (checksum(&bytes[at + RECORD_HEADER_LEN..end]) == header.checksum).then_some(header)
+}
+
+/// Finds the next offset after `from` where a whole, checksummed record starts.
+fn resync(bytes: &[u8], from: usize, budget: &mut u64) -> Result<Option<usize>, ()> {
+    let sync = SYNC.to_le_bytes();
+    let mut at = from;
+    while let Some(found) = bytes.get(at..).and_then(|rest| rest.windows(4).position(|window| window == sync)) {
+        let candidate = at + found;
+        if let Some(header) = RecordHeader::parse(bytes, candidate) {
+            let cost = u64::from(header.payload_len).min((bytes.len() - candidate) as u64);
+            *budget = budget.checked_sub(cost).ok_or(())?;
+            if valid_record(bytes, candidate).is_some() {
+                return Ok(Some(candidate));
+            }
+        }
+        at = candidate + 1;
+    }
+    Ok(None)
+}
+
+/// Walks the file record by record from the header, skipping and reporting damage.
+fn scan(bytes: &[u8], defects: &mut Vec<Defect>) -> Vec<Found> {
+    let mut found = Vec::new();
+    let mut budget = RESYNC_BUDGET_FACTOR * bytes.len() as u64 + (1 << 20);
+    let mut at = HEADER_LEN;
+    while at < bytes.len() {
+        if let Some(header) = valid_record(bytes, at) {
+            found.push(Found { offset: at, header });
+            at += header.record_len();
+            continue;
+        }
+        let here = RecordHeader::parse(bytes, at);
+        let next = match resync(bytes, at + 1, &mut budget) {
+            Ok(next) => next,
+            Err(()) => {
+                defects.push(Defect::new(
+                    DefectKind::ResyncBudgetExhausted,
+                    at as u64,
+                    format!("gave up resynchronising; {} bytes to the end of the file were not read", bytes.len() - at),
+                ));
+                break;
+            }
+        };
+        let end = next.unwrap_or(bytes.len());
+        let skipped = end - at;
+        let defect = match here {
+            Some(header) if next.is_none() && at + header.record_len() > bytes.len() => Defect::new(
+                DefectKind::Truncated,
+                at as u64,
+                format!(
+                    "the file ends inside a {} record: {} of its {} bytes are present",
+                    header.kind,
+                    bytes.len() - at,
+                    header.record_len()
+                ),
+            ),
+            Some(header) if at + header.record_len() <= bytes.len() => Defect::new(
+                DefectKind::ChecksumMismatch,
+                at as u64,
+                format!("a {} record's checksum does not match its payload; skipped {skipped} bytes", header.kind),
+            ),
+            None if next.is_none() && bytes.len() - at < RECORD_HEADER_LEN && is_sync_prefix(&bytes[at..]) => {
+                Defect::new(DefectKind::Truncated, at as u64, format!("the file ends inside a record header ({skipped} bytes)"))
+            }
+            _ => Defect::new(DefectKind::Corrupt, at as u64, format!("skipped {skipped} bytes that are not a whole record")),
+        };
+        defects.push(defect);
+        at = end;
+    }
+    found
+}
+
+fn is_sync_prefix(tail: &[u8]) -> bool {
+    let sync = SYNC.to_le_bytes();
+    tail.iter().zip(sync.iter()).all(|(a, b)| a == b)
+}
+
+impl<'a> Capture<'a> {
+    /// Opens a capture. Fails only when the bytes are not an sgpt capture or need a
+    /// newer reader; all other damage is listed in [`Capture::defects`].
+    pub fn open(bytes: &'a [u8]) -> Result<Self, OpenError> {
+        let header = Header::decode(bytes)?;
+        let mut capture = Capture {
+            bytes,
+            header,
+            meta: None,
+            topologies: BTreeMap::new(),
+            pipelines: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            bind_groups: BTreeMap::new(),
+            buffers: BTreeMap::new(),
+            query_sets: BTreeMap::new(),
+            notes: Vec::new(),
+            frames: Vec::new(),
+            records: Vec::new(),
+            defects: Vec::new(),
+            used_directory: false,
+        };
+        if bytes.len() < HEADER_LEN {
+            capture.defects.push(Defect::new(
+                DefectKind::Truncated,
+                bytes.len() as u64,
+                format!("the file ends inside the header ({} of {HEADER_LEN} bytes)", bytes.len()),
+            ));
+            return Ok(capture);
+        }
+        let found = if header.closed() {
+            match capture.read_directory() {
+                Ok(found) => {
+                    capture.used_directory = true;
+                    found
+                }
+                Err(defect) => {
+                    capture.defects.push(defect);
+                    scan(bytes, &mut capture.defects)
+                }
+            }
+        } else {
+            capture.defects.push(Defect::new(
+                DefectKind::NotClosed,
+                8,
+                "the writer never reached stop (no CLOSED flag, no directory); the records were scanned",
+            ));
+            scan(bytes, &mut capture.defects)
+        };
+        capture.load(&found);
+        Ok(capture)
+    }
+
+    /// Reads and cross-checks the directory. Any disagreement with the file rejects it
+    /// whole, and the caller scans instead.
+    fn read_directory(&mut self) -> Result<Vec<Found>, Defect> {
+        let bytes = self.bytes;
+        let invalid = |offset: u64, detail: String| Defect::new(DefectKind::DirectoryInvalid, offset, detail);
+        let offset = self.header.directory_offset;
+        let at = usize::try_from(offset).ok().filter(|&at| at >= HEADER_LEN && at < bytes.len());
+        let at = at.ok_or_else(|| invalid(16, format!("the directory offset {offset:#x} is outside the file")))?;
+        let header = valid_record(bytes, at)
+            .filter(|header| header.kind == FourCc::DIRE && header.record_len() as u64 == self.header.directory_len)
+            .ok_or_else(|| invalid(offset, "no intact directory record at the header's directory offset".into()))?;
+        let payload = Found { offset: at, header }.payload(bytes);
+        let (records, frames) = directory::decode(&mut Cursor::new(payload, (at + RECORD_HEADER_LEN) as u64))
+            .map_err(|error| invalid(error.offset, format!("the directory is malformed: {}", error.what)))?;
+
+        // Every listed record must be where the directory says, and together with the
+        // directory they must tile the file exactly: any gap or overlap means damage.
+        let mut found = Vec::with_capacity(records.len() + frames.len());
+        let listed = records.iter().map(|r| (r.kind, r.offset, r.len)).chain(frames.iter().map(|f| (FourCc::FRAM, f.offset, f.len)));
+        for (kind, offset, len) in listed {
+            let header = usize::try_from(offset)
+                .ok()
+                .and_then(|at| RecordHeader::parse(bytes, at).map(|header| Found { offset: at, header }))
+                .filter(|f| f.header.kind == kind && f.header.record_len() as u64 == len && f.offset + f.header.record_len() <= at)
+                .ok_or_else(|| invalid(offset, format!("the directory lists a {kind} record here that is not in the file")))?;
+            found.push(header);
+        }
+        found.sort_by_key(|f| f.offset);
+        let mut expected = HEADER_LEN;
+        for f in &found {
+            if f.offset != expected {
+                return Err(invalid(expected as u64, "the directory does not account for every byte before it".into()));
+            }
+            expected = f.offset + f.header.record_len();
+        }
+        if expected != at || at + header.record_len() != bytes.len() {
+            return Err(invalid(expected as u64, "the directory does not account for every byte of the file".into()));
+        }
+        // Frame records are checksummed when decoded; the rest are checked in `load`.
+        Ok(found)
+    }
+
+    /// Decodes the non-frame records and indexes the frames, in file order (symbols
+    /// are introduced in that order).
+    fn load(&mut self, found: &[Found]) {
+        let mut symbols = SymbolTable::default();
+        for f in found {
+            let payload = f.payload(self.bytes);
+            let base = (f.offset + RECORD_HEADER_LEN) as u64;
+            let mut cursor = Cursor::new(payload, base);
+            if f.header.kind == FourCc::FRAM {
+                match frame::decode_summary(&mut cursor) {
+                    Ok(summary) => self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64)),
+                    Err(error) => self.defects.push(error.into()),
+                }
+                continue;
+            }
+            if self.used_directory && checksum(payload) != f.header.checksum {
+                self.defects.push(Defect::new(
+                    DefectKind::ChecksumMismatch,
+                    f.offset as u64,
+                    format!("a {} record's checksum does not match its payload; skipped", f.header.kind),
+                ));
+                continue;
+            }
+            self.records.push(RecordEntry { kind: f.header.kind, offset: f.offset as u64, len: f.header.record_len() as u64 });
+            if let Err(error) = self.load_record(f.header.kind, f.offset as u64, &mut cursor, &mut symbols) {
+                self.defects.push(error.into());
+            }
+        }
+        self.check_frame_order();
+    }
+
+    fn load_record(
+        &mut self,
+        kind: FourCc,
+        offset: u64,
+        cursor: &mut Cursor<'_>,
+        symbols: &mut SymbolTable,
+    ) -> Result<(), DecodeError> {
+        match kind {
+            FourCc::META => {
+                let meta = meta::decode(cursor)?;
+                if self.meta.is_some() {
+                    self.defects.push(Defect::new(DefectKind::Malformed, offset, "a second META record; the first was kept"));
+                } else {
+                    self.meta = Some(meta);
+                }
+            }
+            FourCc::TOPO => {
+                let id = cursor.varint_u32("topology id")?;
+                let _content_hash = cursor.u64_le("topology hash")?;
+                symbols.read_block(cursor, &mut self.defects)?;
+                let topology = topology::decode_body(cursor, symbols)?;
+                if self.topologies.insert(id, topology).is_some() {
+                    self.defects.push(Defect::new(DefectKind::Malformed, offset, format!("topology {id} is defined twice; the later one was kept")));
+                }
+            }
+            FourCc::DECL => {
+                symbols.read_block(cursor, &mut self.defects)?;
+                for item in declaration::decode_entries(cursor, symbols, &mut self.defects)? {
+                    match item {
+                        Declaration::Pipeline(p) => drop(self.pipelines.insert(p.id, p)),
+                        Declaration::Counter(c) => drop(self.counters.insert(c.id, c)),
+                        Declaration::BindGroup(b) => drop(self.bind_groups.insert(b.id, b)),
+                        Declaration::Buffer(b) => drop(self.buffers.insert(b.id, b)),
+                        Declaration::QuerySet(q) => drop(self.query_sets.insert(q.id, q)),
+                    }
+                }
+            }
+            FourCc::NOTE => self.notes.push(note::decode(cursor)?),
+            // The directory was used or deliberately bypassed; either way it adds nothing.
+            FourCc::DIRE => {}
+            unknown => self.defects.push(Defect::new(
+                DefectKind::UnknownRecord,
+                offset,
+                format!("a {unknown} record is unknown to this reader; skipped {} bytes", cursor.remaining()),
+            )),
+        }
+        Ok(())
+    }
+
+    fn check_frame_order(&mut self) {
+        for pair in self.frames.windows(2) {
+            if pair[1].frame_number <= pair[0].frame_number {
+                self.defects.push(Defect::new(
+                    DefectKind::Malformed,
+                    pair[1].offset,
+                    format!("frame {} follows frame {}: frame numbers must increase", pair[1].frame_number, pair[0].frame_number),
+                ));
+            }
+        }
+    }
+
+    #[must_use]
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Whether the frame index came from the directory (rather than a scan).
+    #[must_use]
+    pub fn used_directory(&self) -> bool {
+        self.used_directory
+    }
+
+    #[must_use]
+    pub fn meta(&self) -> Option<&Meta> {
+        self.meta.as_ref()
+    }
+
+    #[must_use]
+    pub fn level(&self) -> Option<Level> {
+        self.meta.as_ref().and_then(|meta| meta.level)
+    }
+
+    /// The frame index, in file order. Available without decoding any frame.
+    #[must_use]
+    pub fn frames(&self) -> &[FrameEntry] {
+        &self.frames
+    }
+
+    /// Total GPU spans over all frames, from the index.
+    #[must_use]
+    pub fn span_count(&self) -> u64 {
+        self.frames.iter().map(|frame| u64::from(frame.span_count)).sum()
+    }
+
+    /// Total spans dropped by a full timer pool, from the index.
+    #[must_use]
+    pub fn dropped_span_count(&self) -> u64 {
+        self.frames.iter().map(|frame| u64::from(frame.dropped_spans)).sum()
+    }
+
+    #[must_use]
+    pub fn topology(&self, id: TopologyId) -> Option<&Topology> {
+        self.topologies.get(&id)
+    }
+
+    /// Every topology that survived, by id.
+    pub fn topologies(&self) -> impl Iterator<Item = (TopologyId, &Topology)> {
+        self.topologies.iter().map(|(&id, topology)| (id, topology))
+    }
+
+    #[must_use]
+    pub fn topology_count(&self) -> usize {
+        self.topologies.len()
+    }
+
+    #[must_use]
+    pub fn pipeline(&self, id: u32) -> Option<&Pipeline> {
+        self.pipelines.get(&id)
+    }
+
+    pub fn pipelines(&self) -> impl Iterator<Item = &Pipeline> {
+        self.pipelines.values()
+    }
+
+    #[must_use]
+    pub fn counter(&self, id: u32) -> Option<&CounterDef> {
+        self.counters.get(&id)
+    }
+
+    pub fn counters(&self) -> impl Iterator<Item = &CounterDef> {
+        self.counters.values()
+    }
+
+    #[must_use]
+    pub fn bind_group(&self, id: u32) -> Option<&BindGroupDef> {
+        self.bind_groups.get(&id)
+    }
+
+    #[must_use]
+    pub fn buffer(&self, id: u32) -> Option<&BufferDef> {
+        self.buffers.get(&id)
+    }
+
+    #[must_use]
+    pub fn query_set(&self, id: u8) -> Option<&QuerySetDef> {
+        self.query_sets.get(&id)
+    }
+
+    #[must_use]
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// The records other than frames that were read, in file order.
+    #[must_use]
+    pub fn records(&self) -> &[RecordEntry] {
+        &self.records
+    }
+
+    /// Damage found while opening. Frames are checked when decoded: see [`Capture::verify`].
+    #[must_use]
+    pub fn defects(&self) -> &[Defect] {
+        &self.defects
+    }
+
+    /// The checked payload of frame `index`.
+    fn frame_payload(&self, index: usize) -> Result<Cursor<'a>, Defect> {
+        let entry = self.frames.get(index).ok_or_else(|| {
+            Defect::new(DefectKind::MissingReference, 0, format!("there is no frame at index {index}"))
+        })?;
+        let at = entry.offset as usize;
+        let header = RecordHeader::parse(self.bytes, at)
+            .filter(|header| header.kind == FourCc::FRAM && at + header.record_len() <= self.bytes.len())
+            .ok_or_else(|| Defect::new(DefectKind::Corrupt, entry.offset, "no frame record where the index says"))?;
+        let payload = &self.bytes[at + RECORD_HEADER_LEN..at + header.record_len()];
+        if checksum(payload) != header.checksum {
+            return Err(Defect::new(
+                DefectKind::ChecksumMismatch,
+                entry.offset,
+                format!("frame {}'s checksum does not match its payload", entry.frame_number),
+            ));
+        }
+        Ok(Cursor::new(payload, (at + RECORD_HEADER_LEN) as u64))
+    }
+
+    /// Decodes frame `index` (an index into [`Capture::frames`]).
+    pub fn frame(&self, index: usize) -> Result<Frame, Defect> {
+        let mut frame = Frame::default();
+        self.frame_into(index, &mut frame)?;
+        Ok(frame)
+    }
+
+    /// Decodes frame `index` into `frame`, reusing its vectors.
+    pub fn frame_into(&self, index: usize, frame: &mut Frame) -> Result<(), Defect> {
+        let mut cursor = self.frame_payload(index)?;
+        frame::decode(&mut cursor, frame)?;
+        Ok(())
+    }
+
+    /// Hands each GPU span of frame `index` to `each` without building a `Frame`: the
+    /// fast path for statistics.
+    pub fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect> {
+        let mut cursor = self.frame_payload(index)?;
+        frame::decode_spans(&mut cursor, each)?;
+        Ok(())
+    }
+
+    /// Decodes every frame and returns all defects: those found at open, then each
+    /// frame's, including references to topologies or passes that do not exist.
+    #[must_use]
+    pub fn verify(&self) -> Vec<Defect> {
+        let mut defects = self.defects.clone();
+        let mut frame = Frame::default();
+        for (index, entry) in self.frames.iter().enumerate() {
+            if let Err(defect) = self.frame_into(index, &mut frame) {
+                defects.push(defect);
+                continue;
+            }
+            let Some(topology) = self.topology(frame.topology) else {
+                defects.push(Defect::new(
+                    DefectKind::MissingReference,
+                    entry.offset,
+                    format!("frame {} uses topology {}, which was lost", frame.frame_number, frame.topology),
+                ));
+                continue;
+            };
+            if let Some(span) = frame.spans.iter().find(|span| span.pass as usize >= topology.gpu_passes.len()) {
+                defects.push(Defect::new(
+                    DefectKind::Malformed,
+                    entry.offset,
+                    format!("frame {} has a span for GPU pass {}, beyond its topology's {}", frame.frame_number, span.pass, topology.gpu_passes.len()),
+                ));
+            }
+        }
+        defects
+    }
+
+    /// Whether the capture is closed and nothing is damaged (decodes every frame).
+    #[must_use]
+    pub fn is_intact(&self) -> bool {
+        self.header.closed() && self.verify().is_empty()
+    }
+}

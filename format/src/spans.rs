@@ -1,0 +1,255 @@
+//! The span section of a FRAM record: where the bytes of a capture go, so it is columnar.
+//!
+//! ```text
+//! span_count        varint
+//! -- present only when span_count > 0 --
+//! layout            u8     bit0 pass refs are 0,1,2,… (no column follows)
+//!                          bit1 gap column is zigzag-signed, bit2 duration column is
+//! epoch_ns          varint the first span's begin, device clock, ns
+//! pass refs         span_count × varint zigzag(pass − (previous pass + 1)), unless bit0
+//! query set runs    varint run count, then (varint length, u8 query set) per run
+//! kind runs         varint run count, then (varint length, u8 kind) per run
+//! gap_k, dur_k      u8, u8
+//! bits_len          varint, then that many bytes of bit stream:
+//!                   per span, gap then duration, each in the code of `bits.rs`
+//! ```
+//!
+//! `gap = begin − previous end` (the first span's previous end is `epoch_ns`) and
+//! `duration = end − begin`, both wrapping u64 differences, so any reported pair of
+//! timestamps round-trips exactly, an end before its begin included.
+
+use crate::bits::{BitLengths, BitReader, BitWriter};
+use crate::error::DecodeError;
+use crate::model::{Span, SpanKind};
+use crate::wire::{Cursor, put_varint, unzigzag, zigzag};
+
+const SEQUENTIAL: u8 = 1;
+const GAPS_SIGNED: u8 = 2;
+const DURATIONS_SIGNED: u8 = 4;
+
+/// Reusable buffers for encoding, so the steady state allocates nothing.
+#[derive(Debug, Default)]
+pub struct SpanScratch {
+    gaps: Vec<u64>,
+    durations: Vec<u64>,
+}
+
+fn kind_byte(kind: SpanKind) -> u8 {
+    match kind {
+        SpanKind::Pass => 0,
+        SpanKind::SubPass => 1,
+    }
+}
+
+fn put_runs<T: PartialEq + Copy>(out: &mut Vec<u8>, spans: &[Span], key: impl Fn(&Span) -> T, byte: impl Fn(T) -> u8) {
+    let mut runs = 0u64;
+    let mut previous = None;
+    for span in spans {
+        let value = key(span);
+        if previous != Some(value) {
+            runs += 1;
+            previous = Some(value);
+        }
+    }
+    put_varint(out, runs);
+    let mut iter = spans.iter().map(&key).peekable();
+    while let Some(value) = iter.next() {
+        let mut len = 1u64;
+        while iter.peek() == Some(&value) {
+            iter.next();
+            len += 1;
+        }
+        put_varint(out, len);
+        out.push(byte(value));
+    }
+}
+
+/// Appends the span section for `spans`.
+pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
+    put_varint(out, spans.len() as u64);
+    let Some(first) = spans.first() else { return };
+
+    let sequential = spans.iter().enumerate().all(|(i, span)| span.pass as usize == i);
+    scratch.gaps.clear();
+    scratch.durations.clear();
+    let mut previous_end = first.begin_ns;
+    let (mut gaps_signed, mut durations_signed) = (false, false);
+    for span in spans {
+        let gap = span.begin_ns.wrapping_sub(previous_end) as i64;
+        let duration = span.end_ns.wrapping_sub(span.begin_ns) as i64;
+        gaps_signed |= gap < 0;
+        durations_signed |= duration < 0;
+        scratch.gaps.push(gap as u64);
+        scratch.durations.push(duration as u64);
+        previous_end = span.end_ns;
+    }
+    let mut gap_lengths = BitLengths::default();
+    let mut duration_lengths = BitLengths::default();
+    for (gap, duration) in scratch.gaps.iter_mut().zip(scratch.durations.iter_mut()) {
+        if gaps_signed {
+            *gap = zigzag(*gap as i64);
+        }
+        if durations_signed {
+            *duration = zigzag(*duration as i64);
+        }
+        gap_lengths.add(*gap);
+        duration_lengths.add(*duration);
+    }
+
+    let layout = u8::from(sequential) * SEQUENTIAL
+        | u8::from(gaps_signed) * GAPS_SIGNED
+        | u8::from(durations_signed) * DURATIONS_SIGNED;
+    out.push(layout);
+    put_varint(out, first.begin_ns);
+    if !sequential {
+        let mut expected = 0u32;
+        for span in spans {
+            put_varint(out, zigzag(i64::from(span.pass) - i64::from(expected)));
+            expected = span.pass.wrapping_add(1);
+        }
+    }
+    put_runs(out, spans, |span| span.query_set, |id| id);
+    put_runs(out, spans, |span| span.kind, kind_byte);
+
+    let gap_k = gap_lengths.best_k();
+    let duration_k = duration_lengths.best_k();
+    out.push(gap_k as u8);
+    out.push(duration_k as u8);
+    // The histograms give the stream's exact size, so its length is written up front.
+    let bits = gap_lengths.cost(gap_k) + duration_lengths.cost(duration_k);
+    let bits_len = bits.div_ceil(8);
+    put_varint(out, bits_len);
+    let bits_at = out.len();
+    let mut writer = BitWriter::new(out);
+    for (&gap, &duration) in scratch.gaps.iter().zip(&scratch.durations) {
+        writer.put_code(gap, gap_k);
+        writer.put_code(duration, duration_k);
+    }
+    writer.finish();
+    debug_assert_eq!((out.len() - bits_at) as u64, bits_len);
+}
+
+/// Checks a run-length column (lengths summing to `span_count`, values at most `max`)
+/// and returns an iterator over its entries.
+fn read_runs<'a>(cursor: &mut Cursor<'a>, span_count: usize, max: u8, what: &'static str) -> Result<RunIter<'a>, DecodeError> {
+    let runs = cursor.count(2, what)?;
+    let start = cursor.clone();
+    let mut total = 0usize;
+    for _ in 0..runs {
+        let len = cursor.varint(what)?;
+        if len == 0 || cursor.u8(what)? > max {
+            return Err(DecodeError::new(cursor.offset(), what));
+        }
+        total = total.checked_add(usize::try_from(len).map_err(|_| DecodeError::new(cursor.offset(), what))?)
+            .ok_or_else(|| DecodeError::new(cursor.offset(), what))?;
+    }
+    if total != span_count {
+        return Err(DecodeError::new(cursor.offset(), what));
+    }
+    Ok(RunIter { cursor: start, left: 0, value: 0 })
+}
+
+/// Walks a validated run-length column one entry at a time.
+struct RunIter<'a> {
+    cursor: Cursor<'a>,
+    left: u64,
+    value: u8,
+}
+
+impl RunIter<'_> {
+    #[inline]
+    fn next(&mut self) -> u8 {
+        while self.left == 0 {
+            // Validated by `read_runs`, so these reads cannot fail.
+            self.left = self.cursor.varint("run").unwrap_or(1);
+            self.value = self.cursor.u8("run").unwrap_or(0);
+        }
+        self.left -= 1;
+        self.value
+    }
+}
+
+/// Decodes the span section, handing each span to `each` in stored order.
+/// Returns the number of spans decoded.
+pub fn decode(cursor: &mut Cursor<'_>, mut each: impl FnMut(Span)) -> Result<usize, DecodeError> {
+    // Every span costs at least two bits of stream; a count above that is hostile.
+    let span_count = cursor.varint("span count")?;
+    if span_count == 0 {
+        return Ok(0);
+    }
+    if span_count > (cursor.remaining() as u64).saturating_mul(4) {
+        return Err(DecodeError::new(cursor.offset(), "span count"));
+    }
+    let span_count = span_count as usize;
+    let layout = cursor.u8("span layout")?;
+    if layout & !(SEQUENTIAL | GAPS_SIGNED | DURATIONS_SIGNED) != 0 {
+        return Err(DecodeError::new(cursor.offset() - 1, "span layout"));
+    }
+    let epoch = cursor.varint("span epoch")?;
+    let pass_refs = if layout & SEQUENTIAL == 0 {
+        let start = cursor.clone();
+        for _ in 0..span_count {
+            cursor.varint("span pass ref")?;
+        }
+        Some(start)
+    } else {
+        None
+    };
+    let query_sets = read_runs(cursor, span_count, u8::MAX, "span query set runs")?;
+    let kinds = read_runs(cursor, span_count, 1, "span kind runs")?;
+    let gap_k = u32::from(cursor.u8("gap k")?);
+    let duration_k = u32::from(cursor.u8("duration k")?);
+    if gap_k > 64 || duration_k > 64 {
+        return Err(DecodeError::new(cursor.offset() - 1, "span code parameter"));
+    }
+    let bits_len = cursor.count(1, "span bit stream length")?;
+    let bits_at = cursor.offset();
+    let bits = cursor.bytes(bits_len, "span bit stream")?;
+    decode_columns(
+        Columns { span_count, layout, epoch, pass_refs, query_sets, kinds, gap_k, duration_k },
+        BitReader::new(bits, bits_at),
+        &mut each,
+    )?;
+    Ok(span_count)
+}
+
+struct Columns<'a> {
+    span_count: usize,
+    layout: u8,
+    epoch: u64,
+    pass_refs: Option<Cursor<'a>>,
+    query_sets: RunIter<'a>,
+    kinds: RunIter<'a>,
+    gap_k: u32,
+    duration_k: u32,
+}
+
+#[inline]
+fn decode_columns(mut columns: Columns<'_>, mut reader: BitReader<'_>, each: &mut impl FnMut(Span)) -> Result<(), DecodeError> {
+    let gaps_signed = columns.layout & GAPS_SIGNED != 0;
+    let durations_signed = columns.layout & DURATIONS_SIGNED != 0;
+    let mut previous_end = columns.epoch;
+    let mut expected_pass = 0u32;
+    for i in 0..columns.span_count {
+        let pass = match &mut columns.pass_refs {
+            None => i as u32,
+            Some(refs) => {
+                let delta = unzigzag(refs.varint("span pass ref")?);
+                let pass = u32::try_from(i64::from(expected_pass) + delta)
+                    .map_err(|_| DecodeError::new(refs.offset(), "span pass ref"))?;
+                expected_pass = pass.wrapping_add(1);
+                pass
+            }
+        };
+        let gap = reader.get_code(columns.gap_k)?;
+        let duration = reader.get_code(columns.duration_k)?;
+        let gap = if gaps_signed { unzigzag(gap) as u64 } else { gap };
+        let duration = if durations_signed { unzigzag(duration) as u64 } else { duration };
+        let begin_ns = previous_end.wrapping_add(gap);
+        let end_ns = begin_ns.wrapping_add(duration);
+        previous_end = end_ns;
+        let kind = if columns.kinds.next() == 0 { SpanKind::Pass } else { SpanKind::SubPass };
+        each(Span { pass, kind, query_set: columns.query_sets.next(), begin_ns, end_ns });
+    }
+    reader.check_end()
+}

@@ -1,0 +1,181 @@
+//! Symbols: the names a record introduces, carried inside that record (seed 000 §5.3,
+//! §5.7). There is no global string table to finalise at stop, so a truncated capture
+//! still resolves every name its surviving records reference.
+//!
+//! ```text
+//! symbol block:  first_index varint, count varint, count × string
+//! string:        varint byte length, UTF-8 bytes
+//! reference:     varint index, global across the capture, assigned in write order
+//! ```
+
+use std::collections::HashMap;
+
+use crate::error::{DecodeError, Defect, DefectKind};
+use crate::wire::{Cursor, put_str, put_varint};
+
+/// The writer's side: which strings already have an index.
+#[derive(Debug, Default)]
+pub struct SymbolWriter {
+    indices: HashMap<Box<str>, u32>,
+    next: u32,
+    /// Strings introduced by the record being built, encoded.
+    block: Vec<u8>,
+    block_first: u32,
+    block_count: u32,
+}
+
+impl SymbolWriter {
+    /// Starts collecting the symbols of a new record.
+    pub fn begin_record(&mut self) {
+        self.block.clear();
+        self.block_first = self.next;
+        self.block_count = 0;
+    }
+
+    /// Writes a reference to `text` into `out`, introducing it in this record if new.
+    pub fn put_ref(&mut self, out: &mut Vec<u8>, text: &str) {
+        let index = match self.indices.get(text) {
+            Some(&index) => index,
+            None => {
+                let index = self.next;
+                self.next += 1;
+                self.indices.insert(text.into(), index);
+                put_str(&mut self.block, text);
+                self.block_count += 1;
+                index
+            }
+        };
+        put_varint(out, u64::from(index));
+    }
+
+    /// Appends the symbol block of the record being built.
+    pub fn put_block(&self, out: &mut Vec<u8>) {
+        put_varint(out, u64::from(self.block_first));
+        put_varint(out, u64::from(self.block_count));
+        out.extend_from_slice(&self.block);
+    }
+}
+
+/// The reader's side: every symbol seen so far, by index.
+///
+/// Kept as runs of consecutive indices, so a hostile block start cannot make the reader
+/// allocate placeholders for a gap; a lost symbol resolves to a placeholder on demand.
+#[derive(Debug, Default, Clone)]
+pub struct SymbolTable {
+    /// `(first index, names)`, sorted and non-overlapping.
+    runs: Vec<(u64, Vec<String>)>,
+    end: u64,
+}
+
+impl SymbolTable {
+    /// Reads a symbol block. A block that starts past the table's end means a record
+    /// carrying symbols was lost: the gap is reported, and every later index still lands
+    /// on its own name.
+    pub fn read_block(&mut self, cursor: &mut Cursor<'_>, defects: &mut Vec<Defect>) -> Result<(), DecodeError> {
+        let at = cursor.offset();
+        let first = cursor.varint("symbol block start")?;
+        let count = cursor.count(1, "symbol count")?;
+        if first < self.end {
+            // A writer assigns indices once; a block reaching back is damage, not data.
+            return Err(DecodeError::new(at, "symbol block start"));
+        }
+        if first > self.end {
+            defects.push(Defect::new(
+                DefectKind::MissingReference,
+                at,
+                format!("symbols {}..{first} were in a record that was lost", self.end),
+            ));
+        }
+        let mut names = Vec::with_capacity(count);
+        for _ in 0..count {
+            names.push(cursor.str("symbol")?.to_owned());
+        }
+        self.end = first.checked_add(count as u64).ok_or_else(|| DecodeError::new(at, "symbol block start"))?;
+        match self.runs.last_mut() {
+            Some((run_first, run)) if *run_first + run.len() as u64 == first => run.extend(names),
+            _ => self.runs.push((first, names)),
+        }
+        Ok(())
+    }
+
+    /// Resolves a symbol reference.
+    pub fn read_ref(&self, cursor: &mut Cursor<'_>) -> Result<String, DecodeError> {
+        let at = cursor.offset();
+        let index = cursor.varint("symbol reference")?;
+        if index >= self.end {
+            return Err(DecodeError::new(at, "symbol reference"));
+        }
+        let run = self.runs.partition_point(|(first, _)| *first <= index);
+        let name = run
+            .checked_sub(1)
+            .and_then(|run| {
+                let (first, names) = &self.runs[run];
+                names.get((index - first) as usize)
+            })
+            .cloned();
+        Ok(name.unwrap_or_else(|| format!("<lost symbol {index}>")))
+    }
+
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(first: u64, names: &[&str]) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_varint(&mut out, first);
+        put_varint(&mut out, names.len() as u64);
+        for name in names {
+            put_str(&mut out, name);
+        }
+        out
+    }
+
+    #[test]
+    fn references_resolve_across_records_and_a_lost_block_leaves_placeholders() {
+        let mut table = SymbolTable::default();
+        let mut defects = Vec::new();
+        table.read_block(&mut Cursor::new(&block(0, &["a", "b"]), 0), &mut defects).unwrap();
+        // Symbols 2..4 were in a record that did not survive.
+        table.read_block(&mut Cursor::new(&block(4, &["e"]), 0), &mut defects).unwrap();
+        assert_eq!(defects.len(), 1);
+        assert_eq!(defects[0].kind, DefectKind::MissingReference);
+        let resolve = |index: u64| {
+            let mut out = Vec::new();
+            put_varint(&mut out, index);
+            table.read_ref(&mut Cursor::new(&out, 0))
+        };
+        assert_eq!(resolve(1).unwrap(), "b");
+        assert_eq!(resolve(3).unwrap(), "<lost symbol 3>");
+        assert_eq!(resolve(4).unwrap(), "e");
+        assert!(resolve(5).is_err());
+    }
+
+    #[test]
+    fn a_hostile_block_start_allocates_nothing_for_the_gap() {
+        let mut table = SymbolTable::default();
+        let mut defects = Vec::new();
+        table.read_block(&mut Cursor::new(&block(u64::MAX / 2, &["x"]), 0), &mut defects).unwrap();
+        assert_eq!(table.end, u64::MAX / 2 + 1);
+        assert!(table.read_block(&mut Cursor::new(&block(3, &["y"]), 0), &mut defects).is_err());
+    }
+
+    #[test]
+    fn the_writer_introduces_each_string_once() {
+        let mut writer = SymbolWriter::default();
+        let mut body = Vec::new();
+        writer.begin_record();
+        writer.put_ref(&mut body, "shadow");
+        writer.put_ref(&mut body, "shadow");
+        let mut first = Vec::new();
+        writer.put_block(&mut first);
+        assert_eq!(first, block(0, &["shadow"]));
+        writer.begin_record();
+        writer.put_ref(&mut body, "shadow");
+        let mut second = Vec::new();
+        writer.put_block(&mut second);
+        assert_eq!(second, block(1, &[]));
+        assert_eq!(body, [0, 0, 0]);
+    }
+}

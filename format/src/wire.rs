@@ -1,0 +1,200 @@
+//! Byte-level primitives shared by every record: LEB128 varints, zigzag, length-prefixed
+//! strings, and a bounds-checked cursor that never panics on hostile input.
+
+use crate::error::DecodeError;
+
+/// Appends `value` as an unsigned LEB128 varint (1–10 bytes).
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Maps signed to unsigned so small magnitudes of either sign stay small.
+#[inline]
+#[must_use]
+pub fn zigzag(value: i64) -> u64 {
+    ((value << 1) ^ (value >> 63)) as u64
+}
+
+#[inline]
+#[must_use]
+pub fn unzigzag(value: u64) -> i64 {
+    ((value >> 1) as i64) ^ -((value & 1) as i64)
+}
+
+/// Appends a string as a varint byte length followed by its UTF-8 bytes.
+pub fn put_str(out: &mut Vec<u8>, text: &str) {
+    put_varint(out, text.len() as u64);
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// `Some(i)` is written as `i + 1`, `None` as 0.
+#[inline]
+pub fn put_opt_index(out: &mut Vec<u8>, index: Option<u32>) {
+    put_varint(out, index.map_or(0, |i| u64::from(i) + 1));
+}
+
+/// A forward reader over one record's payload. Every read is bounds-checked, and every
+/// error names the absolute file offset where it happened.
+#[derive(Debug, Clone)]
+pub struct Cursor<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// Absolute file offset of `data[0]`, for error messages.
+    base: u64,
+}
+
+impl<'a> Cursor<'a> {
+    #[must_use]
+    pub fn new(data: &'a [u8], base: u64) -> Self {
+        Self { data, pos: 0, base }
+    }
+
+    /// Absolute file offset of the next byte.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    #[must_use]
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    #[cold]
+    fn error(&self, what: &'static str) -> DecodeError {
+        DecodeError::new(self.offset(), what)
+    }
+
+    pub fn u8(&mut self, what: &'static str) -> Result<u8, DecodeError> {
+        let byte = *self.data.get(self.pos).ok_or_else(|| self.error(what))?;
+        self.pos += 1;
+        Ok(byte)
+    }
+
+    pub fn bytes(&mut self, len: usize, what: &'static str) -> Result<&'a [u8], DecodeError> {
+        if len > self.remaining() {
+            return Err(self.error(what));
+        }
+        let slice = &self.data[self.pos..self.pos + len];
+        self.pos += len;
+        Ok(slice)
+    }
+
+    pub fn u32_le(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        let bytes = self.bytes(4, what)?;
+        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+    }
+
+    pub fn u64_le(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+        let bytes = self.bytes(8, what)?;
+        let mut word = [0; 8];
+        word.copy_from_slice(bytes);
+        Ok(u64::from_le_bytes(word))
+    }
+
+    pub fn f64_le(&mut self, what: &'static str) -> Result<f64, DecodeError> {
+        self.u64_le(what).map(f64::from_bits)
+    }
+
+    /// An unsigned LEB128 varint of at most 10 bytes whose value fits in 64 bits.
+    #[inline]
+    pub fn varint(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+        let mut value = 0u64;
+        for shift in (0..70).step_by(7) {
+            let byte = self.u8(what)?;
+            if shift == 63 && byte > 1 {
+                return Err(self.error(what));
+            }
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return Ok(value);
+            }
+        }
+        Err(self.error(what))
+    }
+
+    pub fn varint_u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        let value = self.varint(what)?;
+        u32::try_from(value).map_err(|_| self.error(what))
+    }
+
+    pub fn varint_i64(&mut self, what: &'static str) -> Result<i64, DecodeError> {
+        self.varint(what).map(unzigzag)
+    }
+
+    /// A varint index written as `i + 1`, 0 meaning none.
+    pub fn opt_index(&mut self, what: &'static str) -> Result<Option<u32>, DecodeError> {
+        Ok(match self.varint_u32(what)? {
+            0 => None,
+            n => Some(n - 1),
+        })
+    }
+
+    /// A count of items each at least `min_item_bytes` long, checked against the bytes
+    /// left so that no allocation is sized by an untrusted number (STYLE.md, png `Limits`).
+    pub fn count(&mut self, min_item_bytes: usize, what: &'static str) -> Result<usize, DecodeError> {
+        let count = self.varint(what)?;
+        let budget = self.remaining() / min_item_bytes.max(1);
+        if count > budget as u64 {
+            return Err(self.error(what));
+        }
+        Ok(count as usize)
+    }
+
+    pub fn str(&mut self, what: &'static str) -> Result<&'a str, DecodeError> {
+        let len = self.count(1, what)?;
+        let at = self.offset();
+        let bytes = self.bytes(len, what)?;
+        std::str::from_utf8(bytes).map_err(|_| DecodeError::new(at, what))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip_at_every_width() {
+        let values = [0, 1, 127, 128, 16_383, 16_384, u64::from(u32::MAX), u64::MAX - 1, u64::MAX];
+        let mut out = Vec::new();
+        for value in values {
+            put_varint(&mut out, value);
+        }
+        let mut cursor = Cursor::new(&out, 0);
+        for value in values {
+            assert_eq!(cursor.varint("v").unwrap(), value);
+        }
+        assert_eq!(cursor.remaining(), 0);
+    }
+
+    #[test]
+    fn overlong_varint_is_an_error_with_its_offset() {
+        let bytes = [0xff; 11];
+        let error = Cursor::new(&bytes, 100).varint("v").unwrap_err();
+        assert_eq!(error.offset, 109);
+        let too_big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
+        assert!(Cursor::new(&too_big, 0).varint("v").is_err());
+    }
+
+    #[test]
+    fn zigzag_round_trips_extremes() {
+        for value in [0, -1, 1, i64::MIN, i64::MAX, -12_345] {
+            assert_eq!(unzigzag(zigzag(value)), value);
+        }
+        assert_eq!(zigzag(-1), 1);
+        assert_eq!(zigzag(1), 2);
+    }
+
+    #[test]
+    fn a_count_larger_than_the_bytes_left_is_refused_before_allocating() {
+        let mut out = Vec::new();
+        put_varint(&mut out, 1 << 40);
+        out.extend_from_slice(&[0; 10]);
+        assert!(Cursor::new(&out, 0).count(1, "n").is_err());
+    }
+}
