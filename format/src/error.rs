@@ -100,6 +100,9 @@ impl fmt::Display for Defect {
     }
 }
 
+// A frame that fails to decode is returned as its defect.
+impl std::error::Error for Defect {}
+
 impl From<DecodeError> for Defect {
     fn from(error: DecodeError) -> Self {
         Defect::new(DefectKind::Malformed, error.offset, format!("malformed {}", error.what))

@@ -54,6 +54,7 @@ impl std::fmt::Display for FourCc {
 }
 
 /// Frames `payload` as one record, appending header and payload to `out`.
+#[cfg(test)]
 pub fn frame_record(out: &mut Vec<u8>, kind: FourCc, payload: &[u8]) {
     out.extend_from_slice(&SYNC.to_le_bytes());
     out.extend_from_slice(&kind.0);

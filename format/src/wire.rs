@@ -104,18 +104,19 @@ impl<'a> Cursor<'a> {
     /// An unsigned LEB128 varint of at most 10 bytes whose value fits in 64 bits.
     #[inline]
     pub fn varint(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+        let start = self.offset();
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
             let byte = self.u8(what)?;
             if shift == 63 && byte > 1 {
-                return Err(self.error(what));
+                return Err(DecodeError::new(start, what));
             }
             value |= u64::from(byte & 0x7f) << shift;
             if byte < 0x80 {
                 return Ok(value);
             }
         }
-        Err(self.error(what))
+        Err(DecodeError::new(start, what))
     }
 
     pub fn varint_u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
@@ -173,10 +174,10 @@ mod tests {
     }
 
     #[test]
-    fn overlong_varint_is_an_error_with_its_offset() {
+    fn overlong_varint_is_an_error_at_its_start() {
         let bytes = [0xff; 11];
         let error = Cursor::new(&bytes, 100).varint("v").unwrap_err();
-        assert_eq!(error.offset, 109);
+        assert_eq!(error.offset, 100);
         let too_big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
         assert!(Cursor::new(&too_big, 0).varint("v").is_err());
     }

@@ -175,6 +175,13 @@ impl<S: Sink> Writer<S> {
         self.end_record(FourCc::NOTE).map(drop)
     }
 
+    /// Writes a record of any type: how fixtures model a newer writer's records.
+    pub(crate) fn raw_record(&mut self, kind: FourCc, payload: &[u8]) -> Result<(), WriteError> {
+        self.begin_record();
+        self.record.extend_from_slice(payload);
+        self.end_record(kind).map(drop)
+    }
+
     /// Bytes handed to the sink so far, header included.
     #[must_use]
     pub fn bytes_written(&self) -> u64 {
