@@ -1,0 +1,102 @@
+//! The writer's steady state allocates nothing per frame (DESIGN.md: no per-frame heap
+//! growth), proven with a counting global allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sgpt_format::synth::{SynthOptions, workload};
+use sgpt_format::{CountingSink, Frame, Level, Writer, WriterOptions};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+#[expect(unsafe_code, reason = "a global allocator is an unsafe trait; this one only counts and forwards")]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above, i.e. from the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+/// The counter is process-wide, so measurements must not overlap another test's.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Copies `source` into `frame` reusing its vectors' capacity (a derived `clone_from`
+/// would reallocate and be counted against the writer).
+fn refill(frame: &mut Frame, source: &Frame) {
+    frame.frame_number = source.frame_number;
+    frame.topology = source.topology;
+    frame.spans.clone_from(&source.spans);
+    frame.cpu = source.cpu;
+    frame.cpu_spans.clone_from(&source.cpu_spans);
+    frame.culled.clone_from(&source.culled);
+    frame.dropped_spans = source.dropped_spans;
+    frame.recorder_cost_ns = source.recorder_cost_ns;
+    frame.commands.clone_from(&source.commands);
+    frame.bindings.clone_from(&source.bindings);
+    frame.counters.clone_from(&source.counters);
+}
+
+/// Writes `frames` frames after a warm-up and returns the allocations they cost.
+fn steady_state_allocations(level: Level, frames: u64, options: WriterOptions) -> u64 {
+    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let workload = workload(&SynthOptions { frames: 32, passes: 200, level, ..SynthOptions::default() });
+    let mut writer = Writer::with_options(CountingSink::default(), &workload.meta, options).unwrap();
+    writer.declare(&workload.declarations).unwrap();
+    let ids: Vec<u32> = workload.topologies.iter().map(|t| writer.topology(t).unwrap()).collect();
+    let mut frame = workload.frames.iter().max_by_key(|f| f.spans.len() + f.commands.len()).unwrap().clone();
+    // Warm-up: the first frames size the writer's reusable buffers.
+    for (number, source) in workload.frames.iter().enumerate() {
+        refill(&mut frame, source);
+        frame.frame_number = number as u64;
+        writer.frame(&frame).unwrap();
+    }
+    let before = allocations();
+    for number in 32..32 + frames {
+        let source = &workload.frames[(number % 32) as usize];
+        refill(&mut frame, source);
+        frame.frame_number = number;
+        // The recorder re-derives its topology id every frame; that must be free too.
+        frame.topology = writer.topology(&workload.topologies[source.topology as usize]).unwrap();
+        assert_eq!(frame.topology, ids[source.topology as usize]);
+        writer.frame(&frame).unwrap();
+    }
+    allocations() - before
+}
+
+#[test]
+fn steady_state_frames_allocate_nothing_at_any_level() {
+    for level in Level::ALL {
+        let allocations = steady_state_allocations(level, 1000, WriterOptions { expected_frames: 2000 });
+        assert_eq!(allocations, 0, "level {level}: {allocations} allocations over 1000 frames");
+    }
+}
+
+#[test]
+fn without_a_frame_hint_the_index_grows_geometrically_not_per_frame() {
+    let frames = 20_000;
+    let allocations = steady_state_allocations(Level::Timing, frames, WriterOptions::default());
+    // One reallocation per doubling of the frame index: about log2(20,032) ≈ 15.
+    assert!(allocations <= 16, "{allocations} allocations over {frames} frames");
+    assert!(allocations > 0, "the index does grow; this test must see it");
+}
