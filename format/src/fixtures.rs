@@ -101,7 +101,7 @@ pub fn all() -> Vec<Fixture> {
     let cut = frame_offset(&whole, 10) + 40;
     fixtures.push(Fixture {
         name: "truncated.sgpt",
-        description: "level_structure cut 40 bytes into frame 10's record; frames 0-9 survive",
+        description: "level_structure cut 40 bytes into frame 10's record, as by a partial download: the header says closed, the directory is gone; frames 0-9 survive",
         bytes: whole[..cut].to_vec(),
     });
 
