@@ -56,7 +56,7 @@ fn html_labels() -> Vec<u8> {
     let meta = Meta {
         level: Some(Level::Structure),
         note: format!("note {PAYLOAD}"),
-        application: format!("<script>window.__pwned=1</script>"),
+        application: "<script>window.__pwned=1</script>".to_owned(),
         ..Meta::default()
     };
     let topology = Topology {

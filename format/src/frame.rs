@@ -137,7 +137,7 @@ fn encode_op(out: &mut Vec<u8>, op: &Op) {
             out.push(1);
             put_varint(out, u64::from(indirect.buffer));
             put_varint(out, indirect.offset);
-            put_resolved(out, resolved.as_ref().map(|values| values.as_slice()));
+            put_resolved(out, resolved.as_ref().map(<[u32; 3]>::as_slice));
         }
         Op::Draw { vertices, instances, first_vertex, first_instance } => {
             out.push(2);
@@ -157,7 +157,7 @@ fn encode_op(out: &mut Vec<u8>, op: &Op) {
             out.push(if indexed { 5 } else { 4 });
             put_varint(out, u64::from(indirect.buffer));
             put_varint(out, indirect.offset);
-            put_resolved(out, resolved.as_ref().map(|values| values.as_slice()));
+            put_resolved(out, resolved.as_ref().map(<[u32; 2]>::as_slice));
         }
     }
 }

@@ -16,10 +16,13 @@ pub fn open_and_walk(data: &[u8]) {
     let defects = capture.verify();
     assert!(defects.len() >= capture.defects().len());
     for index in 0..frames {
-        let mut spans = 0usize;
-        if capture.for_each_span(index, |_| spans += 1).is_ok() {
-            let frame = capture.frame(index).expect("a frame whose spans decode also decodes whole");
-            assert_eq!(frame.spans.len(), spans);
+        // The span fast path reads a prefix of the frame, so a frame that decodes whole
+        // must decode there too, to the same spans. (The converse need not hold: a later
+        // section can be damaged.)
+        if let Ok(frame) = capture.frame(index) {
+            let mut spans = Vec::new();
+            capture.for_each_span(index, |span| spans.push(span)).expect("a whole frame's spans decode alone");
+            assert_eq!(frame.spans, spans);
         }
     }
     // Opening is deterministic.

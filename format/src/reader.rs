@@ -97,16 +97,13 @@ fn scan(bytes: &[u8], defects: &mut Vec<Defect>) -> Vec<Found> {
             continue;
         }
         let here = RecordHeader::parse(bytes, at);
-        let next = match resync(bytes, at + 1, &mut budget) {
-            Ok(next) => next,
-            Err(()) => {
-                defects.push(Defect::new(
-                    DefectKind::ResyncBudgetExhausted,
-                    at as u64,
-                    format!("gave up resynchronising; {} bytes to the end of the file were not read", bytes.len() - at),
-                ));
-                break;
-            }
+        let Ok(next) = resync(bytes, at + 1, &mut budget) else {
+            defects.push(Defect::new(
+                DefectKind::ResyncBudgetExhausted,
+                at as u64,
+                format!("gave up resynchronising; {} bytes to the end of the file were not read", bytes.len() - at),
+            ));
+            break;
         };
         let end = next.unwrap_or(bytes.len());
         let skipped = end - at;

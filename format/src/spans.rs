@@ -96,9 +96,9 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
         duration_lengths.add(*duration);
     }
 
-    let layout = u8::from(sequential) * SEQUENTIAL
-        | u8::from(gaps_signed) * GAPS_SIGNED
-        | u8::from(durations_signed) * DURATIONS_SIGNED;
+    let layout = (u8::from(sequential) * SEQUENTIAL)
+        | (u8::from(gaps_signed) * GAPS_SIGNED)
+        | (u8::from(durations_signed) * DURATIONS_SIGNED);
     out.push(layout);
     put_varint(out, first.begin_ns);
     if !sequential {
