@@ -14,7 +14,9 @@
 //! ```
 
 use crate::error::{DecodeError, Defect, DefectKind};
-use crate::model::{BindGroupDef, BufferDef, CounterDef, CounterUnit, Declaration, Pipeline, PipelineKind, QuerySetDef};
+use crate::model::{
+    BindGroupDef, BufferDef, CounterDef, CounterUnit, Declaration, Pipeline, PipelineKind, QuerySetDef,
+};
 use crate::symbols::{SymbolTable, SymbolWriter};
 use crate::wire::{Cursor, put_varint};
 
@@ -142,10 +144,9 @@ pub fn decode_entries(
                 label: symbols.read_ref(&mut body)?,
                 size: body.varint("buffer size")?,
             }),
-            QUERY_SET => Declaration::QuerySet(QuerySetDef {
-                id: body.u8("query set id")?,
-                label: symbols.read_ref(&mut body)?,
-            }),
+            QUERY_SET => {
+                Declaration::QuerySet(QuerySetDef { id: body.u8("query set id")?, label: symbols.read_ref(&mut body)? })
+            }
             unknown => {
                 defects.push(Defect::new(
                     DefectKind::UnknownRecord,

@@ -25,9 +25,7 @@ impl DecodeError {
 pub enum OpenError {
     #[error("not an sgpt capture: {reason} (at offset {offset:#x})")]
     NotSgpt { offset: u64, reason: &'static str },
-    #[error(
-        "needs a newer reader: the capture requires reader version {required}, this reader is version {supported}"
-    )]
+    #[error("needs a newer reader: the capture requires reader version {required}, this reader is version {supported}")]
     NeedsNewerReader { required: u16, supported: u16 },
 }
 

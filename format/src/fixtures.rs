@@ -31,15 +31,16 @@ fn closed(workload: &Workload) -> Vec<u8> {
 
 /// The byte offset where the record of frame `index` starts, via the directory.
 fn frame_offset(bytes: &[u8], index: usize) -> usize {
-    crate::Capture::open(bytes).ok().and_then(|capture| capture.frames().get(index).map(|f| f.offset as usize)).unwrap_or(HEADER_LEN)
+    crate::Capture::open(bytes)
+        .ok()
+        .and_then(|capture| capture.frames().get(index).map(|f| f.offset as usize))
+        .unwrap_or(HEADER_LEN)
 }
 
 fn minimal() -> Vec<u8> {
     let meta = Meta { level: Some(Level::Timing), timestamp_query: true, ..Meta::default() };
-    let topology = Topology {
-        gpu_passes: vec![GpuPass { label: "main".into(), ..GpuPass::default() }],
-        ..Topology::default()
-    };
+    let topology =
+        Topology { gpu_passes: vec![GpuPass { label: "main".into(), ..GpuPass::default() }], ..Topology::default() };
     let result = (|| {
         let mut writer = Writer::new(Vec::new(), &meta)?;
         let id = writer.topology(&topology)?;
@@ -61,7 +62,12 @@ fn html_labels() -> Vec<u8> {
     };
     let topology = Topology {
         scopes: vec![Scope { name: format!("scope {PAYLOAD}"), parent: None }],
-        graph_passes: vec![GraphPass { name: format!("graph {PAYLOAD}"), scope: Some(0), side_effects: true, ..GraphPass::default() }],
+        graph_passes: vec![GraphPass {
+            name: format!("graph {PAYLOAD}"),
+            scope: Some(0),
+            side_effects: true,
+            ..GraphPass::default()
+        }],
         resources: Vec::new(),
         gpu_passes: vec![
             GpuPass { label: PAYLOAD.into(), graph_pass: Some(0), kind: GpuPassKind::Render, ..GpuPass::default() },
@@ -87,14 +93,19 @@ fn html_labels() -> Vec<u8> {
 /// Every fixture of format version 1.
 #[must_use]
 pub fn all() -> Vec<Fixture> {
-    let mut fixtures = vec![Fixture { name: "minimal.sgpt", description: "one frame, one pass, level timing", bytes: minimal() }];
+    let mut fixtures =
+        vec![Fixture { name: "minimal.sgpt", description: "one frame, one pass, level timing", bytes: minimal() }];
     for (name, level) in [
         ("level_timing.sgpt", Level::Timing),
         ("level_structure.sgpt", Level::Structure),
         ("level_workload.sgpt", Level::Workload),
         ("level_verbose.sgpt", Level::Verbose),
     ] {
-        fixtures.push(Fixture { name, description: "16 synthetic frames of 20 passes at this level", bytes: closed(&small(level)) });
+        fixtures.push(Fixture {
+            name,
+            description: "16 synthetic frames of 20 passes at this level",
+            bytes: closed(&small(level)),
+        });
     }
 
     let whole = closed(&small(Level::Structure));

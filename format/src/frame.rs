@@ -27,7 +27,9 @@
 //! first begin, as reported.
 
 use crate::error::DecodeError;
-use crate::model::{Binding, Command, CounterSample, CpuSpan, CpuTimes, Frame, Indirect, Op, Span, SpanKind, TopologyId};
+use crate::model::{
+    Binding, Command, CounterSample, CpuSpan, CpuTimes, Frame, Indirect, Op, Span, SpanKind, TopologyId,
+};
 use crate::spans::{self, SpanScratch};
 use crate::wire::{Cursor, put_opt_index, put_varint, unzigzag, zigzag};
 
@@ -48,9 +50,8 @@ pub struct FrameSummary {
 pub fn gpu_duration(spans: &[Span]) -> u64 {
     let mut passes = spans.iter().filter(|span| span.kind == SpanKind::Pass);
     let Some(first) = passes.next() else { return 0 };
-    let (begin, end) = passes.fold((first.begin_ns, first.end_ns), |(begin, end), span| {
-        (begin.min(span.begin_ns), end.max(span.end_ns))
-    });
+    let (begin, end) = passes
+        .fold((first.begin_ns, first.end_ns), |(begin, end), span| (begin.min(span.begin_ns), end.max(span.end_ns)));
     end.saturating_sub(begin)
 }
 
@@ -287,7 +288,10 @@ fn decode_op(cursor: &mut Cursor<'_>) -> Result<Op, DecodeError> {
             z: cursor.varint_u32("dispatch z")?,
         },
         1 => Op::DispatchIndirect {
-            indirect: Indirect { buffer: cursor.varint_u32("indirect buffer")?, offset: cursor.varint("indirect offset")? },
+            indirect: Indirect {
+                buffer: cursor.varint_u32("indirect buffer")?,
+                offset: cursor.varint("indirect offset")?,
+            },
             resolved: resolved::<3>(cursor)?,
         },
         2 => Op::Draw {
@@ -306,7 +310,10 @@ fn decode_op(cursor: &mut Cursor<'_>) -> Result<Op, DecodeError> {
         },
         op @ (4 | 5) => Op::DrawIndirect {
             indexed: op == 5,
-            indirect: Indirect { buffer: cursor.varint_u32("indirect buffer")?, offset: cursor.varint("indirect offset")? },
+            indirect: Indirect {
+                buffer: cursor.varint_u32("indirect buffer")?,
+                offset: cursor.varint("indirect offset")?,
+            },
             resolved: resolved::<2>(cursor)?,
         },
         _ => return Err(DecodeError::new(at, "command op")),

@@ -79,10 +79,7 @@ impl Header {
             return Err(OpenError::NotSgpt { offset: 0, reason: "the file is empty" });
         }
         if bytes.starts_with(&[0x1f, 0x8b]) {
-            return Err(OpenError::NotSgpt {
-                offset: 0,
-                reason: "gzip-compressed data; decompress it first",
-            });
+            return Err(OpenError::NotSgpt { offset: 0, reason: "gzip-compressed data; decompress it first" });
         }
         if bytes.len() < 4 || u32_at(bytes, 0) != MAGIC {
             return Err(OpenError::NotSgpt { offset: 0, reason: "the magic is not \"SGPT\"" });
@@ -99,10 +96,7 @@ impl Header {
         let format_version = u16::from_le_bytes([bytes[4], bytes[5]]);
         let min_reader_version = u16::from_le_bytes([bytes[6], bytes[7]]);
         if min_reader_version > READER_VERSION {
-            return Err(OpenError::NeedsNewerReader {
-                required: min_reader_version,
-                supported: READER_VERSION,
-            });
+            return Err(OpenError::NeedsNewerReader { required: min_reader_version, supported: READER_VERSION });
         }
         let (flags, directory_offset, directory_len) = if bytes.len() >= HEADER_LEN {
             (u32_at(bytes, 8), u64_at(bytes, 16), u64_at(bytes, 24))

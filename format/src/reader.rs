@@ -124,9 +124,17 @@ fn scan(bytes: &[u8], defects: &mut Vec<Defect>) -> Vec<Found> {
                 format!("a {} record's checksum does not match its payload; skipped {skipped} bytes", header.kind),
             ),
             None if next.is_none() && bytes.len() - at < RECORD_HEADER_LEN && is_sync_prefix(&bytes[at..]) => {
-                Defect::new(DefectKind::Truncated, at as u64, format!("the file ends inside a record header ({skipped} bytes)"))
+                Defect::new(
+                    DefectKind::Truncated,
+                    at as u64,
+                    format!("the file ends inside a record header ({skipped} bytes)"),
+                )
             }
-            _ => Defect::new(DefectKind::Corrupt, at as u64, format!("skipped {skipped} bytes that are not a whole record")),
+            _ => Defect::new(
+                DefectKind::Corrupt,
+                at as u64,
+                format!("skipped {skipped} bytes that are not a whole record"),
+            ),
         };
         defects.push(defect);
         at = end;
@@ -209,13 +217,22 @@ impl<'a> Capture<'a> {
         // Every listed record must be where the directory says, and together with the
         // directory they must tile the file exactly: any gap or overlap means damage.
         let mut found = Vec::with_capacity(records.len() + frames.len());
-        let listed = records.iter().map(|r| (r.kind, r.offset, r.len)).chain(frames.iter().map(|f| (FourCc::FRAM, f.offset, f.len)));
+        let listed = records
+            .iter()
+            .map(|r| (r.kind, r.offset, r.len))
+            .chain(frames.iter().map(|f| (FourCc::FRAM, f.offset, f.len)));
         for (kind, offset, len) in listed {
             let header = usize::try_from(offset)
                 .ok()
                 .and_then(|at| RecordHeader::parse(bytes, at).map(|header| Found { offset: at, header }))
-                .filter(|f| f.header.kind == kind && f.header.record_len() as u64 == len && f.offset + f.header.record_len() <= at)
-                .ok_or_else(|| invalid(offset, format!("the directory lists a {kind} record here that is not in the file")))?;
+                .filter(|f| {
+                    f.header.kind == kind
+                        && f.header.record_len() as u64 == len
+                        && f.offset + f.header.record_len() <= at
+                })
+                .ok_or_else(|| {
+                    invalid(offset, format!("the directory lists a {kind} record here that is not in the file"))
+                })?;
             found.push(header);
         }
         found.sort_by_key(|f| f.offset);
@@ -243,7 +260,9 @@ impl<'a> Capture<'a> {
             let mut cursor = Cursor::new(payload, base);
             if f.header.kind == FourCc::FRAM {
                 match frame::decode_summary(&mut cursor) {
-                    Ok(summary) => self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64)),
+                    Ok(summary) => {
+                        self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64))
+                    }
                     Err(error) => self.defects.push(error.into()),
                 }
                 continue;
@@ -256,7 +275,11 @@ impl<'a> Capture<'a> {
                 ));
                 continue;
             }
-            self.records.push(RecordEntry { kind: f.header.kind, offset: f.offset as u64, len: f.header.record_len() as u64 });
+            self.records.push(RecordEntry {
+                kind: f.header.kind,
+                offset: f.offset as u64,
+                len: f.header.record_len() as u64,
+            });
             if let Err(error) = self.load_record(f.header.kind, f.offset as u64, &mut cursor, &mut symbols) {
                 self.defects.push(error.into());
             }
@@ -275,7 +298,11 @@ impl<'a> Capture<'a> {
             FourCc::META => {
                 let meta = meta::decode(cursor)?;
                 if self.meta.is_some() {
-                    self.defects.push(Defect::new(DefectKind::Malformed, offset, "a second META record; the first was kept"));
+                    self.defects.push(Defect::new(
+                        DefectKind::Malformed,
+                        offset,
+                        "a second META record; the first was kept",
+                    ));
                 } else {
                     self.meta = Some(meta);
                 }
@@ -286,7 +313,11 @@ impl<'a> Capture<'a> {
                 symbols.read_block(cursor, &mut self.defects)?;
                 let topology = topology::decode_body(cursor, symbols)?;
                 if self.topologies.insert(id, topology).is_some() {
-                    self.defects.push(Defect::new(DefectKind::Malformed, offset, format!("topology {id} is defined twice; the later one was kept")));
+                    self.defects.push(Defect::new(
+                        DefectKind::Malformed,
+                        offset,
+                        format!("topology {id} is defined twice; the later one was kept"),
+                    ));
                 }
             }
             FourCc::DECL => {
@@ -319,7 +350,10 @@ impl<'a> Capture<'a> {
                 self.defects.push(Defect::new(
                     DefectKind::Malformed,
                     pair[1].offset,
-                    format!("frame {} follows frame {}: frame numbers must increase", pair[1].frame_number, pair[0].frame_number),
+                    format!(
+                        "frame {} follows frame {}: frame numbers must increase",
+                        pair[1].frame_number, pair[0].frame_number
+                    ),
                 ));
             }
         }
@@ -494,7 +528,12 @@ impl<'a> Capture<'a> {
                 defects.push(Defect::new(
                     DefectKind::Malformed,
                     entry.offset,
-                    format!("frame {} has a span for GPU pass {}, beyond its topology's {}", frame.frame_number, span.pass, topology.gpu_passes.len()),
+                    format!(
+                        "frame {} has a span for GPU pass {}, beyond its topology's {}",
+                        frame.frame_number,
+                        span.pass,
+                        topology.gpu_passes.len()
+                    ),
                 ));
             }
         }

@@ -131,7 +131,12 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
 
 /// Checks a run-length column (lengths summing to `span_count`, values at most `max`)
 /// and returns an iterator over its entries.
-fn read_runs<'a>(cursor: &mut Cursor<'a>, span_count: usize, max: u8, what: &'static str) -> Result<RunIter<'a>, DecodeError> {
+fn read_runs<'a>(
+    cursor: &mut Cursor<'a>,
+    span_count: usize,
+    max: u8,
+    what: &'static str,
+) -> Result<RunIter<'a>, DecodeError> {
     let runs = cursor.count(2, what)?;
     let start = cursor.clone();
     let mut total = 0usize;
@@ -140,7 +145,8 @@ fn read_runs<'a>(cursor: &mut Cursor<'a>, span_count: usize, max: u8, what: &'st
         if len == 0 || cursor.u8(what)? > max {
             return Err(DecodeError::new(cursor.offset(), what));
         }
-        total = total.checked_add(usize::try_from(len).map_err(|_| DecodeError::new(cursor.offset(), what))?)
+        total = total
+            .checked_add(usize::try_from(len).map_err(|_| DecodeError::new(cursor.offset(), what))?)
             .ok_or_else(|| DecodeError::new(cursor.offset(), what))?;
     }
     if total != span_count {
@@ -225,7 +231,11 @@ struct Columns<'a> {
 }
 
 #[inline]
-fn decode_columns(mut columns: Columns<'_>, mut reader: BitReader<'_>, each: &mut impl FnMut(Span)) -> Result<(), DecodeError> {
+fn decode_columns(
+    mut columns: Columns<'_>,
+    mut reader: BitReader<'_>,
+    each: &mut impl FnMut(Span),
+) -> Result<(), DecodeError> {
     let gaps_signed = columns.layout & GAPS_SIGNED != 0;
     let durations_signed = columns.layout & DURATIONS_SIGNED != 0;
     let mut previous_end = columns.epoch;

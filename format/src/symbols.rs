@@ -115,7 +115,6 @@ impl SymbolTable {
             .cloned();
         Ok(name.unwrap_or_else(|| format!("<lost symbol {index}>")))
     }
-
 }
 
 #[cfg(test)]

@@ -22,9 +22,9 @@
 use crate::error::WriteError;
 use crate::model::{
     AdapterInfo, Attachment, AttachmentRole, BindGroupDef, Binding, BufferDef, Command, CounterDef, CounterSample,
-    CounterUnit, CpuSpan, CpuTimes, Declaration, Frame, GpuPass, GpuPassKind, GraphPass, Indirect, Level, LoadOp,
-    Meta, NamedText, NamedValue, Note, Op, Pipeline, PipelineKind, QuerySetDef, ResourceDesc, ResourceNode, Scope,
-    Span, SpanKind, StoreOp, TextureDimension, Topology,
+    CounterUnit, CpuSpan, CpuTimes, Declaration, Frame, GpuPass, GpuPassKind, GraphPass, Indirect, Level, LoadOp, Meta,
+    NamedText, NamedValue, Note, Op, Pipeline, PipelineKind, QuerySetDef, ResourceDesc, ResourceNode, Scope, Span,
+    SpanKind, StoreOp, TextureDimension, Topology,
 };
 use crate::sink::Sink;
 use crate::writer::{Writer, WriterOptions};
@@ -102,8 +102,26 @@ pub struct Workload {
 }
 
 const SCOPE_NAMES: [&str; 20] = [
-    "simulation", "particles", "culling", "hzb", "shadows", "depth_prepass", "gbuffer", "decals", "ssao", "lighting",
-    "volumetrics", "sky", "transparent", "reflections", "taa", "bloom", "dof", "tonemap", "ui", "present",
+    "simulation",
+    "particles",
+    "culling",
+    "hzb",
+    "shadows",
+    "depth_prepass",
+    "gbuffer",
+    "decals",
+    "ssao",
+    "lighting",
+    "volumetrics",
+    "sky",
+    "transparent",
+    "reflections",
+    "taa",
+    "bloom",
+    "dof",
+    "tonemap",
+    "ui",
+    "present",
 ];
 /// GPU passes opened by each graph pass of a 10-pass scope.
 const GRAPH_PASS_SHAPE: [u32; 6] = [1, 2, 1, 3, 1, 2];
@@ -433,7 +451,11 @@ pub fn workload(options: &SynthOptions) -> Workload {
             let per_pass = cpu_work / topology.graph_passes.len().max(1) as u64;
             for (index, _) in topology.graph_passes.iter().enumerate().filter(|(i, _)| !frame.culled[*i]) {
                 let begin = cpu_begin + index as u64 * per_pass;
-                frame.cpu_spans.push(CpuSpan { graph_pass: index as u32, begin_ns: begin, end_ns: begin + per_pass * 9 / 10 });
+                frame.cpu_spans.push(CpuSpan {
+                    graph_pass: index as u32,
+                    begin_ns: begin,
+                    end_ns: begin + per_pass * 9 / 10,
+                });
             }
         }
         if options.level >= Level::Workload {
@@ -485,13 +507,7 @@ pub fn workload(options: &SynthOptions) -> Workload {
         }
         frames.push(frame);
     }
-    Workload {
-        meta: meta(options),
-        declarations: declarations(options),
-        topologies,
-        frames,
-        notes,
-    }
+    Workload { meta: meta(options), declarations: declarations(options), topologies, frames, notes }
 }
 
 impl Workload {
@@ -503,7 +519,8 @@ impl Workload {
         let mut notes = self.notes.iter().peekable();
         for frame in &self.frames {
             while registered <= frame.topology as usize {
-                let topology = self.topologies.get(registered).ok_or(WriteError::Invalid("frame topology out of range"))?;
+                let topology =
+                    self.topologies.get(registered).ok_or(WriteError::Invalid("frame topology out of range"))?;
                 if writer.topology(topology)? as usize != registered {
                     return Err(WriteError::Invalid("workload topologies must be distinct, in order of first use"));
                 }

@@ -235,7 +235,9 @@ pub fn decode_body(cursor: &mut Cursor<'_>, symbols: &SymbolTable) -> Result<Top
         let at = cursor.offset();
         let desc = match cursor.u8("resource descriptor")? {
             0 => ResourceDesc::None,
-            1 => ResourceDesc::Buffer { size: cursor.varint("buffer size")?, usage: cursor.varint_u32("buffer usage")? },
+            1 => {
+                ResourceDesc::Buffer { size: cursor.varint("buffer size")?, usage: cursor.varint_u32("buffer usage")? }
+            }
             2 => {
                 let at = cursor.offset();
                 let dimension = match cursor.u8("texture dimension")? {
@@ -273,7 +275,15 @@ pub fn decode_body(cursor: &mut Cursor<'_>, symbols: &SymbolTable) -> Result<Top
         let reads = indices(cursor, resource_count, "graph pass reads")?;
         let writes = indices(cursor, resource_count, "graph pass writes")?;
         let creates = indices(cursor, resource_count, "graph pass creates")?;
-        topology.graph_passes.push(GraphPass { name, scope, side_effects: flags == 1, ref_count, reads, writes, creates });
+        topology.graph_passes.push(GraphPass {
+            name,
+            scope,
+            side_effects: flags == 1,
+            ref_count,
+            reads,
+            writes,
+            creates,
+        });
     }
     let gpu_pass_count = cursor.count(5, "GPU pass count")?;
     topology.gpu_passes.reserve(gpu_pass_count);

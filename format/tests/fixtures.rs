@@ -27,7 +27,12 @@ const V1: &[Expect] = &[
     Expect { name: "level_verbose.sgpt", frames: 16, closed: true, defects: &[] },
     // Cut from a closed capture, as a partial download would be: the header still says
     // closed, but its directory lies past the end of the file.
-    Expect { name: "truncated.sgpt", frames: 10, closed: true, defects: &[DefectKind::DirectoryInvalid, DefectKind::Truncated] },
+    Expect {
+        name: "truncated.sgpt",
+        frames: 10,
+        closed: true,
+        defects: &[DefectKind::DirectoryInvalid, DefectKind::Truncated],
+    },
     Expect { name: "corrupted.sgpt", frames: 16, closed: true, defects: &[DefectKind::ChecksumMismatch] },
     Expect { name: "never_closed.sgpt", frames: 16, closed: false, defects: &[DefectKind::NotClosed] },
     Expect { name: "unknown_record.sgpt", frames: 16, closed: true, defects: &[DefectKind::UnknownRecord] },
@@ -77,11 +82,12 @@ fn the_zero_and_dropped_fixtures_carry_what_they_claim() {
     let capture = Capture::open(&zeros).unwrap();
     let mut spans = 0;
     for index in 0..capture.frames().len() {
-        capture.for_each_span(index, |span| {
-            spans += 1;
-            assert_eq!(span.duration_ns(), 0);
-        })
-        .unwrap();
+        capture
+            .for_each_span(index, |span| {
+                spans += 1;
+                assert_eq!(span.duration_ns(), 0);
+            })
+            .unwrap();
     }
     assert!(spans > 300);
 

@@ -48,7 +48,8 @@ fn truncated_capture_keeps_every_whole_frame_at_every_cut() {
         for (index, frame) in whole.iter().enumerate() {
             assert_eq!(&&capture.frame(index).unwrap(), frame, "cut at {cut}");
         }
-        let at_boundary = cut == 16 + 16 || known.frames.iter().map(|(r, _)| r.end).chain(known.others.iter().map(|r| r.end)).any(|end| end == cut);
+        let at_boundary = cut == 16 + 16
+            || known.frames.iter().map(|(r, _)| r.end).chain(known.others.iter().map(|r| r.end)).any(|end| end == cut);
         let truncated = capture.defects().iter().any(|d| d.kind == DefectKind::Truncated);
         if cut > 32 && !at_boundary {
             assert!(truncated, "cut at {cut} inside a record must be reported: {:?}", capture.defects());
@@ -101,7 +102,8 @@ fn a_label_that_spells_srec_does_not_fool_resynchronisation() {
     let label = String::from_utf8(label).unwrap();
     let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
     let mut writer = Writer::new(Vec::new(), &meta).unwrap();
-    let topology = Topology { gpu_passes: vec![GpuPass { label: label.clone(), ..GpuPass::default() }], ..Topology::default() };
+    let topology =
+        Topology { gpu_passes: vec![GpuPass { label: label.clone(), ..GpuPass::default() }], ..Topology::default() };
     let id = writer.topology(&topology).unwrap();
     for f in 0..4 {
         let mut frame = Frame { frame_number: f, topology: id, ..Frame::default() };
@@ -138,7 +140,12 @@ fn a_hostile_file_of_plausible_headers_cannot_stall_the_reader() {
     }
     let started = std::time::Instant::now();
     let capture = Capture::open(&bytes).unwrap();
-    assert!(capture.defects().iter().any(|d| matches!(d.kind, DefectKind::ResyncBudgetExhausted | DefectKind::Corrupt | DefectKind::Truncated)));
+    assert!(
+        capture
+            .defects()
+            .iter()
+            .any(|d| matches!(d.kind, DefectKind::ResyncBudgetExhausted | DefectKind::Corrupt | DefectKind::Truncated))
+    );
     // Not a timing assertion: a generous bound that only an unbounded rescan would hit.
     assert!(started.elapsed().as_secs() < 60);
 }

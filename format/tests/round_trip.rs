@@ -62,7 +62,12 @@ fn extreme_and_disordered_timestamps_are_stored_as_reported() {
     };
     let id = writer.topology(&topology).unwrap();
     writer
-        .declare(&[Declaration::Pipeline(Pipeline { id: 9, label: "w".into(), workgroup_size: None, ..Pipeline::default() })])
+        .declare(&[Declaration::Pipeline(Pipeline {
+            id: 9,
+            label: "w".into(),
+            workgroup_size: None,
+            ..Pipeline::default()
+        })])
         .unwrap();
     let frame = Frame {
         frame_number: u64::MAX - 1,
@@ -86,19 +91,33 @@ fn extreme_and_disordered_timestamps_are_stored_as_reported() {
             Command {
                 gpu_pass: 1,
                 pipeline: None,
-                op: Op::DrawIndexed { indices: 3, instances: 1, first_index: 0, base_vertex: i32::MIN, first_instance: 2 },
+                op: Op::DrawIndexed {
+                    indices: 3,
+                    instances: 1,
+                    first_index: 0,
+                    base_vertex: i32::MIN,
+                    first_instance: 2,
+                },
             },
             Command {
                 gpu_pass: 1,
                 pipeline: Some(0),
-                op: Op::DrawIndirect { indexed: true, indirect: Indirect { buffer: 3, offset: u64::MAX }, resolved: Some([7, 8]) },
+                op: Op::DrawIndirect {
+                    indexed: true,
+                    indirect: Indirect { buffer: 3, offset: u64::MAX },
+                    resolved: Some([7, 8]),
+                },
             },
             Command {
                 gpu_pass: 0,
                 pipeline: None,
                 op: Op::DispatchIndirect { indirect: Indirect { buffer: 0, offset: 16 }, resolved: None },
             },
-            Command { gpu_pass: 2, pipeline: None, op: Op::Draw { vertices: 3, instances: 2, first_vertex: 1, first_instance: 0 } },
+            Command {
+                gpu_pass: 2,
+                pipeline: None,
+                op: Op::Draw { vertices: 3, instances: 2, first_vertex: 1, first_instance: 0 },
+            },
         ],
         bindings: vec![
             Binding { command: 2, group: 0, bind_group: 5 },
@@ -152,7 +171,8 @@ fn misuse_of_the_writer_is_an_error_value() {
 
 #[test]
 fn a_capture_that_never_stops_is_readable_up_to_its_last_record() {
-    let workload = workload(&SynthOptions { frames: 10, passes: 12, level: Level::Structure, ..SynthOptions::default() });
+    let workload =
+        workload(&SynthOptions { frames: 10, passes: 12, level: Level::Structure, ..SynthOptions::default() });
     let mut writer = Writer::new(Vec::new(), &workload.meta).unwrap();
     workload.write_into(&mut writer).unwrap();
     let bytes = writer.sink().clone();
