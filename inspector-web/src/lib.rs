@@ -1,0 +1,10 @@
+//! The sgpt web inspector: opens a `.sgpt` capture in the browser and shows what it holds.
+//!
+//! [`summary`] computes what the page shows and builds on every target, so it is tested
+//! natively. The page itself (`web`: DOM, events, file reading) exists only on `wasm32`
+//! and is tested in Chromium by `tests/browser/inspector.test.mjs`.
+
+pub mod summary;
+
+#[cfg(target_arch = "wasm32")]
+mod web;

@@ -1,0 +1,297 @@
+// The web inspector in headless Chromium: opening a capture by URL, drop, picker and blob:
+// URL; refusing bad files with a message while staying usable; never running capture text
+// as HTML. Run by `cargo xtask test` against a static server over dist/ (SGPT_BASE_URL);
+// the fixtures are served from dist/captures/, copied from fixtures/v1/.
+//
+// The page reports what it shows on <body>: data-state (starting, idle, loading, ready,
+// error), data-load (the number of the latest load begun), data-frames, data-spans,
+// data-topologies, data-dropped-spans, and, once every frame is decoded, data-verified
+// and data-defects.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchChromium, baseUrl } from './chromium.mjs';
+
+// Every element the inspector's page holds; a capture string parsed as HTML would add others.
+const ALLOWED_ELEMENTS = [
+  'html', 'head', 'meta', 'title', 'style', 'link', 'script', 'body', 'header', 'h1', 'h2', 'h3',
+  'label', 'input', 'p', 'noscript', 'main', 'div', 'dl', 'dt', 'dd', 'table', 'tbody', 'tr', 'th',
+  'td', 'ul', 'li',
+];
+
+let browser;
+before(async () => {
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+});
+
+// What format/src/fixtures.rs writes into each fixture (its descriptions say the same), so
+// the numbers the page must show come from the generator, not from the page under test.
+const FIXTURES = {
+  'minimal.sgpt': { frames: 1, spans: 1, topologies: 1 }, // one frame, one pass
+  'html_labels.sgpt': { frames: 3, spans: 6, topologies: 1 }, // 3 frames of 2 GPU passes
+  'truncated.sgpt': { frames: 10 }, // cut inside frame 10's record: frames 0-9 survive
+  'never_closed.sgpt': { frames: 16 },
+  'corrupted.sgpt': { frames: 16 }, // frame 6's payload damaged; only decoding finds it
+  'dropped_spans.sgpt': { frames: 16, droppedSpans: 20 }, // frames 1, 5, 9, 13 lost 5 each
+};
+
+function expected(name) {
+  assert.ok(FIXTURES[name], `no expectations for ${name}`);
+  return FIXTURES[name];
+}
+
+async function fixtureBytes(name) {
+  const response = await fetch(`${baseUrl()}/captures/${name}`);
+  assert.equal(response.status, 200, `dist/captures/${name} is served`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/**
+ * Opens the inspector in a fresh context and waits until it is ready for a file (or has
+ * finished the load `query` starts). Collects what must never happen: uncaught errors
+ * (a panic included) and dialogs (a capture's script calling alert).
+ */
+async function openInspector(t, query = '') {
+  const context = await browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('dialog', async (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    await dialog.dismiss();
+  });
+  await page.goto(`${baseUrl()}/${query}`);
+  await page.waitForFunction(() => ['idle', 'ready', 'error'].includes(document.body.dataset.state));
+  return { page, problems };
+}
+
+/** The page's report of load number `load` (and later), once it is finished. */
+async function outcome(page, load) {
+  await page.waitForFunction(
+    (n) => Number(document.body.dataset.load) >= n && ['ready', 'error'].includes(document.body.dataset.state),
+    load,
+  );
+  return page.evaluate(() => ({
+    ...document.body.dataset,
+    error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
+    summary: document.getElementById('summary').hidden ? null : document.getElementById('summary').innerText,
+  }));
+}
+
+async function currentLoad(page) {
+  return page.evaluate(() => Number(document.body.dataset.load ?? 0));
+}
+
+/** Waits until every frame was decoded, returning the defect count the page shows. */
+async function verifiedDefects(page) {
+  await page.waitForFunction(() => document.body.dataset.verified === 'true');
+  return Number(await page.evaluate(() => document.body.dataset.defects));
+}
+
+/**
+ * Drops a file on the page the way a browser does: dragenter, dragover, drop, all with a
+ * DataTransfer holding the file. Returns the outcome of the load it started.
+ */
+async function dropFile(page, name, bytes) {
+  const load = await currentLoad(page);
+  const seen = await page.evaluate(
+    ({ name, data }) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(data)], name, { type: 'application/octet-stream' }));
+      const init = { dataTransfer: transfer, bubbles: true, cancelable: true };
+      const target = document.querySelector('main') ?? document.body;
+      target.dispatchEvent(new DragEvent('dragenter', init));
+      const over = new DragEvent('dragover', init);
+      target.dispatchEvent(over);
+      const dragging = document.body.dataset.dragging === 'true';
+      const drop = new DragEvent('drop', init);
+      target.dispatchEvent(drop);
+      return {
+        overAccepted: over.defaultPrevented,
+        dropHandled: drop.defaultPrevented,
+        dragging,
+        draggingAfter: document.body.dataset.dragging === 'true',
+      };
+    },
+    { name, data: [...bytes] },
+  );
+  // The page accepts the drag (else the browser refuses the drop) and handles the drop
+  // itself (else the browser navigates to the file); the overlay shows only while dragging.
+  assert.deepEqual(seen, { overAccepted: true, dropHandled: true, dragging: true, draggingAfter: false });
+  return outcome(page, load + 1);
+}
+
+test('?file= opens a served fixture and shows its frames, spans and passes', async (t) => {
+  const info = expected('minimal.sgpt');
+  const { page, problems } = await openInspector(t, '?file=/captures/minimal.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.frames), info.frames);
+  assert.equal(Number(shown.spans), info.spans);
+  assert.equal(Number(shown.topologies), info.topologies);
+  assert.match(shown.summary, new RegExp(`Frames\\s+${info.frames}\\b`));
+  assert.match(shown.summary, /Closed\s+yes/);
+  // minimal.sgpt is level timing: its one GPU pass belongs to no graph pass.
+  assert.match(shown.summary, /outside any graph pass\s+main/);
+  assert.equal(await verifiedDefects(page), 0);
+  assert.deepEqual(problems, []);
+});
+
+test('dropping a capture anywhere on the page opens it', async (t) => {
+  const info = expected('minimal.sgpt');
+  const { page, problems } = await openInspector(t);
+  assert.equal(await page.evaluate(() => document.body.dataset.state), 'idle');
+  const shown = await dropFile(page, 'minimal.sgpt', await fixtureBytes('minimal.sgpt'));
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.frames), info.frames);
+  assert.match(shown.summary, /^minimal\.sgpt/);
+  assert.deepEqual(problems, []);
+});
+
+test('the file picker opens a capture, and the same file again', async (t) => {
+  const info = expected('minimal.sgpt');
+  const { page, problems } = await openInspector(t);
+  const file = { name: 'picked.sgpt', mimeType: 'application/octet-stream', buffer: await fixtureBytes('minimal.sgpt') };
+  for (const load of [1, 2]) {
+    await page.setInputFiles('#file-input', file);
+    const shown = await outcome(page, load);
+    assert.equal(shown.state, 'ready', shown.error);
+    assert.equal(Number(shown.frames), info.frames);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('a blob: URL handed over in ?file= opens, as the demo hands over its capture', async (t) => {
+  const info = expected('minimal.sgpt');
+  const { page, problems } = await openInspector(t);
+  const [popup] = await Promise.all([
+    page.context().waitForEvent('page'),
+    page.evaluate(async () => {
+      const blob = await (await fetch('/captures/minimal.sgpt')).blob();
+      window.open(`/?file=${encodeURIComponent(URL.createObjectURL(blob))}`);
+    }),
+  ]);
+  const shown = await outcome(popup, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.frames), info.frames);
+  assert.deepEqual(problems, []);
+});
+
+test('bad files are refused with the reason, and the next good file still opens', async (t) => {
+  const info = expected('minimal.sgpt');
+  const { page, problems } = await openInspector(t);
+
+  const foreign = await dropFile(page, 'notes.txt', Buffer.from('these are my notes, not a capture\n'));
+  assert.equal(foreign.state, 'error');
+  assert.match(foreign.error, /notes\.txt/);
+  assert.match(foreign.error, /not an sgpt capture/);
+  assert.equal(foreign.summary, null);
+  assert.equal(foreign.frames, undefined);
+
+  const empty = await dropFile(page, 'empty.sgpt', Buffer.alloc(0));
+  assert.equal(empty.state, 'error');
+  assert.match(empty.error, /empty\.sgpt: the file is empty \(0 bytes\)/);
+
+  const good = await dropFile(page, 'minimal.sgpt', await fixtureBytes('minimal.sgpt'));
+  assert.equal(good.state, 'ready', good.error);
+  assert.equal(good.error, null);
+  assert.equal(Number(good.frames), info.frames);
+  assert.deepEqual(problems, []);
+});
+
+test('a failed fetch names the HTTP status, and the page stays usable', async (t) => {
+  const info = expected('minimal.sgpt');
+  const { page, problems } = await openInspector(t, '?file=/captures/no-such-capture.sgpt');
+  const missing = await outcome(page, 1);
+  assert.equal(missing.state, 'error');
+  assert.match(missing.error, /\/captures\/no-such-capture\.sgpt: the server answered HTTP 404/);
+
+  const good = await dropFile(page, 'minimal.sgpt', await fixtureBytes('minimal.sgpt'));
+  assert.equal(good.state, 'ready', good.error);
+  assert.equal(Number(good.frames), info.frames);
+  assert.deepEqual(problems, []);
+});
+
+/** The kinds in the defects table, in order. */
+async function defectKinds(page) {
+  return page.$$eval('#defects tr td:first-child', (cells) => cells.map((cell) => cell.textContent));
+}
+
+test('a truncated capture shows its whole frames and names the damage', async (t) => {
+  const { page, problems } = await openInspector(t, '?file=/captures/truncated.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.frames), expected('truncated.sgpt').frames);
+  assert.ok((await defectKinds(page)).includes('truncated'));
+  assert.ok((await verifiedDefects(page)) >= 1);
+  assert.ok((await defectKinds(page)).includes('truncated'));
+  assert.deepEqual(problems, []);
+});
+
+test('a capture that was never closed opens and says so', async (t) => {
+  const { page, problems } = await openInspector(t, '?file=/captures/never_closed.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.frames), expected('never_closed.sgpt').frames);
+  assert.match(shown.summary, /Closed\s+no: the recording never stopped cleanly/);
+  assert.ok((await defectKinds(page)).includes('not_closed'));
+  assert.deepEqual(problems, []);
+});
+
+test('damage inside a frame appears once every frame is decoded, after first paint', async (t) => {
+  const { page, problems } = await openInspector(t, '?file=/captures/corrupted.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.frames), expected('corrupted.sgpt').frames);
+  assert.equal(await verifiedDefects(page), 1);
+  assert.deepEqual(await defectKinds(page), ['checksum_mismatch']);
+  assert.deepEqual(problems, []);
+});
+
+test('dropped spans are counted with the frames they were lost on', async (t) => {
+  const info = expected('dropped_spans.sgpt');
+  const { page, problems } = await openInspector(t, '?file=/captures/dropped_spans.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.droppedSpans), info.droppedSpans);
+  assert.match(shown.summary, /Dropped spans\s+20 on 4 frames/);
+  assert.deepEqual(problems, []);
+});
+
+test('a capture from a newer format version is refused by name', async (t) => {
+  const { page, problems } = await openInspector(t, '?file=/captures/newer_version.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'error');
+  assert.match(shown.error, /newer_version\.sgpt: needs a newer reader/);
+  assert.deepEqual(problems, []);
+});
+
+test('labels that look like HTML are shown as text and never run', async (t) => {
+  const info = expected('html_labels.sgpt');
+  const { page, problems } = await openInspector(t, '?file=/captures/html_labels.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(Number(shown.frames), info.frames);
+  assert.equal(Number(shown.spans), info.spans);
+  await verifiedDefects(page);
+
+  const seen = await page.evaluate((allowed) => ({
+    images: document.querySelectorAll('img').length,
+    foreign: [...document.querySelectorAll('*')]
+      .map((element) => element.localName)
+      .filter((name) => !allowed.includes(name)),
+    summaryText: document.getElementById('summary').textContent,
+    pwned: window.__pwned ?? null,
+  }), ALLOWED_ELEMENTS);
+  assert.equal(seen.images, 0);
+  assert.deepEqual(seen.foreign, []);
+  assert.equal(seen.pwned, null);
+  // The markup is on the page, literally, as text.
+  assert.match(seen.summaryText, /<img src=x onerror="window.__pwned=1">/);
+  assert.ok(seen.summaryText.includes(`</table><b>bold</b>"'&amp;`), 'entities stay literal');
+  assert.deepEqual(problems, []);
+});
