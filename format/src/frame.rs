@@ -18,13 +18,14 @@
 //!              4 draw indirect, 5 draw indexed indirect: buffer offset resolved
 //!            resolved: u8 0 (encoded only) or 1 followed by the resolved counts
 //!            (x y z for a dispatch; count instances for a draw)
-//! bindings:  count varint, per binding: command − previous command, group, bind_group
+//! bindings:  count varint, per binding: zigzag(command − previous command), group, bind_group
 //! counters:  count varint, per sample: counter id varint, value f64 LE
 //! ```
 //!
 //! GPU and CPU times are separate sections on separate clocks (seed 000 §2.3). The GPU
-//! duration in the summary is the extent of the frame's pass spans, last end minus
-//! first begin, as reported.
+//! duration in the summary is the extent of the frame's pass spans (sub-pass spans
+//! excluded): the latest end minus the earliest begin, zero if negative. It spans query
+//! sets, so it is an estimate for the frame strip; per-span times are the measurement.
 
 use crate::error::DecodeError;
 use crate::model::{
@@ -45,7 +46,7 @@ pub struct FrameSummary {
     pub span_count: u32,
 }
 
-/// The extent of a frame's pass spans: last end minus first begin, zero without spans.
+/// The extent of a frame's pass spans: latest end minus earliest begin, zero without spans.
 #[must_use]
 pub fn gpu_duration(spans: &[Span]) -> u64 {
     let mut passes = spans.iter().filter(|span| span.kind == SpanKind::Pass);

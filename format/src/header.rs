@@ -72,8 +72,9 @@ impl Header {
 
     /// Decodes and checks the trusted part of the header: magic, checksum, reader version.
     ///
-    /// A file of 8 to 31 bytes whose first 8 bytes check out is a capture cut inside its
+    /// A file of 16 to 31 bytes whose checked part checks out is a capture cut inside its
     /// header: it decodes with no flags and no directory, and the caller reports the cut.
+    /// Under 16 bytes there is nothing to trust, so it is not an sgpt.
     pub fn decode(bytes: &[u8]) -> Result<Self, OpenError> {
         if bytes.is_empty() {
             return Err(OpenError::NotSgpt { offset: 0, reason: "the file is empty" });

@@ -18,12 +18,24 @@ pub fn encode(out: &mut Vec<u8>, meta: &Meta) {
     serde_json::to_writer(&mut *out, meta).unwrap_or_default();
 }
 
+/// JSON has no NaN or infinity (serde_json would write `null`, which reads back as an
+/// error), so a writer refuses them up front.
+pub fn validate(meta: &Meta) -> Result<(), &'static str> {
+    if meta.limits.iter().chain(&meta.scene).all(|named| named.value.is_finite()) {
+        Ok(())
+    } else {
+        Err("META limits and scene values must be finite numbers")
+    }
+}
+
 pub fn decode(cursor: &mut Cursor<'_>) -> Result<Meta, DecodeError> {
     let at = cursor.offset();
     let level = Level::from_byte(cursor.u8("level")?).ok_or_else(|| DecodeError::new(at, "level"))?;
     let json_at = cursor.offset();
     let json = cursor.bytes(cursor.remaining(), "META JSON")?;
     let mut meta: Meta = serde_json::from_slice(json).map_err(|_| DecodeError::new(json_at, "META JSON"))?;
+    // The level lives in the first byte; a JSON key of that name is not ours to keep.
+    meta.extra.remove("level");
     meta.level = Some(level);
     Ok(meta)
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::declaration;
 use crate::directory::{self, FrameEntry, RecordEntry};
 use crate::error::{DecodeError, Defect, DefectKind, OpenError};
-use crate::frame;
+use crate::frame::{self, FrameSummary};
 use crate::header::{HEADER_LEN, Header};
 use crate::meta;
 use crate::model::{
@@ -20,8 +20,9 @@ use crate::symbols::SymbolTable;
 use crate::topology;
 use crate::wire::Cursor;
 
-/// Resynchronisation may checksum at most this many times the file's size before giving
-/// up, so a file crafted full of plausible record headers cannot stall a reader.
+/// Resynchronisation is charged the claimed payload length (capped at the bytes left) of
+/// every candidate whose sync matches, and gives up past this many times the file's size
+/// plus 1 MiB, so a file crafted full of plausible record headers cannot stall a reader.
 const RESYNC_BUDGET_FACTOR: u64 = 16;
 
 /// An opened capture, borrowing the file's bytes.
@@ -178,8 +179,11 @@ impl<'a> Capture<'a> {
         }
         let found = if header.closed() {
             match capture.read_directory() {
-                Ok(found) => {
+                Ok((found, frames)) => {
+                    // The frame strip comes from the index alone; each frame is checked
+                    // against its entry when it is decoded.
                     capture.used_directory = true;
+                    capture.frames = frames;
                     found
                 }
                 Err(defect) => {
@@ -201,7 +205,7 @@ impl<'a> Capture<'a> {
 
     /// Reads and cross-checks the directory. Any disagreement with the file rejects it
     /// whole, and the caller scans instead.
-    fn read_directory(&mut self) -> Result<Vec<Found>, Defect> {
+    fn read_directory(&mut self) -> Result<(Vec<Found>, Vec<FrameEntry>), Defect> {
         let bytes = self.bytes;
         let invalid = |offset: u64, detail: String| Defect::new(DefectKind::DirectoryInvalid, offset, detail);
         let offset = self.header.directory_offset;
@@ -228,6 +232,7 @@ impl<'a> Capture<'a> {
                 .filter(|f| {
                     f.header.kind == kind
                         && f.header.record_len() as u64 == len
+                        && f.header.payload_len as usize <= MAX_PAYLOAD_LEN
                         && f.offset + f.header.record_len() <= at
                 })
                 .ok_or_else(|| {
@@ -247,7 +252,8 @@ impl<'a> Capture<'a> {
             return Err(invalid(expected as u64, "the directory does not account for every byte of the file".into()));
         }
         // Frame records are checksummed when decoded; the rest are checked in `load`.
-        Ok(found)
+        found.retain(|f| f.header.kind != FourCc::FRAM);
+        Ok((found, frames))
     }
 
     /// Decodes the non-frame records and indexes the frames, in file order (symbols
@@ -283,6 +289,13 @@ impl<'a> Capture<'a> {
             if let Err(error) = self.load_record(f.header.kind, f.offset as u64, &mut cursor, &mut symbols) {
                 self.defects.push(error.into());
             }
+        }
+        if self.meta.is_none() {
+            self.defects.push(Defect::new(
+                DefectKind::MissingReference,
+                HEADER_LEN as u64,
+                "no META record survived: the capture's level and context are unknown",
+            ));
         }
         self.check_frame_order();
     }
@@ -493,16 +506,31 @@ impl<'a> Capture<'a> {
     /// Decodes frame `index` into `frame`, reusing its vectors.
     pub fn frame_into(&self, index: usize, frame: &mut Frame) -> Result<(), Defect> {
         let mut cursor = self.frame_payload(index)?;
-        frame::decode(&mut cursor, frame)?;
-        Ok(())
+        let summary = frame::decode(&mut cursor, frame)?;
+        self.check_entry(index, &summary)
     }
 
     /// Hands each GPU span of frame `index` to `each` without building a `Frame`: the
     /// fast path for statistics.
     pub fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect> {
         let mut cursor = self.frame_payload(index)?;
-        frame::decode_spans(&mut cursor, each)?;
-        Ok(())
+        let summary = frame::decode_spans(&mut cursor, each)?;
+        self.check_entry(index, &summary)
+    }
+
+    /// A frame must say what the index said of it: a directory is trusted for the strip
+    /// only until the frame itself is read.
+    fn check_entry(&self, index: usize, summary: &FrameSummary) -> Result<(), Defect> {
+        let entry = &self.frames[index];
+        if FrameEntry::new(summary, entry.offset, entry.len) == *entry {
+            Ok(())
+        } else {
+            Err(Defect::new(
+                DefectKind::DirectoryInvalid,
+                entry.offset,
+                format!("the directory's entry for frame {} disagrees with the frame record", entry.frame_number),
+            ))
+        }
     }
 
     /// Decodes every frame and returns all defects: those found at open, then each

@@ -5,15 +5,16 @@
 //! payload:  topology_id varint, content_hash u64 LE, symbol block, body
 //! body:     scopes, resources, graph passes, GPU passes — each a varint count then entries
 //! scope:         name ref, parent opt        (parent < this scope's index)
-//! resource:      name ref, version varint, flags u8 (bit0 imported), declared_bytes varint,
+//! resource:      name ref, version varint, imported u8 (0 or 1), declared_bytes varint,
 //!                desc u8: 0 none | 1 buffer: size varint, usage varint
 //!                       | 2 texture: dimension u8 (0 1d, 1 2d, 2 3d), width, height,
 //!                         depth_or_array_layers, mip_level_count, sample_count varints,
 //!                         format ref, usage varint
-//! graph pass:    name ref, scope opt, flags u8 (bit0 side effects), ref_count varint,
+//! graph pass:    name ref, scope opt, side_effects u8 (0 or 1), ref_count varint,
 //!                reads, writes, creates: each a varint count then resource indices
 //! GPU pass:      label ref, graph_pass opt, kind u8 (0 compute, 1 render, 2 marker,
-//!                3 encoder), parent opt, attachment count varint, then per attachment:
+//!                3 encoder), parent opt (< this pass's index), attachment count varint,
+//!                then per attachment:
 //!                role u8 (0 color, 1 depth-stencil), format ref, load u8, store u8,
 //!                stencil u8 (0 none, 1 present: then stencil load u8, stencil store u8)
 //! load op:       0 load, 1 clear, 2 none          store op: 0 store, 1 discard, 2 none
@@ -169,6 +170,35 @@ pub fn encode_body(out: &mut Vec<u8>, topology: &Topology, names: &mut impl Name
     }
 }
 
+/// Checks what a reader would reject, so a writer never produces a topology that
+/// cannot be read back: every index in range, and parents before their children.
+pub fn validate(topology: &Topology) -> Result<(), &'static str> {
+    let in_range = |index: Option<u32>, len: usize| index.is_none_or(|i| (i as usize) < len);
+    for (i, scope) in topology.scopes.iter().enumerate() {
+        if !in_range(scope.parent, i) {
+            return Err("a scope's parent must precede it");
+        }
+    }
+    let resources = topology.resources.len();
+    for pass in &topology.graph_passes {
+        if !in_range(pass.scope, topology.scopes.len()) {
+            return Err("a graph pass names a scope that does not exist");
+        }
+        if pass.reads.iter().chain(&pass.writes).chain(&pass.creates).any(|&r| r as usize >= resources) {
+            return Err("a graph pass names a resource node that does not exist");
+        }
+    }
+    for (i, pass) in topology.gpu_passes.iter().enumerate() {
+        if !in_range(pass.graph_pass, topology.graph_passes.len()) {
+            return Err("a GPU pass names a graph pass that does not exist");
+        }
+        if !in_range(pass.parent, i) {
+            return Err("a GPU pass's parent must precede it");
+        }
+    }
+    Ok(())
+}
+
 /// Reads an index that must be below `len`.
 fn index(cursor: &mut Cursor<'_>, len: usize, what: &'static str) -> Result<u32, DecodeError> {
     let at = cursor.offset();
@@ -298,7 +328,8 @@ pub fn decode_body(cursor: &mut Cursor<'_>, symbols: &SymbolTable) -> Result<Top
             3 => GpuPassKind::Encoder,
             _ => return Err(DecodeError::new(at, "GPU pass kind")),
         };
-        let parent = opt_index(cursor, gpu_pass_count, "GPU pass parent")?;
+        // Like scopes, a marker region's enclosing pass precedes it, which rules out cycles.
+        let parent = opt_index(cursor, topology.gpu_passes.len(), "GPU pass parent")?;
         let attachment_count = cursor.count(5, "attachment count")?;
         let mut attachments = Vec::with_capacity(attachment_count);
         for _ in 0..attachment_count {

@@ -130,10 +130,12 @@ impl<'a> Cursor<'a> {
 
     /// A varint index written as `i + 1`, 0 meaning none.
     pub fn opt_index(&mut self, what: &'static str) -> Result<Option<u32>, DecodeError> {
-        Ok(match self.varint_u32(what)? {
-            0 => None,
-            n => Some(n - 1),
-        })
+        let at = self.offset();
+        match self.varint(what)? {
+            0 => Ok(None),
+            // `u32::MAX` is a valid index, written as 2^32.
+            n => u32::try_from(n - 1).map(Some).map_err(|_| DecodeError::new(at, what)),
+        }
     }
 
     /// A count of items each at least `min_item_bytes` long, checked against the bytes

@@ -39,10 +39,16 @@ pub struct Writer<S: Sink> {
     scratch: Vec<u8>,
     spans: SpanScratch,
     symbols: SymbolWriter,
-    topologies: HashMap<u64, TopologyId>,
+    /// Content hash → ids with that hash; the canonical bytes below settle a collision.
+    topologies: HashMap<u64, Vec<TopologyId>>,
+    /// Each topology's canonical bytes, by id.
+    canonical: Vec<Box<[u8]>>,
     records: Vec<RecordEntry>,
     frames: Vec<FrameEntry>,
     last_frame: Option<u64>,
+    /// Set when the sink failed: symbols and ids may then name records that never
+    /// reached it, so nothing more is written.
+    failed: bool,
 }
 
 impl<S: Sink> Writer<S> {
@@ -55,6 +61,7 @@ impl<S: Sink> Writer<S> {
         if meta.level.is_none() {
             return Err(WriteError::Invalid("META must name the capture's level"));
         }
+        meta::validate(meta).map_err(WriteError::Invalid)?;
         sink.append(&Header::open().encode())?;
         let mut writer = Self {
             sink,
@@ -64,9 +71,11 @@ impl<S: Sink> Writer<S> {
             spans: SpanScratch::default(),
             symbols: SymbolWriter::default(),
             topologies: HashMap::new(),
+            canonical: Vec::new(),
             records: Vec::new(),
             frames: Vec::with_capacity(options.expected_frames),
             last_frame: None,
+            failed: false,
         };
         writer.begin_record();
         meta::encode(&mut writer.record, meta);
@@ -90,7 +99,13 @@ impl<S: Sink> Writer<S> {
         self.record[4..8].copy_from_slice(&kind.0);
         self.record[8..12].copy_from_slice(&(payload_len as u32).to_le_bytes());
         self.record[12..16].copy_from_slice(&crc.to_le_bytes());
-        self.sink.append(&self.record)?;
+        if self.failed {
+            return Err(WriteError::Invalid("the sink failed earlier; what reached it stays readable"));
+        }
+        if let Err(error) = self.sink.append(&self.record) {
+            self.failed = true;
+            return Err(error.into());
+        }
         let offset = self.written;
         self.written += self.record.len() as u64;
         if kind != FourCc::FRAM {
@@ -105,10 +120,15 @@ impl<S: Sink> Writer<S> {
     /// changed and keep the id otherwise.
     pub fn topology(&mut self, topology: &Topology) -> Result<TopologyId, WriteError> {
         let hash = topology::content_hash(topology, &mut self.scratch);
-        if let Some(&id) = self.topologies.get(&hash) {
-            return Ok(id);
+        if let Some(ids) = self.topologies.get(&hash) {
+            // Equal hashes are compared byte for byte, so a collision cannot merge two graphs.
+            if let Some(&id) = ids.iter().find(|&&id| *self.canonical[id as usize] == *self.scratch) {
+                return Ok(id);
+            }
         }
-        let id = self.topologies.len() as TopologyId;
+        topology::validate(topology).map_err(WriteError::Invalid)?;
+        let id = self.canonical.len() as TopologyId;
+        let canonical: Box<[u8]> = self.scratch.as_slice().into();
         self.symbols.begin_record();
         self.scratch.clear();
         topology::encode_body(&mut self.scratch, topology, &mut self.symbols);
@@ -118,7 +138,9 @@ impl<S: Sink> Writer<S> {
         self.symbols.put_block(&mut self.record);
         self.record.extend_from_slice(&self.scratch);
         self.end_record(FourCc::TOPO)?;
-        self.topologies.insert(hash, id);
+        // Only a topology whose record reached the sink gets an id.
+        self.canonical.push(canonical);
+        self.topologies.entry(hash).or_default().push(id);
         Ok(id)
     }
 
@@ -148,7 +170,7 @@ impl<S: Sink> Writer<S> {
         if let Some(previous) = self.last_frame.filter(|&previous| frame.frame_number <= previous) {
             return Err(WriteError::FrameOrder { frame_number: frame.frame_number, previous });
         }
-        if frame.topology as usize >= self.topologies.len() {
+        if frame.topology as usize >= self.canonical.len() {
             return Err(WriteError::UnknownTopology { frame_number: frame.frame_number, topology: frame.topology });
         }
         self.begin_record();

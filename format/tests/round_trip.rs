@@ -87,7 +87,7 @@ fn extreme_and_disordered_timestamps_are_stored_as_reported() {
         dropped_spans: u32::MAX,
         recorder_cost_ns: u64::MAX,
         commands: vec![
-            Command { gpu_pass: 4, pipeline: Some(9), op: Op::Dispatch { x: u32::MAX, y: 0, z: 1 } },
+            Command { gpu_pass: 4, pipeline: Some(u32::MAX), op: Op::Dispatch { x: u32::MAX, y: 0, z: 1 } },
             Command {
                 gpu_pass: 1,
                 pipeline: None,
@@ -182,4 +182,66 @@ fn a_capture_that_never_stops_is_readable_up_to_its_last_record() {
     assert_eq!(capture.defects()[0].kind, sgpt_format::DefectKind::NotClosed);
     assert_eq!(capture.frames().len(), 10);
     assert_eq!(capture.frame(9).unwrap(), workload.frames[9]);
+}
+
+#[test]
+fn the_writer_refuses_what_a_reader_would_reject() {
+    let mut meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    meta.scene.push(sgpt_format::NamedValue { name: "instances".into(), value: f64::NAN });
+    let error = Writer::new(Vec::new(), &meta).unwrap_err();
+    assert!(error.to_string().contains("finite"), "{error}");
+
+    let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+    let cycle = Topology {
+        gpu_passes: vec![
+            GpuPass { label: "a".into(), parent: Some(1), ..GpuPass::default() },
+            GpuPass { label: "b".into(), parent: Some(0), ..GpuPass::default() },
+        ],
+        ..Topology::default()
+    };
+    assert!(writer.topology(&cycle).unwrap_err().to_string().contains("parent must precede"));
+    let dangling = Topology {
+        gpu_passes: vec![GpuPass { label: "a".into(), graph_pass: Some(0), ..GpuPass::default() }],
+        ..Topology::default()
+    };
+    assert!(writer.topology(&dangling).is_err());
+    // Nothing was written for either, and the writer is still usable.
+    assert_eq!(writer.topology(&Topology::default()).unwrap(), 0);
+}
+
+#[test]
+fn a_frame_that_disagrees_with_the_directory_is_reported_when_decoded() {
+    let workload = workload(&SynthOptions { frames: 3, passes: 4, level: Level::Timing, ..SynthOptions::default() });
+    let mut bytes = workload.write(Vec::new()).unwrap();
+    let entry = Capture::open(&bytes).unwrap().frames()[1];
+    // Frame 1's summary: frame number, topology, then its GPU duration. Change the
+    // duration's lowest bit and re-checksum, so only the directory disagrees.
+    let payload = entry.offset as usize + sgpt_format::RECORD_HEADER_LEN;
+    let end = (entry.offset + entry.len) as usize;
+    bytes[payload + 2] ^= 1;
+    let crc = crc32fast::hash(&bytes[payload..end]);
+    bytes[payload - 4..payload].copy_from_slice(&crc.to_le_bytes());
+    let capture = Capture::open(&bytes).unwrap();
+    assert!(capture.used_directory());
+    assert!(capture.frame(0).is_ok() && capture.frame(2).is_ok());
+    let defect = capture.frame(1).unwrap_err();
+    assert_eq!(defect.kind, sgpt_format::DefectKind::DirectoryInvalid);
+    assert_eq!(defect.offset, entry.offset);
+}
+
+#[test]
+fn a_lost_meta_is_reported_and_the_frames_survive() {
+    let workload = workload(&SynthOptions { frames: 3, passes: 4, level: Level::Timing, ..SynthOptions::default() });
+    let mut bytes = workload.write(Vec::new()).unwrap();
+    bytes[sgpt_format::HEADER_LEN + 20] ^= 0xff;
+    let capture = Capture::open(&bytes).unwrap();
+    assert!(capture.meta().is_none());
+    assert!(
+        capture
+            .defects()
+            .iter()
+            .any(|d| d.kind == sgpt_format::DefectKind::MissingReference && d.detail.contains("META"))
+    );
+    assert_eq!(capture.frames().len(), 3);
 }
