@@ -134,11 +134,11 @@ pub struct StatsAccumulator<'c, 'a> {
     tables: Vec<Vec<u32>>,
     slot_of: HashMap<(Option<String>, String, GpuPassKind, SpanKind), u32>,
     slots: Vec<Slot>,
-    /// Slots touched by the current frame, to roll the frame back if it fails midway.
-    touched: Vec<u32>,
     range: Option<Range<usize>>,
     /// Durations to reserve per pass on its first span: most passes run once per frame.
     frames_hint: usize,
+    /// `add_frame` calls so far.
+    calls: u64,
     frames: u64,
     dropped_spans: u64,
     defects: Vec<Defect>,
@@ -153,8 +153,8 @@ struct Slot {
     /// Reused for the whole range; order statistics select within it at the end.
     durations: Vec<u64>,
     frames_present: u64,
-    /// The frame index that last touched this slot, and `durations.len()` before it did.
-    last_frame: usize,
+    /// The `add_frame` call that last touched this slot, and `durations.len()` before it did.
+    last_frame: u64,
     frame_start_len: usize,
 }
 
@@ -174,9 +174,9 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
             tables: Vec::new(),
             slot_of: HashMap::new(),
             slots: Vec::new(),
-            touched: Vec::new(),
             range: None,
             frames_hint: frames,
+            calls: 0,
             frames: 0,
             dropped_spans: 0,
             defects: Vec::new(),
@@ -206,7 +206,7 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
                         span_kind,
                         durations: Vec::new(),
                         frames_present: 0,
-                        last_frame: usize::MAX,
+                        last_frame: u64::MAX,
                         frame_start_len: 0,
                     });
                     next
@@ -241,9 +241,10 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
         };
         let table = &self.tables[table];
         let slots = &mut self.slots;
-        let touched = &mut self.touched;
         let hint = self.frames_hint;
-        touched.clear();
+        // Marks the slots this call touches, unique even if a frame is added twice.
+        let call = self.calls;
+        self.calls += 1;
         let mut unknown_pass = None;
         let result = capture.for_each_span(index, |span| {
             let at = (span.pass as usize).wrapping_mul(2) | span.kind as usize;
@@ -252,14 +253,13 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
                 return;
             };
             let slot_ref = &mut slots[slot as usize];
-            if slot_ref.last_frame != index {
-                slot_ref.last_frame = index;
+            if slot_ref.last_frame != call {
+                slot_ref.last_frame = call;
                 if slot_ref.durations.capacity() == 0 {
                     slot_ref.durations.reserve(hint);
                 }
                 slot_ref.frame_start_len = slot_ref.durations.len();
                 slot_ref.frames_present += 1;
-                touched.push(slot);
             }
             slot_ref.durations.push(span.duration_ns());
         });
@@ -278,11 +278,12 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
         };
         if let Some(defect) = defect {
             // The frame is skipped whole: undo whatever it added before failing.
-            for &slot in touched.iter() {
-                let slot = &mut slots[slot as usize];
+            // Rare, so the frame's slots are found by their mark rather than listed on
+            // the hot path.
+            for slot in slots.iter_mut().filter(|slot| slot.last_frame == call) {
                 slot.durations.truncate(slot.frame_start_len);
                 slot.frames_present -= 1;
-                slot.last_frame = usize::MAX;
+                slot.last_frame = u64::MAX;
             }
             self.defects.push(defect);
             return;
@@ -329,19 +330,26 @@ fn order_statistics(durations: &mut [u64]) -> Option<PassStats> {
     if n == 0 {
         return None;
     }
-    let (mut total, mut zero_count, mut min, mut max) = (0u128, 0u64, u64::MAX, 0u64);
+    let (mut wrapped_total, mut zero_count, mut min, mut max) = (0u64, 0u64, u64::MAX, 0u64);
     for &d in durations.iter() {
-        total += u128::from(d);
+        wrapped_total = wrapped_total.wrapping_add(d);
         zero_count += u64::from(d == 0);
         min = min.min(d);
         max = max.max(d);
     }
+    // The u64 sum is exact unless max × n could overflow; only then sum again wide.
+    let total = if u128::from(max) * n as u128 <= u128::from(u64::MAX) {
+        u128::from(wrapped_total)
+    } else {
+        durations.iter().map(|&d| u128::from(d)).sum()
+    };
     // Nearest rank: ⌈0.95 n⌉ − 1 in integers. The median index never exceeds it, so the
-    // median is selected within the part left of the p95 element.
+    // median is selected first and the p95 element within the (smaller) part right of it.
     let p95_index = (95 * n).div_ceil(100) - 1;
     let median_index = (n - 1) / 2;
-    let (left, &mut p95_ns, _) = durations.select_nth_unstable(p95_index);
-    let median_ns = if median_index == p95_index { p95_ns } else { *left.select_nth_unstable(median_index).1 };
+    let (_, &mut median_ns, right) = durations.select_nth_unstable(median_index);
+    let p95_ns =
+        if p95_index == median_index { median_ns } else { *right.select_nth_unstable(p95_index - median_index - 1).1 };
     Some(PassStats {
         label: String::new(),
         graph_pass: None,

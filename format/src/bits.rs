@@ -14,75 +14,76 @@
 
 use crate::error::DecodeError;
 
-/// Writes bits LSB-first into a byte vector.
+/// Writes bits LSB-first into a byte slice that has 8 bytes of slack past the stream's
+/// end: every put stores the whole accumulator and advances by whole bytes, so the hot
+/// path has no data-dependent branch.
 #[derive(Debug)]
 pub struct BitWriter<'a> {
-    out: &'a mut Vec<u8>,
+    out: &'a mut [u8],
+    /// Bytes completed.
+    pos: usize,
+    /// Pending bits (fewer than 8 between puts).
     acc: u64,
     len: u32,
 }
 
 impl<'a> BitWriter<'a> {
-    pub fn new(out: &'a mut Vec<u8>) -> Self {
-        Self { out, acc: 0, len: 0 }
+    /// `out` must hold the stream's bytes plus 8 bytes of slack.
+    pub fn new(out: &'a mut [u8]) -> Self {
+        Self { out, pos: 0, acc: 0, len: 0 }
     }
 
-    /// Appends the low `bits` bits of `value` (`bits <= 32`, higher bits of `value` zero).
-    #[inline]
-    fn put32(&mut self, value: u64, bits: u32) {
-        debug_assert!(bits <= 32 && (bits == 64 || value >> bits == 0));
+    /// Appends the low `bits <= 56` bits of `value` (its higher bits zero).
+    #[inline(always)]
+    fn put(&mut self, value: u64, bits: u32) {
+        debug_assert!(bits <= 56 && value >> bits == 0);
         self.acc |= value << self.len;
         self.len += bits;
-        if self.len >= 32 {
-            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
-            self.acc >>= 32;
-            self.len -= 32;
-        }
+        self.out[self.pos..self.pos + 8].copy_from_slice(&self.acc.to_le_bytes());
+        let bytes = self.len / 8;
+        self.pos += bytes as usize;
+        // `bytes <= 7`, so the shift stays below 64.
+        self.acc >>= bytes * 8;
+        self.len -= bytes * 8;
     }
 
-    /// Appends the low `bits` bits of `value`, any `bits <= 64`.
-    #[inline]
-    pub fn put(&mut self, value: u64, bits: u32) {
+    /// Appends the low `bits <= 64` bits of `value`.
+    fn put_wide(&mut self, value: u64, bits: u32) {
         if bits <= 32 {
-            self.put32(value, bits);
+            self.put(value & mask(bits), bits);
         } else {
-            self.put32(value & 0xffff_ffff, 32);
-            self.put32(value >> 32, bits - 32);
+            self.put(value & 0xffff_ffff, 32);
+            self.put((value >> 32) & mask(bits - 32), bits - 32);
         }
     }
 
     /// Appends `v` in the code described in the module docs.
-    #[inline]
+    #[inline(always)]
     pub fn put_code(&mut self, v: u64, k: u32) {
-        if k < 64 && v < (1u64 << k) {
-            if k < 32 {
-                self.put32((v << 1) | 1, k + 1);
-            } else {
-                self.put32(1, 1);
-                self.put(v, k);
-            }
+        let n = 64 - v.leading_zeros();
+        let long = n > k;
+        // Short form: a one, then k bits. Long form: n − k zeros, a one, then n − 1 bits.
+        let zeros = if long { n - k } else { 0 };
+        let payload_bits = if long { n - 1 } else { k };
+        if zeros + 1 + payload_bits <= 56 {
+            let payload = v & mask(payload_bits);
+            self.put((1 | (payload << 1)) << zeros, zeros + 1 + payload_bits);
         } else {
-            let n = 64 - v.leading_zeros();
-            let zeros = n - k;
-            if zeros < 32 {
-                self.put32(1u64 << zeros, zeros + 1);
-            } else {
-                self.put(0, zeros);
-                self.put32(1, 1);
-            }
-            self.put(v & mask(n - 1), n - 1);
+            self.put_code_wide(v, zeros, payload_bits);
         }
     }
 
-    /// Flushes the partial byte; the stream is padded with zero bits.
-    pub fn finish(self) {
-        let mut acc = self.acc;
-        let mut len = self.len;
-        while len > 0 {
-            self.out.push(acc as u8);
-            acc >>= 8;
-            len = len.saturating_sub(8);
-        }
+    #[cold]
+    fn put_code_wide(&mut self, v: u64, zeros: u32, payload_bits: u32) {
+        self.put_wide(0, zeros);
+        self.put(1, 1);
+        self.put_wide(v, payload_bits);
+    }
+
+    /// The stream's length in bytes, the last one padded with zero bits.
+    #[must_use]
+    pub fn finish(self) -> usize {
+        self.pos + usize::from(self.len > 0)
     }
 }
 
@@ -101,39 +102,43 @@ fn code_bits(bit_len: u32, k: u32) -> u64 {
 #[derive(Clone, Debug)]
 pub struct BitLengths {
     counts: [u32; 65],
-    min: u32,
-    max: u32,
 }
 
 impl Default for BitLengths {
     fn default() -> Self {
-        Self { counts: [0; 65], min: 64, max: 0 }
+        Self { counts: [0; 65] }
     }
 }
 
 impl BitLengths {
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, v: u64) {
-        let n = 64 - v.leading_zeros();
-        self.counts[n as usize] += 1;
-        self.min = self.min.min(n);
-        self.max = self.max.max(n);
+        self.counts[(64 - v.leading_zeros()) as usize] += 1;
+    }
+
+    /// The occupied bit lengths, `min..=max` (empty when nothing was added).
+    fn span(&self) -> (u32, u32) {
+        let min = self.counts.iter().position(|&c| c > 0).unwrap_or(65) as u32;
+        let max = self.counts.iter().rposition(|&c| c > 0).unwrap_or(0) as u32;
+        (min, max)
     }
 
     /// The column's exact size in bits with parameter `k`.
     #[must_use]
     pub fn cost(&self, k: u32) -> u64 {
-        (self.min..=self.max).map(|n| u64::from(self.counts[n as usize]) * code_bits(n, k)).sum()
+        let (min, max) = self.span();
+        (min..=max).map(|n| u64::from(self.counts[n as usize]) * code_bits(n, k)).sum()
     }
 
     /// The `k` that minimises the column's total size.
     #[must_use]
     pub fn best_k(&self) -> u32 {
-        if self.min > self.max {
+        let (min, max) = self.span();
+        if min > max {
             return 0;
         }
         let mut best = (u64::MAX, 0);
-        for k in 0..=self.max.min(63) {
+        for k in 0..=max.min(63) {
             let cost = self.cost(k);
             if cost < best.0 {
                 best = (cost, k);
@@ -145,10 +150,20 @@ impl BitLengths {
 
 /// Reads a bit stream written by [`BitWriter`]. Reads past the end yield zero bits and
 /// are reported by [`BitReader::check_end`], so decoding never indexes out of bounds.
+///
+/// A classic refilling reader: `buf` holds at least 56 unread bits after each refill,
+/// loaded eight bytes at a time.
 #[derive(Debug, Clone)]
 pub struct BitReader<'a> {
     data: &'a [u8],
-    pos: usize,
+    /// The next byte to load into `buf`.
+    next: usize,
+    /// Unread bits, LSB first. Bits above `avail` are either zero or the stream's own
+    /// next bits, so reloading them is harmless.
+    buf: u64,
+    avail: u32,
+    /// Zero bits appended past the end of `data`.
+    padding: u64,
     base: u64,
 }
 
@@ -156,33 +171,50 @@ impl<'a> BitReader<'a> {
     /// `base` is the absolute file offset of `data[0]`, for errors.
     #[must_use]
     pub fn new(data: &'a [u8], base: u64) -> Self {
-        Self { data, pos: 0, base }
+        Self { data, next: 0, buf: 0, avail: 0, padding: 0, base }
     }
 
-    /// At least 57 bits from the current position, zero-filled past the end.
-    #[inline]
-    fn peek(&self) -> u64 {
-        let byte = self.pos >> 3;
-        let shift = (self.pos & 7) as u32;
-        let word = if let Some(bytes) = self.data.get(byte..byte + 8) {
+    /// Makes at least 56 bits available.
+    #[inline(always)]
+    fn refill(&mut self) {
+        if let Some(bytes) = self.data.get(self.next..self.next + 8) {
             let mut word = [0; 8];
             word.copy_from_slice(bytes);
-            u64::from_le_bytes(word)
+            self.buf |= u64::from_le_bytes(word) << self.avail;
+            let whole_bytes = (63 - self.avail) / 8;
+            self.next += whole_bytes as usize;
+            self.avail += whole_bytes * 8;
         } else {
-            let mut word = [0; 8];
-            let tail = self.data.get(byte..).unwrap_or(&[]);
-            word[..tail.len()].copy_from_slice(tail);
-            u64::from_le_bytes(word)
-        };
-        word >> shift
+            self.refill_tail();
+        }
+    }
+
+    #[cold]
+    fn refill_tail(&mut self) {
+        while self.avail <= 56 {
+            if let Some(&byte) = self.data.get(self.next) {
+                self.buf |= u64::from(byte) << self.avail;
+                self.next += 1;
+            } else {
+                self.padding += 8;
+            }
+            self.avail += 8;
+        }
+    }
+
+    #[inline(always)]
+    fn consume(&mut self, bits: u32) {
+        debug_assert!(bits <= self.avail && bits < 64);
+        self.buf >>= bits;
+        self.avail -= bits;
     }
 
     /// Reads `bits <= 64` bits.
-    #[inline]
     fn get(&mut self, bits: u32) -> u64 {
         if bits <= 56 {
-            let value = self.peek() & mask(bits);
-            self.pos += bits as usize;
+            self.refill();
+            let value = self.buf & mask(bits);
+            self.consume(bits);
             value
         } else {
             let low = self.get(32);
@@ -191,30 +223,70 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads one value written by [`BitWriter::put_code`] with the same `k`.
-    #[inline]
+    ///
+    /// Branch-free in the common case: whether a value took the short or the long form
+    /// is a coin flip on real timings, so it is computed rather than branched on.
+    #[inline(always)]
     pub fn get_code(&mut self, k: u32) -> Result<u64, DecodeError> {
-        let window = self.peek();
-        if window & 1 == 1 {
-            if k <= 55 {
-                self.pos += k as usize + 1;
-                return Ok((window >> 1) & mask(k));
+        self.refill();
+        let window = self.buf;
+        let zeros = window.trailing_zeros();
+        let long = u32::from(zeros != 0);
+        // Short form (no zeros): k payload bits. Long form: n − 1 = zeros + k − 1 bits
+        // under an implied top bit.
+        let payload_bits = zeros + k - long;
+        let total = zeros + 1 + payload_bits;
+        if total > 56 {
+            return self.get_code_wide(k);
+        }
+        let payload = (window >> (zeros + 1)) & mask(payload_bits);
+        self.consume(total);
+        Ok((u64::from(long) << payload_bits) | payload)
+    }
+
+    /// Reads two consecutive values (a span's gap and duration) from one refill when
+    /// both fit in it, which real timings almost always do; otherwise one at a time.
+    #[inline(always)]
+    pub fn get_code_pair(&mut self, k1: u32, k2: u32) -> Result<(u64, u64), DecodeError> {
+        self.refill();
+        let window = self.buf;
+        let zeros = window.trailing_zeros();
+        let long = u32::from(zeros != 0);
+        let payload_bits = zeros + k1 - long;
+        let first_bits = zeros + 1 + payload_bits;
+        if first_bits <= 56 {
+            let first = (u64::from(long) << payload_bits) | ((window >> (zeros + 1)) & mask(payload_bits));
+            let rest = window >> first_bits;
+            let zeros = rest.trailing_zeros();
+            let long = u32::from(zeros != 0);
+            let payload_bits = zeros + k2 - long;
+            let second_bits = zeros + 1 + payload_bits;
+            // Only bits below `avail` are known: the second value must end within them.
+            if first_bits + second_bits <= self.avail && second_bits <= 56 {
+                let second = (u64::from(long) << payload_bits) | ((rest >> (zeros + 1)) & mask(payload_bits));
+                self.consume(first_bits + second_bits);
+                return Ok((first, second));
             }
-            self.pos += 1;
+        }
+        Ok((self.get_code(k1)?, self.get_code(k2)?))
+    }
+
+    /// The same code when it does not fit one refill: very long prefixes or `k > 55`.
+    #[cold]
+    fn get_code_wide(&mut self, k: u32) -> Result<u64, DecodeError> {
+        self.refill();
+        let window = self.buf;
+        if window & 1 == 1 {
+            self.consume(1);
             return Ok(self.get(k));
         }
-        let mut zeros = window.trailing_zeros();
-        if zeros >= 56 {
-            // Too many zeros for one window: count the rest bit by bit (never in real data).
-            zeros = 0;
-            while self.get(1) == 0 {
-                zeros += 1;
-                if zeros + k > 64 || self.pos > self.data.len() * 8 {
-                    return Err(self.error());
-                }
-            }
+        let zeros = window.trailing_zeros();
+        let zeros = if zeros < 56 {
+            self.consume(zeros + 1);
+            zeros
         } else {
-            self.pos += zeros as usize + 1;
-        }
+            self.long_prefix(k)?
+        };
         let n = zeros + k;
         if n > 64 {
             return Err(self.error());
@@ -222,14 +294,33 @@ impl<'a> BitReader<'a> {
         Ok((1u64 << (n - 1)) | self.get(n - 1))
     }
 
+    /// Counts a run of 56 or more zero bits and its closing one (never in real data).
+    #[cold]
+    fn long_prefix(&mut self, k: u32) -> Result<u32, DecodeError> {
+        let mut zeros = 0;
+        while self.get(1) == 0 {
+            zeros += 1;
+            if zeros + k > 64 || self.padding > 64 {
+                return Err(self.error());
+            }
+        }
+        Ok(zeros)
+    }
+
+    /// Bits consumed so far.
+    fn position(&self) -> u64 {
+        self.next as u64 * 8 + self.padding - u64::from(self.avail)
+    }
+
     #[cold]
     fn error(&self) -> DecodeError {
-        DecodeError::new(self.base + (self.pos / 8).min(self.data.len()) as u64, "span bit stream")
+        let byte = (self.position() / 8).min(self.data.len() as u64);
+        DecodeError::new(self.base + byte, "span bit stream")
     }
 
     /// Fails if decoding ran past the end of the stream.
     pub fn check_end(&self) -> Result<(), DecodeError> {
-        if self.pos > self.data.len() * 8 { Err(self.error()) } else { Ok(()) }
+        if self.position() > self.data.len() as u64 * 8 { Err(self.error()) } else { Ok(()) }
     }
 }
 
@@ -237,13 +328,22 @@ impl<'a> BitReader<'a> {
 mod tests {
     use super::*;
 
-    fn round_trip(values: &[u64], k: u32) -> usize {
-        let mut out = Vec::new();
+    fn encode(values: &[u64], k: u32) -> Vec<u8> {
+        let mut out = vec![0; values.len() * 17 + 8];
         let mut writer = BitWriter::new(&mut out);
         for &v in values {
             writer.put_code(v, k);
         }
-        writer.finish();
+        let len = writer.finish();
+        out.truncate(len);
+        out
+    }
+
+    fn round_trip(values: &[u64], k: u32) -> usize {
+        let out = encode(values, k);
+        let mut lengths = BitLengths::default();
+        values.iter().for_each(|&v| lengths.add(v));
+        assert_eq!(out.len() as u64, lengths.cost(k).div_ceil(8), "the histogram predicts the size exactly");
         let mut reader = BitReader::new(&out, 0);
         for &v in values {
             assert_eq!(reader.get_code(k).unwrap(), v, "k={k}");
@@ -282,10 +382,7 @@ mod tests {
 
     #[test]
     fn truncated_streams_are_errors_not_panics() {
-        let mut out = Vec::new();
-        let mut writer = BitWriter::new(&mut out);
-        writer.put_code(1 << 40, 3);
-        writer.finish();
+        let mut out = encode(&[1 << 40], 3);
         out.truncate(2);
         let mut reader = BitReader::new(&out, 0);
         let _ = reader.get_code(3);

@@ -32,6 +32,9 @@ const DURATIONS_SIGNED: u8 = 4;
 pub struct SpanScratch {
     gaps: Vec<u64>,
     durations: Vec<u64>,
+    /// `(length, value)` runs of the query set and kind columns.
+    query_set_runs: Vec<(u32, u8)>,
+    kind_runs: Vec<(u32, u8)>,
 }
 
 fn kind_byte(kind: SpanKind) -> u8 {
@@ -41,26 +44,19 @@ fn kind_byte(kind: SpanKind) -> u8 {
     }
 }
 
-fn put_runs<T: PartialEq + Copy>(out: &mut Vec<u8>, spans: &[Span], key: impl Fn(&Span) -> T, byte: impl Fn(T) -> u8) {
-    let mut runs = 0u64;
-    let mut previous = None;
-    for span in spans {
-        let value = key(span);
-        if previous != Some(value) {
-            runs += 1;
-            previous = Some(value);
-        }
+#[inline(always)]
+fn extend_run(runs: &mut Vec<(u32, u8)>, value: u8) {
+    match runs.last_mut() {
+        Some((len, last)) if *last == value => *len += 1,
+        _ => runs.push((1, value)),
     }
-    put_varint(out, runs);
-    let mut iter = spans.iter().map(&key).peekable();
-    while let Some(value) = iter.next() {
-        let mut len = 1u64;
-        while iter.peek() == Some(&value) {
-            iter.next();
-            len += 1;
-        }
-        put_varint(out, len);
-        out.push(byte(value));
+}
+
+fn put_runs(out: &mut Vec<u8>, runs: &[(u32, u8)]) {
+    put_varint(out, runs.len() as u64);
+    for &(len, value) in runs {
+        put_varint(out, u64::from(len));
+        out.push(value);
     }
 }
 
@@ -69,31 +65,44 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
     put_varint(out, spans.len() as u64);
     let Some(first) = spans.first() else { return };
 
-    let sequential = spans.iter().enumerate().all(|(i, span)| span.pass as usize == i);
+    // One pass derives every column, its runs and its histogram.
     scratch.gaps.clear();
     scratch.durations.clear();
-    let mut previous_end = first.begin_ns;
-    let (mut gaps_signed, mut durations_signed) = (false, false);
-    for span in spans {
-        let gap = span.begin_ns.wrapping_sub(previous_end) as i64;
-        let duration = span.end_ns.wrapping_sub(span.begin_ns) as i64;
-        gaps_signed |= gap < 0;
-        durations_signed |= duration < 0;
-        scratch.gaps.push(gap as u64);
-        scratch.durations.push(duration as u64);
-        previous_end = span.end_ns;
-    }
+    scratch.query_set_runs.clear();
+    scratch.kind_runs.clear();
     let mut gap_lengths = BitLengths::default();
     let mut duration_lengths = BitLengths::default();
-    for (gap, duration) in scratch.gaps.iter_mut().zip(scratch.durations.iter_mut()) {
-        if gaps_signed {
-            *gap = zigzag(*gap as i64);
+    let mut previous_end = first.begin_ns;
+    let mut sequential = true;
+    let mut negative = 0u64;
+    for (i, span) in spans.iter().enumerate() {
+        sequential &= span.pass as usize == i;
+        let gap = span.begin_ns.wrapping_sub(previous_end);
+        let duration = span.end_ns.wrapping_sub(span.begin_ns);
+        previous_end = span.end_ns;
+        // Track signs branch-free: bit 0 for gaps, bit 1 for durations.
+        negative |= (gap >> 63) | ((duration >> 63) << 1);
+        gap_lengths.add(gap);
+        duration_lengths.add(duration);
+        scratch.gaps.push(gap);
+        scratch.durations.push(duration);
+        extend_run(&mut scratch.query_set_runs, span.query_set);
+        extend_run(&mut scratch.kind_runs, kind_byte(span.kind));
+    }
+    let gaps_signed = negative & 1 != 0;
+    let durations_signed = negative & 2 != 0;
+    // A column with a negative value is stored zigzagged; its histogram is redone.
+    for (signed, column, lengths) in [
+        (gaps_signed, &mut scratch.gaps, &mut gap_lengths),
+        (durations_signed, &mut scratch.durations, &mut duration_lengths),
+    ] {
+        if signed {
+            *lengths = BitLengths::default();
+            for value in column.iter_mut() {
+                *value = zigzag(*value as i64);
+                lengths.add(*value);
+            }
         }
-        if durations_signed {
-            *duration = zigzag(*duration as i64);
-        }
-        gap_lengths.add(*gap);
-        duration_lengths.add(*duration);
     }
 
     let layout = (u8::from(sequential) * SEQUENTIAL)
@@ -108,8 +117,8 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
             expected = span.pass.wrapping_add(1);
         }
     }
-    put_runs(out, spans, |span| span.query_set, |id| id);
-    put_runs(out, spans, |span| span.kind, kind_byte);
+    put_runs(out, &scratch.query_set_runs);
+    put_runs(out, &scratch.kind_runs);
 
     let gap_k = gap_lengths.best_k();
     let duration_k = duration_lengths.best_k();
@@ -120,13 +129,17 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
     let bits_len = bits.div_ceil(8);
     put_varint(out, bits_len);
     let bits_at = out.len();
-    let mut writer = BitWriter::new(out);
+    let bits_end = bits_at + bits_len as usize;
+    // Eight bytes of slack let the bit writer store whole words; trimmed after.
+    out.resize(bits_end + 8, 0);
+    let mut writer = BitWriter::new(&mut out[bits_at..]);
     for (&gap, &duration) in scratch.gaps.iter().zip(&scratch.durations) {
         writer.put_code(gap, gap_k);
         writer.put_code(duration, duration_k);
     }
-    writer.finish();
-    debug_assert_eq!((out.len() - bits_at) as u64, bits_len);
+    let written = writer.finish();
+    debug_assert_eq!(written, bits_len as usize);
+    out.truncate(bits_end);
 }
 
 /// Checks a run-length column (lengths summing to `span_count`, values at most `max`)
@@ -155,7 +168,7 @@ fn read_runs<'a>(
     Ok(RunIter { cursor: start, left: 0, value: 0 })
 }
 
-/// Walks a validated run-length column one entry at a time.
+/// Walks a validated run-length column run by run.
 struct RunIter<'a> {
     cursor: Cursor<'a>,
     left: u64,
@@ -163,15 +176,21 @@ struct RunIter<'a> {
 }
 
 impl RunIter<'_> {
+    /// The current run's value and how many entries it has left.
     #[inline]
-    fn next(&mut self) -> u8 {
+    fn current(&mut self) -> (u8, u64) {
         while self.left == 0 {
-            // Validated by `read_runs`, so these reads cannot fail.
-            self.left = self.cursor.varint("run").unwrap_or(1);
+            // Validated by `read_runs` (lengths nonzero, summing to the span count), so
+            // these reads cannot fail while entries remain.
+            self.left = self.cursor.varint("run").unwrap_or(u64::MAX);
             self.value = self.cursor.u8("run").unwrap_or(0);
         }
-        self.left -= 1;
-        self.value
+        (self.value, self.left)
+    }
+
+    #[inline]
+    fn advance(&mut self, entries: u64) {
+        self.left -= entries;
     }
 }
 
@@ -240,26 +259,35 @@ fn decode_columns(
     let durations_signed = columns.layout & DURATIONS_SIGNED != 0;
     let mut previous_end = columns.epoch;
     let mut expected_pass = 0u32;
-    for i in 0..columns.span_count {
-        let pass = match &mut columns.pass_refs {
-            None => i as u32,
-            Some(refs) => {
-                let delta = unzigzag(refs.varint("span pass ref")?);
-                let pass = u32::try_from(i64::from(expected_pass) + delta)
-                    .map_err(|_| DecodeError::new(refs.offset(), "span pass ref"))?;
-                expected_pass = pass.wrapping_add(1);
-                pass
-            }
-        };
-        let gap = reader.get_code(columns.gap_k)?;
-        let duration = reader.get_code(columns.duration_k)?;
-        let gap = if gaps_signed { unzigzag(gap) as u64 } else { gap };
-        let duration = if durations_signed { unzigzag(duration) as u64 } else { duration };
-        let begin_ns = previous_end.wrapping_add(gap);
-        let end_ns = begin_ns.wrapping_add(duration);
-        previous_end = end_ns;
-        let kind = if columns.kinds.next() == 0 { SpanKind::Pass } else { SpanKind::SubPass };
-        each(Span { pass, kind, query_set: columns.query_sets.next(), begin_ns, end_ns });
+    let mut i = 0usize;
+    // Walk segments over which both run-length columns are constant.
+    while i < columns.span_count {
+        let (query_set, query_set_left) = columns.query_sets.current();
+        let (kind, kind_left) = columns.kinds.current();
+        let kind = if kind == 0 { SpanKind::Pass } else { SpanKind::SubPass };
+        let segment = query_set_left.min(kind_left).min((columns.span_count - i) as u64) as usize;
+        for _ in 0..segment {
+            let pass = match &mut columns.pass_refs {
+                None => i as u32,
+                Some(refs) => {
+                    let delta = unzigzag(refs.varint("span pass ref")?);
+                    let pass = u32::try_from(i64::from(expected_pass) + delta)
+                        .map_err(|_| DecodeError::new(refs.offset(), "span pass ref"))?;
+                    expected_pass = pass.wrapping_add(1);
+                    pass
+                }
+            };
+            let (gap, duration) = reader.get_code_pair(columns.gap_k, columns.duration_k)?;
+            let gap = if gaps_signed { unzigzag(gap) as u64 } else { gap };
+            let duration = if durations_signed { unzigzag(duration) as u64 } else { duration };
+            let begin_ns = previous_end.wrapping_add(gap);
+            let end_ns = begin_ns.wrapping_add(duration);
+            previous_end = end_ns;
+            each(Span { pass, kind, query_set, begin_ns, end_ns });
+            i += 1;
+        }
+        columns.query_sets.advance(segment as u64);
+        columns.kinds.advance(segment as u64);
     }
     reader.check_end()
 }
