@@ -32,7 +32,7 @@ use crate::model::{
     Binding, Command, CounterSample, CpuSpan, CpuTimes, Frame, Indirect, Op, Span, SpanKind, TopologyId,
 };
 use crate::spans::{self, SpanScratch};
-use crate::wire::{Cursor, put_opt_index, put_varint, unzigzag, zigzag};
+use crate::wire::{Cursor, apply_delta, put_opt_index, put_varint, unzigzag, zigzag};
 
 /// What a frame's leading fields say, readable without decoding the rest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -234,8 +234,8 @@ pub fn decode(cursor: &mut Cursor<'_>, frame: &mut Frame) -> Result<FrameSummary
     let mut previous_pass = 0u32;
     for _ in 0..command_count {
         let at = cursor.offset();
-        let gpu_pass = u32::try_from(i64::from(previous_pass) + cursor.varint_i64("command pass")?)
-            .map_err(|_| DecodeError::new(at, "command pass"))?;
+        let gpu_pass = apply_delta(previous_pass, cursor.varint_i64("command pass")?)
+            .ok_or_else(|| DecodeError::new(at, "command pass"))?;
         previous_pass = gpu_pass;
         let pipeline = cursor.opt_index("command pipeline")?;
         let op = decode_op(cursor)?;
@@ -247,8 +247,8 @@ pub fn decode(cursor: &mut Cursor<'_>, frame: &mut Frame) -> Result<FrameSummary
     let mut previous_command = 0u32;
     for _ in 0..binding_count {
         let at = cursor.offset();
-        let command = u32::try_from(i64::from(previous_command) + cursor.varint_i64("binding command")?)
-            .map_err(|_| DecodeError::new(at, "binding command"))?;
+        let command = apply_delta(previous_command, cursor.varint_i64("binding command")?)
+            .ok_or_else(|| DecodeError::new(at, "binding command"))?;
         previous_command = command;
         let group = cursor.varint_u32("binding group")?;
         let bind_group = cursor.varint_u32("bind group")?;
@@ -320,4 +320,37 @@ fn decode_op(cursor: &mut Cursor<'_>) -> Result<Op, DecodeError> {
         _ => return Err(DecodeError::new(at, "command op")),
     };
     Ok(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame whose only content is one command with the given pass delta.
+    fn frame_with_command_delta(delta: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        for _ in 0..6 {
+            put_varint(&mut out, 0); // summary
+        }
+        put_varint(&mut out, 0); // no spans
+        out.extend_from_slice(&[0, 0, 0, 0, 0]); // CPU begin, end, flags, no CPU spans, no culled bits
+        put_varint(&mut out, 1);
+        put_varint(&mut out, delta);
+        out.extend_from_slice(&[0, 0, 1, 1, 1]); // no pipeline, dispatch 1 1 1
+        out.extend_from_slice(&[0, 0]); // no bindings, no counters
+        out
+    }
+
+    #[test]
+    fn hostile_index_deltas_are_errors_even_with_overflow_checks() {
+        let mut frame = Frame::default();
+        for delta in [u64::MAX, u64::MAX - 1, zigzag(-1), 1 << 40] {
+            let bytes = frame_with_command_delta(delta);
+            let error = decode(&mut Cursor::new(&bytes, 0), &mut frame).unwrap_err();
+            assert_eq!(error.what, "command pass");
+        }
+        let bytes = frame_with_command_delta(zigzag(7));
+        decode(&mut Cursor::new(&bytes, 0), &mut frame).unwrap();
+        assert_eq!(frame.commands[0].gpu_pass, 7);
+    }
 }

@@ -21,11 +21,18 @@ pub fn encode(out: &mut Vec<u8>, meta: &Meta) {
 /// JSON has no NaN or infinity (serde_json would write `null`, which reads back as an
 /// error), so a writer refuses them up front.
 pub fn validate(meta: &Meta) -> Result<(), &'static str> {
-    if meta.limits.iter().chain(&meta.scene).all(|named| named.value.is_finite()) {
-        Ok(())
-    } else {
-        Err("META limits and scene values must be finite numbers")
+    if !meta.limits.iter().chain(&meta.scene).all(|named| named.value.is_finite()) {
+        return Err("META limits and scene values must be finite numbers");
     }
+    if !meta.extra.is_empty() {
+        // An extra key spelled like a known one would be written twice, and a reader
+        // refuses duplicate keys; `level` is the first byte's, not the JSON's.
+        let known = serde_json::to_value(Meta::default()).unwrap_or_default();
+        if meta.extra.keys().any(|key| key == "level" || known.get(key).is_some()) {
+            return Err("META extra keys must not repeat a known key or name the level");
+        }
+    }
+    Ok(())
 }
 
 pub fn decode(cursor: &mut Cursor<'_>) -> Result<Meta, DecodeError> {

@@ -21,7 +21,7 @@
 use crate::bits::{BitLengths, BitReader, BitWriter};
 use crate::error::DecodeError;
 use crate::model::{Span, SpanKind};
-use crate::wire::{Cursor, put_varint, unzigzag, zigzag};
+use crate::wire::{Cursor, apply_delta, put_varint, unzigzag, zigzag};
 
 const SEQUENTIAL: u8 = 1;
 const GAPS_SIGNED: u8 = 2;
@@ -271,8 +271,8 @@ fn decode_columns(
                 None => i as u32,
                 Some(refs) => {
                     let delta = unzigzag(refs.varint("span pass ref")?);
-                    let pass = u32::try_from(i64::from(expected_pass) + delta)
-                        .map_err(|_| DecodeError::new(refs.offset(), "span pass ref"))?;
+                    let pass = apply_delta(expected_pass, delta)
+                        .ok_or_else(|| DecodeError::new(refs.offset(), "span pass ref"))?;
                     expected_pass = pass.wrapping_add(1);
                     pass
                 }

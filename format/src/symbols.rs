@@ -48,6 +48,16 @@ impl SymbolWriter {
         put_varint(out, u64::from(index));
     }
 
+    /// Forgets the symbols introduced by the record being built, which was not written,
+    /// so the next record introduces them again and indices stay gap-free.
+    pub fn abandon_record(&mut self) {
+        let first = self.block_first;
+        self.indices.retain(|_, index| *index < first);
+        self.next = first;
+        self.block.clear();
+        self.block_count = 0;
+    }
+
     /// Appends the symbol block of the record being built.
     pub fn put_block(&self, out: &mut Vec<u8>) {
         put_varint(out, u64::from(self.block_first));

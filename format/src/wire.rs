@@ -38,6 +38,13 @@ pub fn put_opt_index(out: &mut Vec<u8>, index: Option<u32>) {
     put_varint(out, index.map_or(0, |i| u64::from(i) + 1));
 }
 
+/// `base + delta` as a `u32` index; `None` when it leaves that range, as only hostile
+/// input makes it (checked, so debug builds do not panic on overflow either).
+#[must_use]
+pub fn apply_delta(base: u32, delta: i64) -> Option<u32> {
+    i64::from(base).checked_add(delta).and_then(|value| u32::try_from(value).ok())
+}
+
 /// A forward reader over one record's payload. Every read is bounds-checked, and every
 /// error names the absolute file offset where it happened.
 #[derive(Debug, Clone)]

@@ -137,7 +137,10 @@ impl<S: Sink> Writer<S> {
         self.record.extend_from_slice(&hash.to_le_bytes());
         self.symbols.put_block(&mut self.record);
         self.record.extend_from_slice(&self.scratch);
-        self.end_record(FourCc::TOPO)?;
+        if let Err(error) = self.end_record(FourCc::TOPO) {
+            self.symbols.abandon_record();
+            return Err(error);
+        }
         // Only a topology whose record reached the sink gets an id.
         self.canonical.push(canonical);
         self.topologies.entry(hash).or_default().push(id);
@@ -161,7 +164,11 @@ impl<S: Sink> Writer<S> {
         self.symbols.put_block(&mut self.record);
         self.record.extend_from_slice(&entries);
         self.scratch = entries;
-        self.end_record(FourCc::DECL).map(drop)
+        let written = self.end_record(FourCc::DECL).map(drop);
+        if written.is_err() {
+            self.symbols.abandon_record();
+        }
+        written
     }
 
     /// Writes one frame record. Frame numbers must increase, and the topology must have

@@ -35,8 +35,8 @@ fn blur_topology() -> Topology {
 /// Writes frames whose spans have the given durations per GPU pass (index = pass).
 fn capture_with(topology: &Topology, durations: &[Vec<u64>], dropped: u32) -> Vec<u8> {
     let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
-    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
-    let id = writer.topology(topology).unwrap();
+    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
+    let id = writer.topology(topology).expect("writing into a Vec succeeds");
     for (number, frame_durations) in durations.iter().enumerate() {
         let mut frame = Frame { frame_number: number as u64, topology: id, dropped_spans: dropped, ..Frame::default() };
         let mut t = 1_000_000 * number as u64;
@@ -44,9 +44,9 @@ fn capture_with(topology: &Topology, durations: &[Vec<u64>], dropped: u32) -> Ve
             frame.spans.push(Span { pass: pass as u32, begin_ns: t, end_ns: t + duration, ..Span::default() });
             t += duration + 100;
         }
-        writer.frame(&frame).unwrap();
+        writer.frame(&frame).expect("frame numbers increase");
     }
-    writer.finish().unwrap()
+    writer.finish().expect("writing into a Vec succeeds")
 }
 
 fn find<'r>(report: &'r StatsReport, graph_pass: &str, label: &str) -> &'r PassStats {

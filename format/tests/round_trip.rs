@@ -245,3 +245,35 @@ fn a_lost_meta_is_reported_and_the_frames_survive() {
     );
     assert_eq!(capture.frames().len(), 3);
 }
+
+#[test]
+fn extra_meta_keys_round_trip_but_may_not_shadow_known_ones() {
+    let mut meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    meta.extra.insert("engine_build".into(), serde_json::json!({"lto": true}));
+    let bytes = Writer::new(Vec::new(), &meta).unwrap().finish().unwrap();
+    assert_eq!(Capture::open(&bytes).unwrap().meta().unwrap().extra, meta.extra);
+    for key in ["note", "adapter", "level"] {
+        let mut shadowing = meta.clone();
+        shadowing.extra.insert(key.into(), serde_json::json!("x"));
+        assert!(Writer::new(Vec::new(), &shadowing).is_err(), "{key}");
+    }
+}
+
+#[test]
+fn a_refused_oversized_topology_leaves_no_gap_in_the_symbols() {
+    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+    let huge = Topology {
+        gpu_passes: vec![GpuPass { label: "x".repeat(sgpt_format::MAX_PAYLOAD_LEN + 1), ..GpuPass::default() }],
+        ..Topology::default()
+    };
+    assert!(matches!(writer.topology(&huge), Err(sgpt_format::WriteError::RecordTooLarge { .. })));
+    let small =
+        Topology { gpu_passes: vec![GpuPass { label: "ok".into(), ..GpuPass::default() }], ..Topology::default() };
+    let id = writer.topology(&small).unwrap();
+    writer.frame(&Frame { topology: id, ..Frame::default() }).unwrap();
+    let bytes = writer.finish().unwrap();
+    let capture = Capture::open(&bytes).unwrap();
+    assert_eq!(capture.verify(), vec![]);
+    assert_eq!(capture.topology(id).unwrap().gpu_passes[0].label, "ok");
+}
