@@ -1,1 +1,98 @@
-fn main() {}
+#![doc = include_str!("../README.md")]
+//!
+//! Errors are reported once, in `main`; exit codes are in the README's table.
+
+mod diff;
+mod export;
+mod info;
+mod input;
+mod json;
+mod stats;
+mod synth;
+mod table;
+mod validate;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "sgpt", version, about = "Validate, summarize, compare and export .sgpt GPU frame captures")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Header, context, frames, spans, topologies, graph passes with their GPU passes, defects.
+    Info {
+        file: PathBuf,
+        /// Print the documented JSON contract instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a capture: exit 0 when closed and intact, 1 when readable with defects,
+    /// 2 when unreadable.
+    Validate {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Per GPU pass statistics: count, zero-duration count, min/median/p95/max/total in ns.
+    Stats {
+        file: PathBuf,
+        /// Half-open range of frame indices, `A..B` (`A..` and `..B` too).
+        #[arg(long, value_name = "A..B", value_parser = stats::parse_range)]
+        frames: Option<stats::FrameRange>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Per-pass deltas from capture A to capture B, sorted by regression.
+    Diff {
+        a: PathBuf,
+        b: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Export Chrome Trace Event JSON, for Perfetto or chrome://tracing.
+    Export {
+        file: PathBuf,
+        /// Where to write the trace (`-` for standard output).
+        #[arg(long, value_name = "OUT.json")]
+        chrome: PathBuf,
+    },
+    /// Write a deterministic synthetic capture (the standard workload by default).
+    Synth(synth::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            // The one place errors are reported (STYLE.md: handle each error once).
+            let _ = writeln!(io::stderr(), "sgpt: error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Info { file, json } => info::run(&file, json),
+        Command::Validate { file, json } => validate::run(&file, json),
+        Command::Stats { file, frames, json } => stats::run(&file, frames, json),
+        Command::Diff { a, b, json } => diff::run(&a, &b, json),
+        Command::Export { file, chrome } => export::run(&file, &chrome),
+        Command::Synth(args) => synth::run(&args),
+    }
+}
+
+/// `sgpt stats … | head` closes the pipe early; that is not a failure.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| cause.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+}

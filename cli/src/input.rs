@@ -1,0 +1,97 @@
+//! Reading a capture file: the bytes (gunzipped when they are gzip), a progress bar for
+//! large files, and error messages that name the file.
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Read};
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use sgpt_format::{Capture, OpenError};
+
+/// Files above this size, or captures above `LARGE_FRAMES`, get a progress bar.
+const LARGE_BYTES: u64 = 64 << 20;
+const LARGE_FRAMES: usize = 20_000;
+/// A gzip stream may inflate to at most this many bytes: a compressed bomb must not
+/// exhaust memory (STYLE.md: lengths are bounded before allocation).
+const MAX_INFLATED: u64 = 64 << 30;
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Reads `path` whole. Gzip is recognised by its magic, not its extension, so a renamed
+/// or extension-less file opens the same way.
+pub fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let mut file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let bar = bar(len, len > LARGE_BYTES, "reading");
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    let mut chunk = vec![0u8; 8 << 20];
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error).with_context(|| format!("{}: cannot read", path.display())),
+        };
+        bytes.extend_from_slice(&chunk[..n]);
+        bar.inc(n as u64);
+    }
+    bar.finish_and_clear();
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        return Ok(bytes);
+    }
+    let bar = spinner(len > LARGE_BYTES, "decompressing");
+    let mut inflated = Vec::new();
+    let mut decoder = flate2::read::MultiGzDecoder::new(bytes.as_slice()).take(MAX_INFLATED + 1);
+    decoder.read_to_end(&mut inflated).with_context(|| format!("{}: the gzip data is damaged", path.display()))?;
+    bar.finish_and_clear();
+    if inflated.len() as u64 > MAX_INFLATED {
+        bail!("{}: the gzip data inflates to more than {} GiB", path.display(), MAX_INFLATED >> 30);
+    }
+    Ok(inflated)
+}
+
+/// Opens `bytes` read from `path`; the error names the file and why it is not readable.
+pub fn open<'a>(path: &Path, bytes: &'a [u8]) -> anyhow::Result<Capture<'a>> {
+    Capture::open(bytes).map_err(|error| unreadable(path, &error))
+}
+
+pub fn unreadable(path: &Path, error: &OpenError) -> anyhow::Error {
+    anyhow::anyhow!("{}: {error}", path.display())
+}
+
+/// Whether a capture is large enough for frame loops to show progress.
+pub fn is_large(capture: &Capture<'_>, bytes: usize) -> bool {
+    bytes as u64 > LARGE_BYTES || capture.frames().len() > LARGE_FRAMES
+}
+
+/// A progress bar on stderr, drawn only when `large` and stderr is a terminal, so
+/// redirected output and CI logs stay clean.
+pub fn bar(len: u64, large: bool, message: &'static str) -> ProgressBar {
+    if !large || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len).with_message(message);
+    if let Ok(style) = ProgressStyle::with_template("{msg:>12} [{bar:40}] {percent:>3}% {eta}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// A spinner for work without a known length (checking every frame).
+pub fn spinner(large: bool, message: &'static str) -> ProgressBar {
+    if !large || !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner().with_message(message);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
+/// Text from a capture, safe to print on a terminal: control characters (an escape
+/// sequence in a hostile label) are shown escaped, never interpreted.
+pub fn printable(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}

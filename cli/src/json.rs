@@ -1,0 +1,115 @@
+//! The `--json` contract (documented in `cli/README.md`). Every output carries
+//! `"schema": SCHEMA`; fields are only ever added within a schema version. Changing or
+//! removing one bumps it.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use sgpt_format::analysis::{PassDelta, PassStats, StatsReport};
+use sgpt_format::{Defect, GpuPassKind, SpanKind};
+
+pub const SCHEMA: u32 = 1;
+
+/// A defect as `{kind, offset, detail}`, `kind` being `DefectKind::name()`.
+#[derive(Debug, Serialize)]
+pub struct DefectJson {
+    pub kind: &'static str,
+    pub offset: u64,
+    pub detail: String,
+}
+
+impl From<&Defect> for DefectJson {
+    fn from(defect: &Defect) -> Self {
+        Self { kind: defect.kind.name(), offset: defect.offset, detail: defect.detail.clone() }
+    }
+}
+
+pub fn defects(defects: &[Defect]) -> Vec<DefectJson> {
+    defects.iter().map(DefectJson::from).collect()
+}
+
+/// One pass's statistics, all durations in ns.
+#[derive(Debug, Serialize)]
+pub struct PassJson {
+    pub label: String,
+    pub graph_pass: Option<String>,
+    pub kind: GpuPassKind,
+    pub span_kind: SpanKind,
+    pub count: u64,
+    pub zero_count: u64,
+    pub frames_present: u64,
+    pub min_ns: u64,
+    pub median_ns: u64,
+    pub p95_ns: u64,
+    pub max_ns: u64,
+    pub mean_ns: u64,
+    pub total_ns: u64,
+    pub total_per_frame_ns: u64,
+}
+
+impl PassJson {
+    pub fn new(report: &StatsReport, pass: &PassStats) -> Self {
+        Self {
+            label: pass.label.clone(),
+            graph_pass: pass.graph_pass.clone(),
+            kind: pass.kind,
+            span_kind: pass.span_kind,
+            count: pass.count,
+            zero_count: pass.zero_count,
+            frames_present: pass.frames_present,
+            min_ns: pass.min_ns,
+            median_ns: pass.median_ns,
+            p95_ns: pass.p95_ns,
+            max_ns: pass.max_ns,
+            mean_ns: pass.mean_ns(),
+            total_ns: pass.total_ns,
+            total_per_frame_ns: report.total_per_frame_ns(pass),
+        }
+    }
+}
+
+/// One pass compared between A and B; deltas are B − A in ns.
+#[derive(Debug, Serialize)]
+pub struct DeltaJson {
+    pub label: String,
+    pub graph_pass: Option<String>,
+    pub kind: GpuPassKind,
+    pub span_kind: SpanKind,
+    /// `matched`, `added` (only in B) or `removed` (only in A).
+    pub status: &'static str,
+    pub a: Option<PassJson>,
+    pub b: Option<PassJson>,
+    pub median_delta_ns: Option<i64>,
+    pub p95_delta_ns: Option<i64>,
+    pub mean_delta_ns: Option<i64>,
+    pub total_per_frame_delta_ns: i64,
+    pub median_change: Option<f64>,
+}
+
+impl DeltaJson {
+    pub fn new(a: &StatsReport, b: &StatsReport, delta: &PassDelta) -> Self {
+        Self {
+            label: delta.label.clone(),
+            graph_pass: delta.graph_pass.clone(),
+            kind: delta.kind,
+            span_kind: delta.span_kind,
+            status: delta.status().name(),
+            a: delta.a.as_ref().map(|pass| PassJson::new(a, pass)),
+            b: delta.b.as_ref().map(|pass| PassJson::new(b, pass)),
+            median_delta_ns: delta.median_delta_ns,
+            p95_delta_ns: delta.p95_delta_ns,
+            mean_delta_ns: delta.mean_delta_ns,
+            total_per_frame_delta_ns: delta.total_per_frame_delta_ns,
+            median_change: delta.median_change,
+        }
+    }
+}
+
+/// Writes `value` as pretty JSON and a newline to standard output.
+pub fn print(value: &impl Serialize) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}

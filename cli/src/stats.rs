@@ -1,0 +1,192 @@
+//! `sgpt stats`: per GPU pass statistics over a frame range.
+
+use std::io::{self, Write};
+use std::ops::Range;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::bail;
+use serde::Serialize;
+use sgpt_format::Capture;
+use sgpt_format::analysis::{StatsAccumulator, StatsReport};
+
+use crate::input::{self, printable};
+use crate::json::{self, DefectJson, PassJson, SCHEMA};
+use crate::table::{Align, Table};
+
+/// `--frames A..B` as typed: either end may be left open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameRange {
+    pub start: Option<usize>,
+    pub end: Option<usize>,
+}
+
+/// Parses `A..B`, `A..` or `..B` (frame indices, half-open).
+pub fn parse_range(text: &str) -> Result<FrameRange, String> {
+    let Some((start, end)) = text.split_once("..") else {
+        return Err(format!("expected a half-open range of frame indices like 0..600, not {text:?}"));
+    };
+    let bound = |part: &str| -> Result<Option<usize>, String> {
+        if part.is_empty() {
+            return Ok(None);
+        }
+        part.parse().map(Some).map_err(|_| format!("{part:?} is not a frame index in {text:?}"))
+    };
+    let range = FrameRange { start: bound(start)?, end: bound(end)? };
+    if let (Some(start), Some(end)) = (range.start, range.end)
+        && start >= end
+    {
+        return Err(format!("the range {text} is empty: A must be less than B"));
+    }
+    Ok(range)
+}
+
+impl FrameRange {
+    /// The concrete range for a capture of `frames` frames, or why it does not fit.
+    pub fn resolve(self, frames: usize) -> anyhow::Result<Range<usize>> {
+        let start = self.start.unwrap_or(0);
+        let end = self.end.unwrap_or(frames);
+        if end > frames || start >= end {
+            bail!("--frames {start}..{end} is outside the capture's {frames} frames (valid indices: 0..{frames})");
+        }
+        Ok(start..end)
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct StatsJson<'p> {
+    schema: u32,
+    file: &'p str,
+    /// The half-open frame-index range asked for, `[start, end]`.
+    frame_range: [usize; 2],
+    /// Frames analysed (the range less skipped frames).
+    frames: u64,
+    spans: u64,
+    zero_spans: u64,
+    dropped_spans: u64,
+    passes: Vec<PassJson>,
+    /// Frames skipped because they could not be decoded.
+    defects: Vec<DefectJson>,
+}
+
+/// Per-pass statistics of `range`, with a progress bar on large captures.
+pub fn report(capture: &Capture<'_>, range: Range<usize>, large: bool) -> StatsReport {
+    let bar = input::bar(range.len() as u64, large, "analysing");
+    let mut stats = StatsAccumulator::new(capture);
+    for (done, index) in range.enumerate() {
+        stats.add_frame(index);
+        // Per-frame work is microseconds; touching the bar every frame would cost more.
+        if done % 1024 == 0 {
+            bar.set_position(done as u64);
+        }
+    }
+    bar.finish_and_clear();
+    stats.finish()
+}
+
+/// The honesty line for spans that read exactly 0 ns (seed 000 §7.3).
+pub fn zero_note(zero_spans: u64) -> Option<String> {
+    (zero_spans > 0).then(|| {
+        format!(
+            "{zero_spans} spans read exactly 0 ns; browsers quantize timestamps to 100 µs unless \
+             chrome://flags/#enable-webgpu-developer-features is on; aggregate across frames"
+        )
+    })
+}
+
+pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Result<ExitCode> {
+    let bytes = input::read(path)?;
+    let capture = input::open(path, &bytes)?;
+    let count = capture.frames().len();
+    let range = match frames {
+        Some(frames) => frames.resolve(count).map_err(|error| error.context(path.display().to_string()))?,
+        None => 0..count,
+    };
+    let report = report(&capture, range.clone(), input::is_large(&capture, bytes.len()));
+    let file = path.display().to_string();
+    if as_json {
+        json::print(&StatsJson {
+            schema: SCHEMA,
+            file: &file,
+            frame_range: [range.start, range.end],
+            frames: report.frames,
+            spans: report.spans,
+            zero_spans: report.zero_spans,
+            dropped_spans: report.dropped_spans,
+            passes: report.passes.iter().map(|pass| PassJson::new(&report, pass)).collect(),
+            defects: json::defects(&report.defects),
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "{}: frames {}..{} ({} analysed), {} spans, {} dropped",
+        printable(&file),
+        range.start,
+        range.end,
+        report.frames,
+        report.spans,
+        report.dropped_spans
+    )?;
+    let mut table = Table::new(&[
+        ("label", Align::Left),
+        ("graph pass", Align::Left),
+        ("kind", Align::Left),
+        ("count", Align::Right),
+        ("zero", Align::Right),
+        ("min ns", Align::Right),
+        ("median ns", Align::Right),
+        ("p95 ns", Align::Right),
+        ("max ns", Align::Right),
+        ("total ns", Align::Right),
+    ]);
+    for pass in &report.passes {
+        let kind = match pass.span_kind {
+            sgpt_format::SpanKind::Pass => pass.kind.name().to_owned(),
+            sgpt_format::SpanKind::SubPass => format!("{} (sub-pass)", pass.kind.name()),
+        };
+        table.row(vec![
+            printable(&pass.label),
+            printable(pass.graph_pass.as_deref().unwrap_or("-")),
+            kind,
+            pass.count.to_string(),
+            pass.zero_count.to_string(),
+            pass.min_ns.to_string(),
+            pass.median_ns.to_string(),
+            pass.p95_ns.to_string(),
+            pass.max_ns.to_string(),
+            pass.total_ns.to_string(),
+        ]);
+    }
+    table.write(&mut out)?;
+    if let Some(note) = zero_note(report.zero_spans) {
+        writeln!(out, "note: {note}")?;
+    }
+    if !report.defects.is_empty() {
+        writeln!(out, "skipped {} frames:", report.defects.len())?;
+        for defect in &report.defects {
+            writeln!(out, "  {}", printable(&defect.to_string()))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_with_open_ends_and_are_checked_against_the_capture() {
+        assert_eq!(parse_range("10..20"), Ok(FrameRange { start: Some(10), end: Some(20) }));
+        assert_eq!(parse_range("10.."), Ok(FrameRange { start: Some(10), end: None }));
+        assert_eq!(parse_range("..20"), Ok(FrameRange { start: None, end: Some(20) }));
+        assert!(parse_range("20..10").unwrap_err().contains("empty"));
+        assert!(parse_range("5").is_err());
+        assert!(parse_range("a..3").unwrap_err().contains("not a frame index"));
+        assert_eq!(parse_range("..").unwrap().resolve(600).unwrap(), 0..600);
+        assert_eq!(parse_range("590..").unwrap().resolve(600).unwrap(), 590..600);
+        assert!(parse_range("0..601").unwrap().resolve(600).unwrap_err().to_string().contains("600 frames"));
+        assert!(parse_range("600..").unwrap().resolve(600).is_err());
+    }
+}

@@ -1,0 +1,370 @@
+//! Drives the built `sgpt` binary: exit codes, stderr messages and the `--json` contract.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::Value;
+use sgpt_format::Level;
+use sgpt_format::synth::{SynthOptions, generate, workload};
+
+/// A file under the temp dir with a name unique to this process and call, removed on drop.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(name: &str) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let unique = NEXT.fetch_add(1, Ordering::Relaxed);
+        Self(std::env::temp_dir().join(format!("sgpt-cli-test-{}-{unique}-{name}", std::process::id())))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn arg(&self) -> &str {
+        self.0.to_str().expect("temp paths are UTF-8 here")
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn sgpt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("sgpt exited, not killed by a signal")
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    })
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Writes a synthetic capture through `sgpt synth`.
+fn synth(name: &str, options: &SynthOptions) -> Temp {
+    let temp = Temp::new(name);
+    let mut args = vec![
+        "synth".to_owned(),
+        "--frames".into(),
+        options.frames.to_string(),
+        "--passes".into(),
+        options.passes.to_string(),
+        "--level".into(),
+        options.level.name().into(),
+        "--seed".into(),
+        options.seed.to_string(),
+        "-o".into(),
+        temp.arg().into(),
+    ];
+    if let Some(q) = options.quantize_ns {
+        args.extend(["--quantize".into(), q.to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = sgpt(&args);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    temp
+}
+
+fn options(frames: u32, passes: u32, level: Level) -> SynthOptions {
+    SynthOptions { frames, passes, level, ..SynthOptions::default() }
+}
+
+#[test]
+fn synth_writes_the_same_bytes_as_the_library_generator() {
+    let options = SynthOptions { seed: 7, quantize_ns: Some(1_000), ..options(40, 30, Level::Workload) };
+    let file = synth("same.sgpt", &options);
+    assert_eq!(std::fs::read(file.path()).unwrap(), generate(&options));
+}
+
+#[test]
+fn a_fresh_synth_capture_validates_as_intact() {
+    let file = synth("intact.sgpt", &options(50, 40, Level::Structure));
+    let output = sgpt(&["validate", file.arg()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("intact"));
+
+    let output = sgpt(&["validate", file.arg(), "--json"]);
+    assert_eq!(code(&output), 0);
+    let report = json(&output);
+    assert_eq!(report["schema"], 1);
+    assert_eq!(report["verdict"], "intact");
+    assert_eq!(report["closed"], true);
+    assert_eq!(report["frames"], 50);
+    assert_eq!(report["spans"], workload(&options(50, 40, Level::Structure)).span_count());
+    assert_eq!(report["defects"], Value::Array(Vec::new()));
+}
+
+#[test]
+fn a_truncated_capture_is_readable_with_a_truncated_defect() {
+    let file = synth("whole.sgpt", &options(30, 20, Level::Timing));
+    let bytes = std::fs::read(file.path()).unwrap();
+    let cut = Temp::new("cut.sgpt");
+    std::fs::write(cut.path(), &bytes[..bytes.len() - 100]).unwrap();
+
+    let output = sgpt(&["validate", cut.arg(), "--json"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let report = json(&output);
+    assert_eq!(report["verdict"], "defects");
+    let defects = report["defects"].as_array().unwrap();
+    let truncated = defects.iter().find(|d| d["kind"] == "truncated").unwrap_or_else(|| panic!("{defects:?}"));
+    assert!(truncated["offset"].as_u64().unwrap() < bytes.len() as u64);
+    assert!(truncated["detail"].as_str().unwrap().contains("ends inside"));
+
+    let text = sgpt(&["validate", cut.arg()]);
+    assert_eq!(code(&text), 1);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("truncated"));
+    // Other commands still work on what was recovered.
+    assert_eq!(code(&sgpt(&["stats", cut.arg()])), 0);
+}
+
+#[test]
+fn random_bytes_are_unreadable_and_the_error_names_the_file() {
+    let file = Temp::new("random.bin");
+    let mut state = 0x1234_5678_9abc_def0u64;
+    let bytes: Vec<u8> = (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    std::fs::write(file.path(), bytes).unwrap();
+    for command in ["validate", "info", "stats"] {
+        let output = sgpt(&[command, file.arg()]);
+        assert_eq!(code(&output), 2, "{command}");
+        let message = stderr(&output);
+        assert!(message.contains("not an sgpt"), "{command}: {message}");
+        assert!(message.contains(file.arg()), "{command}: {message}");
+    }
+    let output = sgpt(&["validate", file.arg(), "--json"]);
+    assert_eq!(code(&output), 2);
+    assert_eq!(json(&output)["verdict"], "unreadable");
+
+    let missing = Temp::new("missing.sgpt");
+    let output = sgpt(&["info", missing.arg()]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains(missing.arg()));
+}
+
+#[test]
+fn info_json_carries_meta_and_graph_passes_with_their_gpu_passes() {
+    let options = options(20, 60, Level::Structure);
+    let file = synth("info.sgpt", &options);
+    let output = sgpt(&["info", file.arg(), "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let info = json(&output);
+    assert_eq!(info["schema"], 1);
+    assert_eq!(info["closed"], true);
+    assert_eq!(info["frames"], 20);
+    assert_eq!(info["meta"]["level"], "structure");
+    assert_eq!(info["meta"]["adapter"]["name"], "sgpt synthetic adapter");
+    assert_eq!(info["defects"], Value::Array(Vec::new()));
+
+    // Expected: each graph pass's GPU pass labels over every topology, deduplicated.
+    let workload = workload(&options);
+    let mut expected: Vec<(String, Vec<String>)> = Vec::new();
+    for topology in &workload.topologies {
+        for (index, pass) in topology.graph_passes.iter().enumerate() {
+            if !expected.iter().any(|(name, _)| *name == pass.name) {
+                expected.push((pass.name.clone(), Vec::new()));
+            }
+            let labels = &mut expected.iter_mut().find(|(name, _)| *name == pass.name).unwrap().1;
+            for gpu in topology.gpu_passes.iter().filter(|gpu| gpu.graph_pass == Some(index as u32)) {
+                if !labels.contains(&gpu.label) {
+                    labels.push(gpu.label.clone());
+                }
+            }
+        }
+    }
+    let actual: Vec<(String, Vec<String>)> = info["graph_passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pass| {
+            let labels =
+                pass["gpu_passes"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_owned()).collect();
+            (pass["name"].as_str().unwrap().to_owned(), labels)
+        })
+        .collect();
+    assert_eq!(actual, expected);
+    // The shadow refresh pass appears only in the refresh topology, and is listed once.
+    let shadows = actual.iter().filter(|(_, labels)| labels.iter().any(|l| l == "shadows.cascade3.refresh")).count();
+    assert_eq!(shadows, 1);
+}
+
+#[test]
+fn stats_json_counts_match_the_workload() {
+    let options = options(600, 200, Level::Structure);
+    let file = synth("stats.sgpt", &options);
+    let output = sgpt(&["stats", file.arg(), "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let stats = json(&output);
+
+    // Spans per (graph pass, label), counted from the generator's own frames: passes
+    // that miss frames (the every-8th shadow refresh, the tail dropped every 97th frame)
+    // have counts below 600.
+    let workload = workload(&options);
+    let mut expected: HashMap<(String, String), u64> = HashMap::new();
+    for frame in &workload.frames {
+        let topology = &workload.topologies[frame.topology as usize];
+        for span in &frame.spans {
+            let pass = &topology.gpu_passes[span.pass as usize];
+            let graph = topology.graph_passes[pass.graph_pass.unwrap() as usize].name.clone();
+            *expected.entry((graph, pass.label.clone())).or_default() += 1;
+        }
+    }
+    assert!(expected.values().any(|&count| count == 600));
+    assert!(expected.values().any(|&count| count < 600));
+
+    assert_eq!(stats["schema"], 1);
+    assert_eq!(stats["frames"], 600);
+    assert_eq!(stats["spans"], workload.span_count());
+    assert_eq!(stats["zero_spans"], 0);
+    let dropped: u32 = workload.frames.iter().map(|f| f.dropped_spans).sum();
+    assert_eq!(stats["dropped_spans"], dropped);
+    let passes = stats["passes"].as_array().unwrap();
+    assert_eq!(passes.len(), expected.len());
+    for pass in passes {
+        let key = (pass["graph_pass"].as_str().unwrap().to_owned(), pass["label"].as_str().unwrap().to_owned());
+        assert_eq!(pass["count"].as_u64(), expected.get(&key).copied(), "{key:?}");
+        for field in ["zero_count", "min_ns", "median_ns", "p95_ns", "max_ns", "total_ns"] {
+            assert!(pass[field].is_u64(), "{field}");
+        }
+        assert!(pass["kind"] == "compute" || pass["kind"] == "render");
+        assert!(pass["min_ns"].as_u64() <= pass["median_ns"].as_u64());
+        assert!(pass["median_ns"].as_u64() <= pass["p95_ns"].as_u64());
+        assert!(pass["p95_ns"].as_u64() <= pass["max_ns"].as_u64());
+    }
+    let totals: Vec<u64> = passes.iter().map(|p| p["total_ns"].as_u64().unwrap()).collect();
+    assert!(totals.windows(2).all(|w| w[0] >= w[1]), "sorted by total, largest first");
+}
+
+#[test]
+fn stats_takes_a_half_open_frame_range_and_rejects_a_bad_one() {
+    let file = synth("range.sgpt", &options(40, 20, Level::Timing));
+    let output = sgpt(&["stats", file.arg(), "--frames", "10..25", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let stats = json(&output);
+    assert_eq!(stats["frames"], 15);
+    assert_eq!(stats["frame_range"], serde_json::json!([10, 25]));
+    assert!(stats["passes"].as_array().unwrap().iter().all(|p| p["count"].as_u64().unwrap() <= 15));
+
+    let output = sgpt(&["stats", file.arg(), "--frames", "10..41"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("40 frames"), "{}", stderr(&output));
+    let output = sgpt(&["stats", file.arg(), "--frames", "abc"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("--frames"));
+}
+
+#[test]
+fn stats_says_how_many_spans_read_zero_and_names_the_chrome_flag() {
+    let options = SynthOptions { quantize_ns: Some(100_000), ..options(30, 20, Level::Timing) };
+    let file = synth("quantized.sgpt", &options);
+    let zero = workload(&options).frames.iter().flat_map(|f| &f.spans).filter(|s| s.duration_ns() == 0).count();
+    assert!(zero > 0);
+    let output = sgpt(&["stats", file.arg()]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(&format!("{zero} spans read exactly 0 ns")), "{text}");
+    assert!(text.contains("chrome://flags/#enable-webgpu-developer-features"));
+    assert_eq!(json(&sgpt(&["stats", file.arg(), "--json"]))["zero_spans"], zero);
+}
+
+#[test]
+fn diff_of_a_capture_against_itself_is_all_zero() {
+    let file = synth("self.sgpt", &options(60, 40, Level::Structure));
+    let output = sgpt(&["diff", file.arg(), file.arg(), "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let diff = json(&output);
+    assert_eq!(diff["schema"], 1);
+    let passes = diff["passes"].as_array().unwrap();
+    assert!(!passes.is_empty());
+    for pass in passes {
+        assert_eq!(pass["status"], "matched");
+        for field in ["median_delta_ns", "p95_delta_ns", "mean_delta_ns", "total_per_frame_delta_ns"] {
+            assert_eq!(pass[field], 0, "{field} of {}", pass["label"]);
+        }
+    }
+}
+
+#[test]
+fn diff_ranks_a_slower_capture_first() {
+    let a = synth("a.sgpt", &options(40, 20, Level::Timing));
+    let b = synth("b.sgpt", &SynthOptions { seed: 2, ..options(40, 20, Level::Timing) });
+    let diff = json(&sgpt(&["diff", a.arg(), b.arg(), "--json"]));
+    let medians: Vec<i64> =
+        diff["passes"].as_array().unwrap().iter().map(|p| p["median_delta_ns"].as_i64().unwrap()).collect();
+    assert!(medians.windows(2).all(|w| w[0] >= w[1]), "{medians:?}");
+    assert!(medians[0] > 0 && *medians.last().unwrap() < 0, "different seeds move passes both ways");
+}
+
+#[test]
+fn export_writes_chrome_trace_json() {
+    let options = options(10, 20, Level::Verbose);
+    let file = synth("export.sgpt", &options);
+    let out = Temp::new("trace.json");
+    let output = sgpt(&["export", file.arg(), "--chrome", out.arg()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let trace: Value = serde_json::from_slice(&std::fs::read(out.path()).unwrap()).unwrap();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let spans = events.iter().filter(|e| e["cat"] == "gpu_pass" || e["cat"] == "gpu_subpass").count();
+    assert_eq!(spans, workload(&options).span_count());
+    assert!(stderr(&output).contains(&format!("{} events", events.len())));
+}
+
+#[test]
+fn gzip_input_is_recognised_by_its_magic() {
+    let options = options(25, 20, Level::Timing);
+    let packed = Temp::new("capture.bin");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(&generate(&options)).unwrap();
+    std::fs::write(packed.path(), encoder.finish().unwrap()).unwrap();
+    let output = sgpt(&["validate", packed.arg(), "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(json(&output)["frames"], 25);
+}
+
+#[test]
+fn every_v1_fixture_gets_the_exit_code_its_damage_calls_for() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures/v1 exists") {
+        let path = entry.expect("a directory entry").path();
+        if path.extension().is_none_or(|ext| ext != "sgpt") {
+            continue;
+        }
+        seen += 1;
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        let file = path.to_str().expect("UTF-8 path");
+        let expected = match name.as_str() {
+            "newer_version.sgpt" => 2,
+            "corrupted.sgpt" | "never_closed.sgpt" | "truncated.sgpt" | "unknown_record.sgpt" => 1,
+            _ => 0,
+        };
+        let validate = sgpt(&["validate", file, "--json"]);
+        assert_eq!(code(&validate), expected, "{name}: {}", stderr(&validate));
+        let trace = Temp::new("fixture.json");
+        for args in
+            [vec!["info", file, "--json"], vec!["stats", file, "--json"], vec!["export", file, "--chrome", trace.arg()]]
+        {
+            let output = sgpt(&args);
+            // Unreadable is 2; anything readable succeeds, whatever its damage.
+            assert_eq!(code(&output), if expected == 2 { 2 } else { 0 }, "{name} {args:?}: {}", stderr(&output));
+        }
+    }
+    assert!(seen >= 10, "only {seen} fixtures found in {}", dir.display());
+}
