@@ -129,9 +129,10 @@ const SHADOW_SCOPE: usize = 4;
 const HITCH_FRAME_DIVISOR: u32 = 2;
 const FRAME_NS: f64 = 16_600_000.0;
 
-struct Shape {
-    /// Per GPU pass: its typical duration in ns.
-    typical_ns: Vec<f64>,
+/// A pass's typical duration in ns, by label: stable across topology variants, where
+/// the same pass can sit at a different index.
+fn typical_ns(label: &str, seed: u64) -> f64 {
+    Rng::new(xxhash_rust::xxh3::xxh3_64(label.as_bytes()) ^ seed).log_normal(40_000.0, 0.6)
 }
 
 fn scope_name(index: usize) -> String {
@@ -378,8 +379,10 @@ pub fn workload(options: &SynthOptions) -> Workload {
     // contents only, in order of first use, as a writer would assign ids.
     let mut topologies: Vec<Topology> = Vec::new();
     let mut variant_index: [Option<usize>; 4] = [None; 4];
-    let max_gpu = built.iter().map(|t| t.gpu_passes.len()).max().unwrap_or(0);
-    let shape = Shape { typical_ns: (0..max_gpu).map(|_| rng.log_normal(40_000.0, 0.6)).collect() };
+    let typical: Vec<Vec<f64>> = built
+        .iter()
+        .map(|topology| topology.gpu_passes.iter().map(|pass| typical_ns(&pass.label, options.seed)).collect())
+        .collect();
     let quantize = |t: u64| options.quantize_ns.filter(|&q| q > 0).map_or(t, |q| t / q * q);
     let hitch_frame = options.frames / HITCH_FRAME_DIVISOR;
     let gpu_origin = 3_000_000_000u64;
@@ -407,7 +410,7 @@ pub fn workload(options: &SynthOptions) -> Workload {
             }
             t += rng.log_normal(2_000.0, 0.5) as u64;
             let hitch = if f == hitch_frame && index % 10 == 3 { 6.0 } else { 1.0 };
-            let duration = (shape.typical_ns[index] * hitch * (0.2 * rng.normal()).exp()) as u64;
+            let duration = (typical[variant][index] * hitch * (0.2 * rng.normal()).exp()) as u64;
             let query_set = u8::from(index < 20);
             frame.spans.push(Span {
                 pass: index as u32,
