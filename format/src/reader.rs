@@ -267,7 +267,7 @@ impl<'a> Capture<'a> {
             if f.header.kind == FourCc::FRAM {
                 match frame::decode_summary(&mut cursor) {
                     Ok(summary) => {
-                        self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64))
+                        self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64));
                     }
                     Err(error) => self.defects.push(error.into()),
                 }

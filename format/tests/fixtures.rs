@@ -46,7 +46,7 @@ fn every_v1_fixture_opens_as_recorded() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1");
     let on_disk = std::fs::read_dir(&dir)
         .unwrap()
-        .filter_map(|entry| entry.ok())
+        .filter_map(Result::ok)
         .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "sgpt"))
         .count();
     assert_eq!(on_disk, V1.len() + 1, "a fixture on disk has no expectation here, or one is missing");

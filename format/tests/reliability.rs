@@ -1,3 +1,4 @@
+#![expect(clippy::unwrap_used, reason = "helpers shared by the tests below; a failed unwrap is the test failing")]
 //! The reader survives what real captures go through: cut off mid-write, bytes flipped
 //! in transit, records from a newer writer, labels that look like record headers.
 
