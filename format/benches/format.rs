@@ -5,37 +5,17 @@
 //! anchor from the same run (Chrome Trace JSON written with serde_json), because these
 //! machines are noisy and only ratios travel.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant};
 
 use sgpt_format::synth::{SynthOptions, Workload, workload};
 use sgpt_format::{Capture, CountingSink, Level, Writer, WriterOptions, analysis, chrome};
 
-struct Counting;
+#[path = "../tests/support/counting_allocator.rs"]
+mod counting_allocator;
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-#[expect(unsafe_code, reason = "a global allocator is an unsafe trait; this one only counts and forwards")]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `alloc`, i.e. from the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use counting_allocator::{Counting, allocations};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -241,11 +221,11 @@ fn main() {
         for frame in &workload.frames[..warm_up] {
             writer.frame(frame).expect("frame");
         }
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let before = allocations();
         for frame in &workload.frames[warm_up..] {
             writer.frame(frame).expect("frame");
         }
-        let after = ALLOCATIONS.load(Ordering::Relaxed);
+        let after = allocations();
         println!(
             "  level {:<9} heap allocations per frame in steady state: {:.3}   (target 0)",
             level.name(),
