@@ -83,32 +83,27 @@ fn apt_packages(ctx: &Context) -> Result<()> {
 }
 
 fn trunk(ctx: &Context) -> Result<()> {
-    let want = format!("trunk {TRUNK_VERSION}");
-    match ctx.probe("trunk", &["--version"]) {
-        Some(found) if found == want => {
-            println!("{want}: present");
-            Ok(())
-        }
-        found => {
-            println!("{want}: found {}, installing (minutes)", describe(found));
-            run(ctx.cargo().args(["install", "--locked", "trunk", "--version", TRUNK_VERSION]))?;
-            expect_version(ctx, "trunk", &want)
-        }
-    }
+    cargo_tool(ctx, "trunk", TRUNK_VERSION, &["install", "--locked", "trunk", "--version", TRUNK_VERSION])
 }
 
 fn wasm_bindgen(ctx: &Context) -> Result<()> {
-    let want = format!("wasm-bindgen {WASM_BINDGEN_VERSION}");
-    match ctx.probe("wasm-bindgen", &["--version"]) {
+    // Not --locked: the locked webpki-roots version is missing from the registry.
+    let version = format!("={WASM_BINDGEN_VERSION}");
+    cargo_tool(ctx, "wasm-bindgen", WASM_BINDGEN_VERSION, &["install", "wasm-bindgen-cli", "--version", &version])
+}
+
+/// Installs a cargo-built tool unless `binary --version` already says `binary version`.
+fn cargo_tool(ctx: &Context, binary: &str, version: &str, install: &[&str]) -> Result<()> {
+    let want = format!("{binary} {version}");
+    match ctx.probe(binary, &["--version"]) {
         Some(found) if found == want => {
             println!("{want}: present");
             Ok(())
         }
         found => {
             println!("{want}: found {}, installing (minutes)", describe(found));
-            // Not --locked: the locked webpki-roots version is missing from the registry.
-            run(ctx.cargo().args(["install", "wasm-bindgen-cli", "--version", &format!("={WASM_BINDGEN_VERSION}")]))?;
-            expect_version(ctx, "wasm-bindgen", &want)
+            run(ctx.cargo().args(install))?;
+            expect_version(ctx, binary, &want)
         }
     }
 }
