@@ -4,7 +4,18 @@
 //! natively. The page itself (`web`: DOM, events, file reading) exists only on `wasm32`
 //! and is tested in Chromium by `tests/browser/inspector.test.mjs`.
 
+pub mod gzip;
+pub mod pass_detail;
+pub mod resources;
+pub mod stats;
+pub mod stats_table;
+pub mod strip;
+pub mod structure;
 pub mod summary;
+pub mod timeline;
+pub mod units;
+pub mod url_state;
+pub mod verify;
 
 #[cfg(target_arch = "wasm32")]
 mod web;

@@ -295,7 +295,9 @@ fn pass_table(capture: &Capture<'_>) -> PassTable {
     PassTable { topology: Some(id), rows, graph_passes_omitted: graph_count - shown_graph, gpu_passes_omitted }
 }
 
-fn defect_rows(defects: &[Defect]) -> Rows<DefectRow> {
+/// The defects as bounded, displayable rows.
+#[must_use]
+pub fn defect_rows(defects: &[Defect]) -> Rows<DefectRow> {
     Rows::bounded(defects.iter().map(|defect| DefectRow {
         kind: defect.kind.name(),
         offset: defect.offset,
@@ -304,7 +306,7 @@ fn defect_rows(defects: &[Defect]) -> Rows<DefectRow> {
 }
 
 /// The first [`MAX_TEXT_CHARS`] characters of `text`, with an ellipsis when it was longer.
-fn clip(text: &str) -> String {
+pub fn clip(text: &str) -> String {
     match text.char_indices().nth(MAX_TEXT_CHARS) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),

@@ -15,8 +15,8 @@ import { launchChromium, baseUrl } from './chromium.mjs';
 // Every element the inspector's page holds; a capture string parsed as HTML would add others.
 const ALLOWED_ELEMENTS = [
   'html', 'head', 'meta', 'title', 'style', 'link', 'script', 'body', 'header', 'h1', 'h2', 'h3',
-  'label', 'input', 'p', 'noscript', 'main', 'div', 'dl', 'dt', 'dd', 'table', 'tbody', 'tr', 'th',
-  'td', 'ul', 'li',
+  'label', 'input', 'p', 'noscript', 'main', 'div', 'dl', 'dt', 'dd', 'table', 'thead', 'tbody', 'tr', 'th',
+  'td', 'ul', 'li', 'button', 'progress', 'section', 'canvas', 'nav', 'span', 'i',
 ];
 
 let browser;

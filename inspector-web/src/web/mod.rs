@@ -1,11 +1,16 @@
-//! The page: DOM, events and file reading, all thin over [`crate::summary`].
+//! The page: DOM, canvases, events and file reading, thin over the native view models.
 
 mod app;
+mod canvas;
+mod dom;
+mod draw;
 mod error;
 mod listener;
+mod mailbox;
+mod panels;
 mod panic;
+mod session;
 mod source;
-mod view;
 
 use wasm_bindgen::prelude::*;
 
@@ -18,7 +23,9 @@ use wasm_bindgen::prelude::*;
 pub fn start() -> Result<(), JsValue> {
     panic::install();
     app::start().map_err(|error| {
-        let message = format!("The inspector could not start: {error}.");
+        let message = format!(
+            "The inspector could not start: {error}. Reload the page; if it persists, the site's files are incomplete."
+        );
         panic::show_fatal(&message);
         JsValue::from_str(&message)
     })

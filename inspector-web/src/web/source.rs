@@ -1,12 +1,17 @@
 //! Where a capture's bytes come from: a dropped or picked `File`, or a URL (`?file=`,
-//! including the `blob:` URLs the demo hands over). Each is a thin adapter yielding the
-//! whole file; reading the capture is the summary's business.
+//! including the `blob:` URLs the demo hands over). Bytes are copied into wasm memory a
+//! chunk at a time, into one buffer sized up front, so a file never exists twice in
+//! full (once in JS, once in wasm) and the progress bar moves.
 
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::Response;
+use web_sys::{ReadableStreamDefaultReader, Response};
 
 use super::error::{Error, describe};
+
+/// The largest capture the page reads: wasm32 has 4 GiB, and the page needs room beside it.
+pub const MAX_FILE_BYTES: u64 = 1536 << 20;
+const CHUNK: f64 = 16.0 * 1024.0 * 1024.0;
 
 pub enum Input {
     File(web_sys::File),
@@ -15,12 +20,18 @@ pub enum Input {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error("the server answered HTTP {status}{}", status_text_suffix(.status_text))]
+    #[error("the server answered HTTP {status}{}; check the link, or open the file with the picker", status_text_suffix(.status_text))]
     Http { status: u16, status_text: String },
     #[error("the request failed ({reason}); {hint}")]
     Network { reason: String, hint: &'static str },
-    #[error("the file could not be read ({0})")]
+    #[error("the file could not be read ({0}); try opening it again")]
     File(String),
+    #[error(
+        "only http:, https: and blob: URLs are opened, and {0:?} is not one; give the capture's web address, or drop the file here"
+    )]
+    Scheme(String),
+    #[error("the file is {}, more than the {} this page opens; use the `sgpt` command line for it", crate::units::bytes(*.0), crate::units::bytes(MAX_FILE_BYTES))]
+    TooLarge(u64),
     #[error(transparent)]
     Js(#[from] Error),
 }
@@ -28,6 +39,15 @@ pub enum ReadError {
 fn status_text_suffix(text: &str) -> String {
     // HTTP/2 has no reason phrase; don't leave a dangling space.
     if text.is_empty() { String::new() } else { format!(" {text}") }
+}
+
+/// Whether `url` (resolved against the page) uses a scheme `?file=` may fetch.
+pub fn allowed_url(url: &str, base: &str) -> Result<String, ReadError> {
+    let parsed = web_sys::Url::new_with_base(url, base).map_err(|_| ReadError::Scheme(url.to_owned()))?;
+    match parsed.protocol().as_str() {
+        "http:" | "https:" | "blob:" => Ok(parsed.href()),
+        _ => Err(ReadError::Scheme(url.chars().take(80).collect())),
+    }
 }
 
 impl Input {
@@ -39,33 +59,81 @@ impl Input {
         }
     }
 
-    /// The whole file.
-    pub async fn read(&self) -> Result<Vec<u8>, ReadError> {
+    /// The whole file; `progress` gets (bytes read, bytes expected if known).
+    pub async fn read(&self, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
         match self {
-            Input::File(file) => gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(file.clone()))
-                .await
-                .map_err(|error| ReadError::File(error.to_string())),
-            Input::Url(url) => fetch(url).await,
+            Input::File(file) => read_file(file, progress).await,
+            Input::Url(url) => fetch(url, progress).await,
         }
     }
 }
 
-async fn fetch(url: &str) -> Result<Vec<u8>, ReadError> {
-    let network = |error: &wasm_bindgen::JsValue| ReadError::Network {
+async fn read_file(file: &web_sys::File, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
+    let size = file.size();
+    if size > MAX_FILE_BYTES as f64 {
+        return Err(ReadError::TooLarge(size as u64));
+    }
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(size as usize).map_err(|_| ReadError::TooLarge(size as u64))?;
+    let mut at = 0.0;
+    while at < size {
+        let end = (at + CHUNK).min(size);
+        let slice = gloo_file::Blob::from(file.clone()).slice(at as u64, end as u64);
+        let chunk =
+            gloo_file::futures::read_as_bytes(&slice).await.map_err(|error| ReadError::File(error.to_string()))?;
+        bytes.extend_from_slice(&chunk);
+        at = end;
+        progress(at as u64, Some(size as u64));
+    }
+    Ok(bytes)
+}
+
+fn append(bytes: &mut Vec<u8>, chunk: &js_sys::Uint8Array) {
+    let start = bytes.len();
+    bytes.resize(start + chunk.length() as usize, 0);
+    chunk.copy_to(&mut bytes[start..]);
+}
+
+async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
+    let network = |error: &JsValue| ReadError::Network {
         reason: describe(error),
         hint: if url.starts_with("blob:") {
-            "a blob: URL opens only in the browser session that made it, until it is revoked"
+            "a blob: URL opens only in the browser session that made it, until it is revoked; record or export it again"
         } else {
             "check the URL, and that its server allows this origin (CORS)"
         },
     };
     let window = web_sys::window().ok_or(Error::NoGlobal("window"))?;
-    let response = JsFuture::from(window.fetch_with_str(url)).await.map_err(|error| network(&error))?;
+    let url = allowed_url(url, &window.location().href().map_err(Error::from)?)?;
+    let response = JsFuture::from(window.fetch_with_str(&url)).await.map_err(|error| network(&error))?;
     let response: Response = response.dyn_into().map_err(Error::from)?;
     if !response.ok() {
         return Err(ReadError::Http { status: response.status(), status_text: response.status_text() });
     }
-    let body = response.array_buffer().map_err(Error::from)?;
-    let buffer = JsFuture::from(body).await.map_err(|error| network(&error))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    let expected = response.headers().get("content-length").ok().flatten().and_then(|len| len.parse::<u64>().ok());
+    if let Some(len) = expected.filter(|&len| len > MAX_FILE_BYTES) {
+        return Err(ReadError::TooLarge(len));
+    }
+    let mut bytes = Vec::new();
+    if let Some(len) = expected {
+        bytes.try_reserve_exact(len as usize).map_err(|_| ReadError::TooLarge(len))?;
+    }
+    let Some(body) = response.body() else { return Ok(bytes) };
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(|error| network(&error))?;
+        let done = js_sys::Reflect::get(&chunk, &"done".into()).map_err(Error::from)?.is_truthy();
+        if done {
+            break;
+        }
+        let value: js_sys::Uint8Array =
+            js_sys::Reflect::get(&chunk, &"value".into()).map_err(Error::from)?.dyn_into().map_err(Error::from)?;
+        if bytes.len() as u64 + u64::from(value.length()) > MAX_FILE_BYTES {
+            let _ = reader.cancel();
+            return Err(ReadError::TooLarge(bytes.len() as u64 + u64::from(value.length())));
+        }
+        append(&mut bytes, &value);
+        progress(bytes.len() as u64, expected);
+    }
+    Ok(bytes)
 }

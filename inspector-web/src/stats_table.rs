@@ -1,0 +1,212 @@
+//! The statistics table: sortable columns, a name filter, and each pass's share.
+
+use sgpt_format::analysis::{PassStats, StatsReport};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Column {
+    Name,
+    Count,
+    Zero,
+    Min,
+    Median,
+    P95,
+    Max,
+    #[default]
+    Total,
+    Share,
+}
+
+impl Column {
+    pub const ALL: [Column; 9] = [
+        Column::Name,
+        Column::Count,
+        Column::Zero,
+        Column::Min,
+        Column::Median,
+        Column::P95,
+        Column::Max,
+        Column::Total,
+        Column::Share,
+    ];
+
+    #[must_use]
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Name => "Pass",
+            Column::Count => "Count",
+            Column::Zero => "0 ns",
+            Column::Min => "Min",
+            Column::Median => "Median",
+            Column::P95 => "p95",
+            Column::Max => "Max",
+            Column::Total => "Total",
+            Column::Share => "Share",
+        }
+    }
+
+    /// Names sort A→Z first; numbers largest first, as one looks for the costly.
+    #[must_use]
+    pub fn default_descending(self) -> bool {
+        self != Column::Name
+    }
+}
+
+/// How the table is sorted and filtered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableState {
+    pub column: Column,
+    pub descending: bool,
+    pub filter: String,
+}
+
+impl Default for TableState {
+    fn default() -> Self {
+        Self { column: Column::Total, descending: true, filter: String::new() }
+    }
+}
+
+impl TableState {
+    /// Clicking a header sorts by it; clicking it again reverses.
+    pub fn click(&mut self, column: Column) {
+        if self.column == column {
+            self.descending = !self.descending;
+        } else {
+            self.column = column;
+            self.descending = column.default_descending();
+        }
+    }
+
+    /// Indices into `report.passes` to show, in order.
+    #[must_use]
+    pub fn rows(&self, report: &StatsReport) -> Vec<usize> {
+        let needle = self.filter.trim().to_lowercase();
+        let mut rows: Vec<usize> = (0..report.passes.len())
+            .filter(|&index| needle.is_empty() || display_name(&report.passes[index]).to_lowercase().contains(&needle))
+            .collect();
+        let key = |pass: &PassStats| -> u64 {
+            match self.column {
+                Column::Name => 0,
+                Column::Count => pass.count,
+                Column::Zero => pass.zero_count,
+                Column::Min => pass.min_ns,
+                Column::Median => pass.median_ns,
+                Column::P95 => pass.p95_ns,
+                Column::Max => pass.max_ns,
+                Column::Total | Column::Share => pass.total_ns,
+            }
+        };
+        rows.sort_by(|&a, &b| {
+            let (pa, pb) = (&report.passes[a], &report.passes[b]);
+            let order = if self.column == Column::Name {
+                display_name(pa).cmp(&display_name(pb))
+            } else {
+                key(pa).cmp(&key(pb))
+            };
+            // Ties keep the report's order (largest total first) whichever way we sort.
+            (if self.descending { order.reverse() } else { order }).then(a.cmp(&b))
+        });
+        rows
+    }
+}
+
+/// `graph pass › label`, or the label alone; sub-pass regions say so.
+#[must_use]
+pub fn display_name(pass: &PassStats) -> String {
+    let label = if pass.label.is_empty() { "(no label)" } else { &pass.label };
+    let mut name = match &pass.graph_pass {
+        Some(graph) if graph != label => format!("{graph} › {label}"),
+        _ => label.to_owned(),
+    };
+    if pass.span_kind == sgpt_format::SpanKind::SubPass {
+        name.push_str(" (sub-pass region)");
+    }
+    name
+}
+
+/// The sum of every pass's total, the denominator of the share column.
+#[must_use]
+pub fn grand_total(report: &StatsReport) -> u64 {
+    report.passes.iter().fold(0u64, |sum, pass| sum.saturating_add(pass.total_ns))
+}
+
+/// The sentence that always stands above the table (seed 000 §2.1, §7.3).
+#[must_use]
+pub fn honesty_note(report: &StatsReport) -> String {
+    format!(
+        "Browsers quantize GPU timestamps to 100 µs unless chrome://flags/#enable-webgpu-developer-features is on; \
+         the capture holds what the device reported and this page corrects nothing. {} of {} spans in this range read \
+         exactly 0 ns. A single frame of a coarse capture is mostly noise: aggregating across frames, as this table \
+         does, is the honest reading.",
+        crate::units::grouped(report.zero_spans),
+        crate::units::grouped(report.spans),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use sgpt_format::{GpuPassKind, SpanKind};
+
+    use super::*;
+
+    fn pass(label: &str, graph: Option<&str>, median_ns: u64, total_ns: u64) -> PassStats {
+        PassStats {
+            label: label.into(),
+            graph_pass: graph.map(Into::into),
+            kind: GpuPassKind::Compute,
+            span_kind: SpanKind::Pass,
+            count: 10,
+            zero_count: 0,
+            frames_present: 10,
+            min_ns: 0,
+            median_ns,
+            p95_ns: median_ns,
+            max_ns: median_ns,
+            total_ns,
+        }
+    }
+
+    fn report() -> StatsReport {
+        StatsReport {
+            passes: vec![
+                pass("main", Some("opaque"), 50, 5_000),
+                pass("blur", Some("bloom"), 90, 900),
+                pass("blur", Some("dof"), 10, 100),
+            ],
+            spans: 30,
+            zero_spans: 4,
+            ..StatsReport::default()
+        }
+    }
+
+    #[test]
+    fn sorting_by_a_column_and_again_reverses() {
+        let report = report();
+        let mut state = TableState::default();
+        assert_eq!(state.rows(&report), [0, 1, 2]);
+        state.click(Column::Median);
+        assert_eq!(state.rows(&report), [1, 0, 2]);
+        state.click(Column::Median);
+        assert_eq!(state.rows(&report), [2, 0, 1]);
+        state.click(Column::Name);
+        assert!(!state.descending);
+        assert_eq!(state.rows(&report), [1, 2, 0], "bloom › blur, dof › blur, opaque › main");
+    }
+
+    #[test]
+    fn the_filter_matches_graph_pass_or_label_ignoring_case() {
+        let report = report();
+        let state = TableState { filter: " BLUR".into(), ..TableState::default() };
+        assert_eq!(state.rows(&report), [1, 2]);
+        let state = TableState { filter: "dof".into(), ..TableState::default() };
+        assert_eq!(state.rows(&report), [2]);
+        assert_eq!(grand_total(&report), 6_000);
+    }
+
+    #[test]
+    fn the_note_names_the_flag_and_counts_zero_spans() {
+        let note = honesty_note(&report());
+        assert!(note.contains("chrome://flags/#enable-webgpu-developer-features"));
+        assert!(note.contains("4 of 30 spans in this range read exactly 0 ns"));
+        assert!(note.contains("aggregating across frames"));
+    }
+}

@@ -1,0 +1,120 @@
+//! How numbers read on the page: durations with their unit, exact nanoseconds, bytes.
+
+/// A duration in the unit that keeps three or four significant digits: `532 ns`,
+/// `41.23 µs`, `16.67 ms`, `1.204 s`. Never rounds a nonzero value to zero.
+#[must_use]
+pub fn duration(ns: u64) -> String {
+    let value = ns as f64;
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{} µs", significant(value / 1e3))
+    } else if ns < 1_000_000_000 {
+        format!("{} ms", significant(value / 1e6))
+    } else {
+        format!("{} s", significant(value / 1e9))
+    }
+}
+
+/// A signed duration, with `+` for an increase (a regression when B is later).
+#[must_use]
+pub fn signed_duration(ns: i64) -> String {
+    let sign = if ns > 0 {
+        "+"
+    } else if ns < 0 {
+        "−"
+    } else {
+        ""
+    };
+    format!("{sign}{}", duration(ns.unsigned_abs()))
+}
+
+/// Every nanosecond, grouped by thousands with thin spaces: `41 234 567 ns`.
+#[must_use]
+pub fn exact_ns(ns: u64) -> String {
+    format!("{} ns", grouped(ns))
+}
+
+/// `1234567` as `1 234 567` (thin spaces), for counts and exact values.
+#[must_use]
+pub fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 * 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push('\u{2009}');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// Bytes in binary units: `512 B`, `1.5 KiB`, `24.0 MiB`, `1.25 GiB`.
+#[must_use]
+pub fn bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{} {}", significant(value), UNITS[unit])
+}
+
+/// A share as a percentage with one decimal: `12.3 %`; `<0.1 %` for tiny nonzero shares.
+#[must_use]
+pub fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "–".to_owned();
+    }
+    let share = part as f64 * 100.0 / whole as f64;
+    if part > 0 && share < 0.05 { "<0.1 %".to_owned() } else { format!("{share:.1} %") }
+}
+
+/// Three significant digits at least, four below 10 000: `41.23`, `1.204`, `987.6`.
+fn significant(value: f64) -> String {
+    if value >= 100.0 {
+        format!("{value:.1}")
+    } else if value >= 10.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_pick_their_unit() {
+        assert_eq!(duration(0), "0 ns");
+        assert_eq!(duration(532), "532 ns");
+        assert_eq!(duration(41_234), "41.23 µs");
+        assert_eq!(duration(16_666_667), "16.67 ms");
+        assert_eq!(duration(1_204_000_000), "1.204 s");
+        assert_eq!(signed_duration(-1_500), "−1.500 µs");
+        assert_eq!(signed_duration(2_000_000), "+2.000 ms");
+    }
+
+    #[test]
+    fn exact_values_group_thousands() {
+        assert_eq!(exact_ns(41_234_567), "41\u{2009}234\u{2009}567 ns");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1\u{2009}000");
+    }
+
+    #[test]
+    fn bytes_and_shares_read_naturally() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.500 KiB");
+        assert_eq!(bytes(24 << 20), "24.00 MiB");
+        assert_eq!(percent(1, 3), "33.3 %");
+        assert_eq!(percent(1, 10_000), "<0.1 %");
+        assert_eq!(percent(0, 0), "–");
+    }
+}

@@ -1,0 +1,53 @@
+//! Commands from event handlers to the session that owns the open capture. The session
+//! is one future that holds the file's bytes and the `Capture` borrowing them (a future
+//! may borrow from itself), so the capture is opened once and freed when it ends.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::task::{Poll, Waker};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Show frame index `usize` in the timeline and the frame views.
+    Frame(usize),
+    /// Compute statistics over frame indices `first..=last`.
+    Range(usize, usize),
+    /// Select GPU pass (index into the shown frame's topology), or none.
+    Pass(Option<u32>),
+    /// Compare two ranges of frame indices.
+    Compare((usize, usize), (usize, usize)),
+    Export,
+    /// A newer file was opened: stop and free everything.
+    Close,
+}
+
+#[derive(Debug, Default)]
+pub struct Mailbox {
+    queue: RefCell<VecDeque<Command>>,
+    waker: RefCell<Option<Waker>>,
+}
+
+impl Mailbox {
+    pub fn send(&self, command: Command) {
+        self.queue.borrow_mut().push_back(command);
+        if let Some(waker) = self.waker.borrow_mut().take() {
+            waker.wake();
+        }
+    }
+
+    pub fn try_recv(&self) -> Option<Command> {
+        self.queue.borrow_mut().pop_front()
+    }
+
+    pub async fn recv(&self) -> Command {
+        poll_fn(|cx| match self.try_recv() {
+            Some(command) => Poll::Ready(command),
+            None => {
+                *self.waker.borrow_mut() = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await
+    }
+}

@@ -1,0 +1,530 @@
+//! The DOM panels: statistics, structure, resources, pass detail, compare, memory,
+//! notes and defects, summary. Each renders a native model; strings go in as text only.
+
+use sgpt_format::analysis::{PassDelta, StatsReport};
+use web_sys::Element;
+
+use super::dom::{Dom, clear};
+use super::error::Error;
+use crate::pass_detail::PassDetail;
+use crate::resources::ResourceTable;
+use crate::stats_table::{self, Column, TableState};
+use crate::structure::Structure;
+use crate::summary::{DefectRow, MAX_ROWS, Rows, Summary};
+use crate::units;
+
+pub fn stats(
+    dom: &Dom,
+    root: &Element,
+    report: Option<&StatsReport>,
+    table: &TableState,
+    range_text: &str,
+    progress: Option<f64>,
+) -> Result<(), Error> {
+    clear(root);
+    dom.add(root, "h3", &format!("Statistics over {range_text}"))?;
+    let Some(report) = report else {
+        let text = progress.map_or_else(|| "Computing…".to_owned(), |p| format!("Computing… {:.0} %", p * 100.0));
+        dom.add(root, "p", &text)?;
+        return Ok(());
+    };
+    dom.add_class(root, "p", "note", &stats_table::honesty_note(report))?;
+    if report.dropped_spans > 0 {
+        dom.add_class(
+            root,
+            "p",
+            "warning",
+            &format!(
+                "{} spans were dropped by a full timer pool in this range; their passes are missing from those frames.",
+                units::grouped(report.dropped_spans)
+            ),
+        )?;
+    }
+    if !report.defects.is_empty() {
+        dom.add_class(
+            root,
+            "p",
+            "warning",
+            &format!("{} frames could not be analysed and were skipped (see Notes & defects).", report.defects.len()),
+        )?;
+    }
+    let controls = dom.add_class(root, "div", "controls", "")?;
+    let label = dom.add(&controls, "label", "Filter by name ")?;
+    let input = dom.add(&label, "input", "")?;
+    input.set_id("stats-filter");
+    let _ = input.set_attribute("type", "search");
+    let _ = input.set_attribute("placeholder", "pass or graph pass");
+    let _ = input.set_attribute("value", &table.filter);
+    dom.add_class(
+        &controls,
+        "span",
+        "muted",
+        &format!(
+            "{} frames, {} spans, {} passes",
+            units::grouped(report.frames),
+            units::grouped(report.spans),
+            report.passes.len()
+        ),
+    )?;
+    let tbl = dom.add(root, "table", "")?;
+    tbl.set_id("stats");
+    let head = dom.add(&dom.add(&tbl, "thead", "")?, "tr", "")?;
+    for column in Column::ALL {
+        let th = dom.add(&head, "th", "")?;
+        if column != Column::Name {
+            th.set_class_name("num");
+        }
+        if column == table.column {
+            let _ = th.set_attribute("aria-sort", if table.descending { "descending" } else { "ascending" });
+        }
+        let button = dom.add(&th, "button", column.title())?;
+        let _ = button.set_attribute("type", "button");
+        let _ = button.set_attribute("data-action", "sort");
+        let _ = button.set_attribute("data-value", column.title());
+    }
+    let body = dom.add(&tbl, "tbody", "")?;
+    let total = stats_table::grand_total(report);
+    let rows = table.rows(report);
+    for &index in rows.iter().take(MAX_ROWS) {
+        let pass = &report.passes[index];
+        let tr = dom.add(&body, "tr", "")?;
+        Dom::action(&tr, "stats-row", &index.to_string());
+        dom.add(&tr, "td", &stats_table::display_name(pass))?;
+        for (value, exact) in [
+            (units::grouped(pass.count), None),
+            (units::grouped(pass.zero_count), None),
+            (units::duration(pass.min_ns), Some(pass.min_ns)),
+            (units::duration(pass.median_ns), Some(pass.median_ns)),
+            (units::duration(pass.p95_ns), Some(pass.p95_ns)),
+            (units::duration(pass.max_ns), Some(pass.max_ns)),
+            (units::duration(pass.total_ns), Some(pass.total_ns)),
+            (units::percent(pass.total_ns, total), None),
+        ] {
+            let td = dom.add_class(&tr, "td", "num", &value)?;
+            if let Some(ns) = exact {
+                let _ = td.set_attribute("title", &units::exact_ns(ns));
+            }
+        }
+    }
+    if rows.len() > MAX_ROWS {
+        dom.add(root, "p", &format!("Not shown: {} more passes; filter to find them.", rows.len() - MAX_ROWS))?;
+    }
+    if rows.is_empty() {
+        dom.add(root, "p", "No pass matches the filter.")?;
+    }
+    Ok(())
+}
+
+pub fn structure(
+    dom: &Dom,
+    root: &Element,
+    structure: Option<&Structure>,
+    graph_pass: Option<u32>,
+    node: Option<u32>,
+) -> Result<(), Error> {
+    clear(root);
+    let Some(structure) = structure else {
+        dom.add(
+            root,
+            "p",
+            "This frame has no frame-graph structure (recorded at level timing, or its topology was lost).",
+        )?;
+        return Ok(());
+    };
+    if structure.passes.is_empty() {
+        dom.add(root, "p", "This frame's topology declares no graph passes (level timing records GPU passes only).")?;
+        return Ok(());
+    }
+    let (inputs, input_nodes) = graph_pass.map(|p| structure.transitive_inputs(p)).unwrap_or_default();
+    let chain = node.map(|n| structure.version_chain(n)).unwrap_or_default();
+    let readers: Vec<u32> =
+        node.and_then(|n| structure.nodes.get(n as usize)).map(|n| n.readers.clone()).unwrap_or_default();
+    let selected_text = match (
+        graph_pass.and_then(|p| structure.passes.get(p as usize)),
+        node.and_then(|n| structure.nodes.get(n as usize)),
+    ) {
+        (Some(pass), _) => format!("{}: {} passes feed it, transitively (highlighted).", pass.name, inputs.len()),
+        (None, Some(n)) => {
+            format!("{}: {} versions in its chain, {} readers (highlighted).", n.label, chain.len(), readers.len())
+        }
+        _ => "Select a pass to highlight its transitive inputs, or a resource to see its version chain and readers."
+            .to_owned(),
+    };
+    dom.add_class(root, "p", "muted", &selected_text)?;
+    dom.add(root, "h3", "Passes")?;
+    let table = dom.table(
+        root,
+        &[
+            ("#", true),
+            ("Graph pass", false),
+            ("Scope", false),
+            ("State", false),
+            ("Refs", true),
+            ("Reads", false),
+            ("Writes / creates", false),
+            ("GPU passes", false),
+        ],
+    )?;
+    let node_label = |n: &u32| structure.nodes.get(*n as usize).map_or_else(String::new, |node| node.label.clone());
+    for pass in structure.passes.iter().take(MAX_ROWS) {
+        let state = match (pass.culled, pass.side_effects) {
+            (true, _) => "culled",
+            (false, true) => "live, side effects",
+            (false, false) => "live",
+        };
+        let reads = pass.reads.iter().map(node_label).collect::<Vec<_>>().join(", ");
+        let writes = pass.writes.iter().chain(&pass.creates).map(node_label).collect::<Vec<_>>().join(", ");
+        let tr = dom.row(
+            &table,
+            &[
+                (&pass.index.to_string(), true),
+                (&pass.name, false),
+                (&pass.scope, false),
+                (state, false),
+                (&pass.ref_count.to_string(), true),
+                (&reads, false),
+                (&writes, false),
+                (&pass.gpu_passes.join(", "), false),
+            ],
+        )?;
+        Dom::action(&tr, "gp", &pass.index.to_string());
+        let mut class = String::new();
+        if pass.culled {
+            class.push_str("culled ");
+        }
+        if Some(pass.index) == graph_pass {
+            class.push_str("selected ");
+        } else if inputs.contains(&pass.index) || readers.contains(&pass.index) {
+            class.push_str("related");
+        }
+        tr.set_class_name(class.trim());
+    }
+    dom.add(root, "h3", "Resource nodes")?;
+    let table = dom.table(
+        root,
+        &[
+            ("#", true),
+            ("Resource", false),
+            ("Kind", false),
+            ("Declared", true),
+            ("Descriptor", false),
+            ("Produced by", false),
+            ("Read by", false),
+        ],
+    )?;
+    let pass_name = |p: &u32| structure.passes.get(*p as usize).map_or_else(String::new, |pass| pass.name.clone());
+    for row in structure.nodes.iter().take(MAX_ROWS) {
+        let producers = row.producers.iter().map(pass_name).collect::<Vec<_>>().join(", ");
+        let readers_text = row.readers.iter().map(pass_name).collect::<Vec<_>>().join(", ");
+        let tr = dom.row(
+            &table,
+            &[
+                (&row.index.to_string(), true),
+                (&row.label, false),
+                (if row.imported { "imported" } else { "transient" }, false),
+                (&units::bytes(row.declared_bytes), true),
+                (&row.desc, false),
+                (&producers, false),
+                (&readers_text, false),
+            ],
+        )?;
+        Dom::action(&tr, "node", &row.index.to_string());
+        if Some(row.index) == node {
+            tr.set_class_name("selected");
+        } else if chain.contains(&row.index) || input_nodes.contains(&row.index) {
+            tr.set_class_name("related");
+        }
+    }
+    Ok(())
+}
+
+pub fn resources(dom: &Dom, root: &Element, table: Option<&ResourceTable>) -> Result<(), Error> {
+    clear(root);
+    let Some(table) = table else {
+        dom.add(root, "p", "No resources: this frame has no frame-graph structure.")?;
+        return Ok(());
+    };
+    let report = &table.report;
+    let facts = dom.add(root, "dl", "")?;
+    let mut pairs = vec![
+        ("Declared, all resources", units::bytes(report.total_declared_bytes)),
+        ("Imported", units::bytes(report.imported_bytes)),
+        (
+            "Peak concurrent (transient)",
+            match &table.peak_at {
+                Some(pass) => format!("{} at {pass}", units::bytes(report.peak_concurrent_bytes)),
+                None => "none: no transient resource is alive".to_owned(),
+            },
+        ),
+    ];
+    pairs.push((
+        "GPU memory counter",
+        match &table.gpu_memory {
+            Some((name, value)) => format!(
+                "{} ({name}, this frame) — declared is what descriptors ask for, not what the driver allocated",
+                units::bytes(*value)
+            ),
+            None => "not recorded in this capture".to_owned(),
+        },
+    ));
+    for (label, value) in pairs {
+        dom.add(&facts, "dt", label)?;
+        dom.add(&facts, "dd", &value)?;
+    }
+    let tbl = dom.table(
+        root,
+        &[
+            ("Resource", false),
+            ("Declared", true),
+            ("Versions", true),
+            ("Kind", false),
+            ("Format and usage", false),
+            ("Lifetime", false),
+        ],
+    )?;
+    for row in table.rows.iter().take(MAX_ROWS) {
+        dom.row(
+            &tbl,
+            &[
+                (&row.name, false),
+                (&units::bytes(row.declared_bytes), true),
+                (&row.versions.to_string(), true),
+                (if row.imported { "imported" } else { "transient" }, false),
+                (&row.desc, false),
+                (&row.lifetime, false),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+pub fn pass_detail(
+    dom: &Dom,
+    root: &Element,
+    detail: Option<&PassDetail>,
+    level_verbose: bool,
+    frame_number: Option<u64>,
+) -> Result<Option<Element>, Error> {
+    clear(root);
+    let Some(detail) = detail else {
+        dom.add(root, "p", "Select a GPU pass in the timeline or a row of the statistics to see it here.")?;
+        return Ok(None);
+    };
+    dom.add(
+        root,
+        "h3",
+        &match &detail.graph_pass {
+            Some(graph) => format!("{} › {} ({} pass)", graph, detail.label, detail.kind),
+            None => format!("{} ({} pass)", detail.label, detail.kind),
+        },
+    )?;
+    let spark_title = dom.add_class(
+        root,
+        "p",
+        "muted",
+        "Duration across the selected frames (min–max per column); the red line is the frame shown.",
+    )?;
+    let canvas = dom.add(root, "canvas", "")?;
+    canvas.set_id("sparkline");
+    canvas.set_class_name("spark");
+    let _ = spark_title;
+    dom.add_class(root, "p", "readout", "")?.set_id("spark-readout");
+    let facts = dom.add(root, "dl", "")?;
+    let frame = frame_number.map_or_else(|| "this frame".to_owned(), |n| format!("frame {n}"));
+    let durations = if detail.durations.is_empty() {
+        "no span in this frame".to_owned()
+    } else {
+        detail.durations.iter().map(|&d| units::exact_ns(d)).collect::<Vec<_>>().join(", ")
+    };
+    for (label, value) in [
+        ("Duration in ".to_owned() + &frame, durations),
+        ("Dispatches".to_owned(), detail.dispatches.to_string()),
+        ("Draws".to_owned(), detail.draws.to_string()),
+        ("Invocations".to_owned(), detail.invocations_text()),
+    ] {
+        dom.add(&facts, "dt", &label)?;
+        dom.add(&facts, "dd", &value)?;
+    }
+    if !detail.attachments.is_empty() {
+        dom.add(root, "h3", "Attachments")?;
+        let list = dom.add(root, "ul", "")?;
+        for attachment in &detail.attachments {
+            dom.add(&list, "li", attachment)?;
+        }
+    }
+    if detail.commands.is_empty() {
+        dom.add(root, "p", "No dispatches or draws recorded for this pass (level timing or structure records none).")?;
+    } else {
+        dom.add(root, "h3", "Commands")?;
+        let mut headers =
+            vec![("Command", false), ("Pipeline", false), ("Workgroup", false), ("Work", true), ("Indirect", false)];
+        if level_verbose {
+            headers.push(("Bindings", false));
+        }
+        let table = dom.table(root, &headers)?;
+        for command in &detail.commands {
+            let work = command.work.map_or_else(|| "unknown".to_owned(), units::grouped);
+            let bindings = command.bindings.join(", ");
+            let mut cells = vec![
+                (command.what.as_str(), false),
+                (command.pipeline.as_str(), false),
+                (command.workgroup.as_str(), false),
+                (work.as_str(), true),
+                (command.indirect.as_str(), false),
+            ];
+            if level_verbose {
+                cells.push((bindings.as_str(), false));
+            }
+            dom.row(&table, &cells)?;
+        }
+    }
+    Ok(Some(canvas))
+}
+
+pub fn compare(
+    dom: &Dom,
+    root: &Element,
+    ranges: ((u64, u64), (u64, u64)),
+    deltas: Option<&[PassDelta]>,
+    progress: Option<f64>,
+) -> Result<(), Error> {
+    clear(root);
+    let ((a0, a1), (b0, b1)) = ranges;
+    let controls = dom.add_class(root, "div", "controls", "")?;
+    for (id, label, value) in
+        [("cmp-a0", "A: frames", a0), ("cmp-a1", "to", a1), ("cmp-b0", "B: frames", b0), ("cmp-b1", "to", b1)]
+    {
+        let l = dom.add(&controls, "label", &format!("{label} "))?;
+        let input = dom.add(&l, "input", "")?;
+        input.set_id(id);
+        let _ = input.set_attribute("type", "number");
+        let _ = input.set_attribute("min", "0");
+        let _ = input.set_attribute("value", &value.to_string());
+    }
+    let button = dom.add(&controls, "button", "Compare")?;
+    let _ = button.set_attribute("type", "button");
+    let _ = button.set_attribute("data-action", "compare");
+    let Some(deltas) = deltas else {
+        let text = progress.map_or_else(|| "Computing…".to_owned(), |p| format!("Computing… {:.0} %", p * 100.0));
+        dom.add(root, "p", &text)?;
+        return Ok(());
+    };
+    dom.add_class(root, "p", "note", "Deltas are B − A: positive is slower in B. Sorted by regression: largest median increase first, then passes only in B, then passes only in A. Medians over many frames are the honest comparison on a coarse (quantized) capture.")?;
+    let table = dom.table(
+        root,
+        &[
+            ("Pass", false),
+            ("Status", false),
+            ("Median A", true),
+            ("Median B", true),
+            ("Δ median", true),
+            ("Δ p95", true),
+            ("Δ per frame", true),
+            ("Change", true),
+        ],
+    )?;
+    for delta in deltas.iter().take(MAX_ROWS) {
+        let name = match &delta.graph_pass {
+            Some(graph) if *graph != delta.label => format!("{graph} › {}", delta.label),
+            _ => delta.label.clone(),
+        };
+        let med = |p: Option<&sgpt_format::analysis::PassStats>| {
+            p.map_or_else(|| "–".to_owned(), |p| units::duration(p.median_ns))
+        };
+        let opt = |d: Option<i64>| d.map_or_else(|| "–".to_owned(), units::signed_duration);
+        let change = delta.median_change.map_or_else(|| "–".to_owned(), |c| format!("{:+.1} %", c * 100.0));
+        dom.row(
+            &table,
+            &[
+                (&name, false),
+                (delta.status().name(), false),
+                (&med(delta.a.as_ref()), true),
+                (&med(delta.b.as_ref()), true),
+                (&opt(delta.median_delta_ns), true),
+                (&opt(delta.p95_delta_ns), true),
+                (&units::signed_duration(delta.total_per_frame_delta_ns), true),
+                (&change, true),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+pub fn memory(dom: &Dom, root: &Element) -> Result<(), Error> {
+    clear(root);
+    dom.add(root, "p", "No memory records in this capture.")?;
+    Ok(())
+}
+
+pub fn notes(dom: &Dom, root: &Element, notes: &[(u64, String)], omitted: usize) -> Result<(), Error> {
+    clear(root);
+    if notes.is_empty() {
+        dom.add(root, "p", "No notes.")?;
+        return Ok(());
+    }
+    let table = dom.table(root, &[("Frame", true), ("Note", false)])?;
+    for (frame, text) in notes {
+        let tr = dom.row(&table, &[(&frame.to_string(), true), (text, false)])?;
+        Dom::action(&tr, "frame", &frame.to_string());
+    }
+    if omitted > 0 {
+        dom.add(root, "p", &format!("Not shown: {omitted} more notes."))?;
+    }
+    Ok(())
+}
+
+pub fn defects(dom: &Dom, root: &Element, defects: &Rows<DefectRow>, verified: bool) -> Result<(), Error> {
+    clear(root);
+    if defects.shown.is_empty() {
+        dom.add(root, "p", if verified { "None found." } else { "None found so far." })?;
+    } else {
+        let table = dom.table(root, &[("Kind", false), ("Offset", false), ("Detail", false)])?;
+        for defect in &defects.shown {
+            dom.row(&table, &[(defect.kind, false), (&defect.offset_hex(), false), (&defect.detail, false)])?;
+        }
+        if defects.omitted > 0 {
+            dom.add(root, "p", &format!("Not shown: {} more defects.", defects.omitted))?;
+        }
+    }
+    if !verified {
+        dom.add(root, "p", "Decoding every frame to find the rest…")?;
+    }
+    Ok(())
+}
+
+pub fn summary(dom: &Dom, root: &Element, name: &str, summary: &Summary) -> Result<(), Error> {
+    clear(root);
+    dom.add(root, "h2", name)?;
+    let facts = dom.add(root, "dl", "")?;
+    for (label, value) in summary.facts() {
+        dom.add(&facts, "dt", label)?;
+        dom.add(&facts, "dd", &value)?;
+    }
+    let passes = &summary.passes;
+    let Some(heading) = summary.pass_heading() else {
+        dom.add(root, "h3", "Passes")?;
+        dom.add(root, "p", "The capture holds no topology.")?;
+        return Ok(());
+    };
+    dom.add(root, "h3", &heading)?;
+    let table = dom.table(root, &[("Graph pass", false), ("GPU passes", false)])?;
+    for row in &passes.rows {
+        let tr = dom.row(&table, &[])?;
+        match &row.graph_pass {
+            Some(name) => dom.add(&tr, "td", name)?,
+            None => dom.add_class(&tr, "td", "unnamed", "outside any graph pass")?,
+        };
+        let list = dom.add(&dom.add(&tr, "td", "")?, "ul", "")?;
+        for label in &row.gpu_passes {
+            // An empty label is legal; show that it is empty rather than an empty line.
+            let item = dom.add(&list, "li", if label.is_empty() { "(no label)" } else { label })?;
+            if label.is_empty() {
+                item.set_class_name("unnamed");
+            }
+        }
+    }
+    if let Some(note) = passes.omitted_note() {
+        dom.add(root, "p", &note)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,192 @@
+// Inspector bench: prints figures, asserts nothing about time (DESIGN.md: performance
+// lives in benchmarks). Run after `cargo xtask web` and `cargo build --release -p sgpt-cli`:
+//
+//   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour] [--speedscope-limit-s 120]
+//
+// Setup generates `sgpt synth` captures (200 passes a frame, level timing) into
+// target/bench-captures/ (never committed): ~10 MB, ~100 MB and one hour at 60 fps
+// (216,000 frames), plus ~1 MB for speedscope. For each it measures, in headless Chromium:
+// - time to frame strip: navigation start to body[data-state=ready] (strip painted from
+//   the directory, before any frame decodes);
+// - time to full statistics: to body[data-stats=ready] over every frame;
+// - peak memory: the renderer's peak RSS (VmHWM) above its idle baseline, and the
+//   wasm linear memory, each against the file size;
+// - timeline redraw: median of body[data-timeline-draw-ms] over 30 zoom steps of a
+//   200-pass frame;
+// - speedscope 1.25.0 (npm) opening the same capture's Chrome Trace JSON (`sgpt export`)
+//   in the same browser, to its first view (document.title set), as a ratio.
+
+import { spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, resolve } from 'node:path';
+import { launchChromium } from '../browser/chromium.mjs';
+
+const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+const OUT = join(ROOT, 'target', 'bench-captures');
+const SGPT = join(ROOT, 'target', 'release', 'sgpt');
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : fallback;
+};
+const SIZES = {
+  // Small enough that speedscope can parse its JSON (V8 strings stop near 512 MB).
+  '1mb': 1_160,
+  '10mb': 11_600, // ~4.3 B/span × 200 passes ≈ 860 B a frame
+  '100mb': 116_000,
+  hour: 216_000, // 60 fps × 3600 s
+};
+const wanted = option('--sizes', '1mb,10mb,100mb,hour').split(',');
+const speedscopeLimit = Number(option('--speedscope-limit-s', '120')) * 1000;
+// JSON larger than this is not even attempted in speedscope: V8 cannot hold the string.
+const MAX_JSON_BYTES = 480 * 1024 * 1024;
+
+function sh(cmd, cmdArgs) {
+  const result = spawnSync(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${cmd} ${cmdArgs.join(' ')} failed`);
+  return result.stdout.trim();
+}
+
+function setup() {
+  if (!existsSync(SGPT)) throw new Error(`${SGPT} is missing: cargo build --release -p sgpt-cli`);
+  if (!existsSync(join(ROOT, 'dist', 'index.html'))) throw new Error('dist/ is missing: cargo xtask web');
+  mkdirSync(OUT, { recursive: true });
+  const captures = [];
+  for (const size of wanted) {
+    const frames = SIZES[size];
+    if (!frames) throw new Error(`unknown size ${size}`);
+    const file = join(OUT, `${size}.sgpt`);
+    if (!existsSync(file)) {
+      console.log(sh(SGPT, ['synth', '--frames', String(frames), '--passes', '200', '--level', 'timing', '-o', file]));
+    }
+    captures.push({ size, frames, file, bytes: statSync(file).size });
+  }
+  return captures;
+}
+
+const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' };
+
+/** Serves dist/ at /, the bench captures at /bench/, speedscope at /speedscope/. */
+function serve() {
+  const roots = [
+    ['/bench/', OUT],
+    ['/speedscope/', join(ROOT, 'node_modules', 'speedscope', 'dist', 'release')],
+    ['/', join(ROOT, 'dist')],
+  ];
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const [prefix, dir] = roots.find(([p]) => path.startsWith(p));
+    let file = join(dir, path.slice(prefix.length));
+    if (!file.startsWith(dir)) return res.writeHead(403).end();
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+    if (!existsSync(file)) return res.writeHead(404).end();
+    res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Content-Length': statSync(file).size });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
+}
+
+/** Peak RSS (VmHWM) and current RSS of the browser's renderer processes, in bytes. */
+function rendererMemory(browserPid) {
+  const out = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cmdline.includes('--type=renderer')) continue;
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const ppid = Number(status.match(/PPid:\s+(\d+)/)[1]);
+      const kb = (key) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0) * 1024;
+      out.push({ pid: Number(pid), ppid, hwm: kb('VmHWM'), rss: kb('VmRSS') });
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  void browserPid;
+  return out;
+}
+
+const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+const ms = (value) => `${value.toFixed(0)} ms`;
+
+async function inspector(browser, base, capture) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    addEventListener('TrunkApplicationStarted', (event) => { window.__wasm = event.detail.wasm; });
+  });
+  await page.goto(`${base}/`);
+  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  const before = rendererMemory();
+  const baseline = Math.max(...before.map((p) => p.rss));
+  const started = Date.now();
+  await page.goto(`${base}/?file=/bench/${capture.size}.sgpt`);
+  await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { polling: 'raf', timeout: 600_000 });
+  const firstView = Date.now() - started;
+  const state = await page.evaluate(() => ({ state: document.body.dataset.state, error: document.getElementById('error').textContent }));
+  if (state.state !== 'ready') throw new Error(`${capture.size}: ${state.error}`);
+  await page.waitForFunction(() => document.body.dataset.stats === 'ready', null, { polling: 100, timeout: 1_800_000 });
+  const fullStats = Date.now() - started;
+  // Redraw: zoom in and out on the shown 200-pass frame.
+  await page.focus('#timeline-canvas');
+  const draws = [];
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press(i < 15 ? 'w' : 's');
+    draws.push(Number(await page.evaluate(() => document.body.dataset.timelineDrawMs)));
+  }
+  draws.sort((a, b) => a - b);
+  const wasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
+  const after = rendererMemory();
+  const peak = Math.max(...after.map((p) => p.hwm));
+  await context.close();
+  return { firstView, fullStats, redraw: draws[Math.floor(draws.length / 2)], redrawMax: draws.at(-1), wasmBytes, peakAboveBaseline: peak - baseline };
+}
+
+async function speedscope(browser, base, capture) {
+  const json = join(OUT, `${capture.size}.trace.json`);
+  if (!existsSync(json)) {
+    // Estimate first: ~150 B per span event.
+    const estimate = capture.frames * 200 * 150;
+    if (estimate > MAX_JSON_BYTES) return { skipped: `its Chrome JSON would be ~${mb(estimate)}, beyond what a browser tab can parse as one string` };
+    sh(SGPT, ['export', '--chrome', json, capture.file]);
+  }
+  const jsonBytes = statSync(json).size;
+  if (jsonBytes > MAX_JSON_BYTES) return { skipped: `its Chrome JSON is ${mb(jsonBytes)}, beyond what a browser tab can parse` };
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const crashed = new Promise((done) => page.on('crash', () => done('crash')));
+  const started = Date.now();
+  await page.goto(`${base}/speedscope/#profileURL=${encodeURIComponent(`${base}/bench/${capture.size}.trace.json`)}`);
+  const outcome = await Promise.race([
+    page.waitForFunction(() => / - speedscope$/.test(document.title), null, { polling: 'raf', timeout: speedscopeLimit }).then(() => 'ok', () => 'timeout'),
+    crashed,
+  ]);
+  const elapsed = Date.now() - started;
+  await context.close().catch(() => {});
+  return { outcome, elapsed, jsonBytes };
+}
+
+const captures = setup();
+const server = await serve();
+const base = `http://127.0.0.1:${server.address().port}`;
+const browser = await launchChromium();
+console.log('\ninspector bench (headless Chromium, SwiftShader, this machine)');
+for (const capture of captures) {
+  const figures = await inspector(browser, base, capture);
+  console.log(`\n${capture.size}: ${capture.frames} frames × 200 passes, ${mb(capture.bytes)}`);
+  console.log(`  time to frame strip      ${ms(figures.firstView)}`);
+  console.log(`  time to full statistics  ${ms(figures.fullStats)}`);
+  console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
+  console.log(`  renderer peak RSS growth ${mb(figures.peakAboveBaseline)} = ${(figures.peakAboveBaseline / capture.bytes).toFixed(2)}× the file`);
+  console.log(`  timeline redraw          median ${figures.redraw.toFixed(2)} ms, max ${figures.redrawMax.toFixed(2)} ms (target ≤ 8 ms)`);
+  const other = await speedscope(browser, base, capture);
+  if (other.skipped) {
+    console.log(`  speedscope 1.25.0        not run: ${other.skipped}`);
+  } else if (other.outcome === 'ok') {
+    console.log(`  speedscope 1.25.0        first view ${ms(other.elapsed)} on ${mb(other.jsonBytes)} of JSON: inspector is ${(other.elapsed / figures.firstView).toFixed(1)}× faster (target ≥ 10×)`);
+  } else {
+    console.log(`  speedscope 1.25.0        ${other.outcome} after ${ms(other.elapsed)} on ${mb(other.jsonBytes)} of JSON: inspector is > ${(other.elapsed / figures.firstView).toFixed(1)}× faster`);
+  }
+}
+await browser.close();
+server.close();

@@ -1,0 +1,88 @@
+// Shared helpers for the inspector's browser tests: open the page, wait for what it
+// reports on <body> (data-state, data-load, data-stats, data-timeline-frame, ...), and
+// collect what must never happen (uncaught errors, dialogs, CSP violations).
+
+import assert from 'node:assert/strict';
+import { baseUrl } from './chromium.mjs';
+
+export async function fixtureBytes(name) {
+  const response = await fetch(`${baseUrl()}/captures/${name}`);
+  assert.equal(response.status, 200, `dist/captures/${name} is served`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** A fresh page at `query`, with problems collected; waits until it is past starting. */
+export async function openPage(browser, t, query = '', contextOptions = {}) {
+  const context = await browser.newContext({ acceptDownloads: true, ...contextOptions });
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('dialog', async (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    await dialog.dismiss();
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused to/.test(message.text())) {
+      problems.push(`csp: ${message.text()}`);
+    }
+  });
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective));
+  });
+  await page.goto(`${baseUrl()}/${query}`);
+  await page.waitForFunction(() => ['idle', 'ready', 'error'].includes(document.body.dataset.state));
+  return { page, problems };
+}
+
+/** Waits for load number `load` to finish; returns body's dataset and the error text. */
+export async function outcome(page, load = 1) {
+  await page.waitForFunction(
+    (n) => Number(document.body.dataset.load) >= n && ['ready', 'error'].includes(document.body.dataset.state),
+    load,
+  );
+  return page.evaluate(() => ({
+    ...document.body.dataset,
+    error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
+  }));
+}
+
+export async function waitData(page, key, value) {
+  await page.waitForFunction(([k, v]) => document.body.dataset[k] === v, [key, value]);
+}
+
+export async function dropBytes(page, name, bytes) {
+  const load = await page.evaluate(() => Number(document.body.dataset.load ?? 0));
+  await page.evaluate(
+    ({ name, data }) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(data)], name));
+      const init = { dataTransfer: transfer, bubbles: true, cancelable: true };
+      document.body.dispatchEvent(new DragEvent('dragover', init));
+      document.body.dispatchEvent(new DragEvent('drop', init));
+    },
+    { name, data: [...bytes] },
+  );
+  return outcome(page, load + 1);
+}
+
+export async function showTab(page, key) {
+  await page.click(`#tab-${key}`);
+  await page.waitForFunction((k) => document.body.dataset.tab === k, key);
+}
+
+/** Rows of a table as arrays of cell texts. */
+export async function tableRows(page, selector) {
+  return page.$$eval(`${selector} tbody tr`, (rows) => rows.map((row) => [...row.cells].map((c) => c.textContent)));
+}
+
+/** How many pixels of a canvas are not transparent. */
+export async function paintedPixels(page, selector) {
+  return page.$eval(selector, (canvas) => {
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let i = 3; i < data.length; i += 4) painted += data[i] > 0 ? 1 : 0;
+    return painted;
+  });
+}
