@@ -86,25 +86,54 @@ fn resync(bytes: &[u8], from: usize, budget: &mut u64) -> Result<Option<usize>, 
     Ok(None)
 }
 
-/// Walks the file record by record from the header, skipping and reporting damage.
-fn scan(bytes: &[u8], defects: &mut Vec<Defect>) -> Vec<Found> {
-    let mut found = Vec::new();
-    let mut budget = RESYNC_BUDGET_FACTOR * bytes.len() as u64 + (1 << 20);
-    let mut at = HEADER_LEN;
-    while at < bytes.len() {
+/// Walks the file record by record from the header, skipping and reporting damage. It
+/// runs in steps, so a caller that must stay responsive can interleave the work.
+#[derive(Debug)]
+struct Scanner {
+    at: usize,
+    budget: u64,
+    found: Vec<Found>,
+    done: bool,
+}
+
+impl Scanner {
+    fn new(bytes: &[u8]) -> Self {
+        Self {
+            at: HEADER_LEN,
+            budget: RESYNC_BUDGET_FACTOR * bytes.len() as u64 + (1 << 20),
+            found: Vec::new(),
+            done: bytes.len() <= HEADER_LEN,
+        }
+    }
+
+    /// Scans until at least `max_bytes` more of the file are behind it (or the end).
+    /// Returns whether the scan is complete.
+    fn step(&mut self, bytes: &[u8], defects: &mut Vec<Defect>, max_bytes: usize) -> bool {
+        let stop = self.at.saturating_add(max_bytes);
+        while !self.done && self.at < stop {
+            self.next(bytes, defects);
+            self.done |= self.at >= bytes.len();
+        }
+        self.done
+    }
+
+    /// Takes one whole record, or skips one damaged stretch and reports it.
+    fn next(&mut self, bytes: &[u8], defects: &mut Vec<Defect>) {
+        let at = self.at;
         if let Some(header) = valid_record(bytes, at) {
-            found.push(Found { offset: at, header });
-            at += header.record_len();
-            continue;
+            self.found.push(Found { offset: at, header });
+            self.at += header.record_len();
+            return;
         }
         let here = RecordHeader::parse(bytes, at);
-        let Ok(next) = resync(bytes, at + 1, &mut budget) else {
+        let Ok(next) = resync(bytes, at + 1, &mut self.budget) else {
             defects.push(Defect::new(
                 DefectKind::ResyncBudgetExhausted,
                 at as u64,
                 format!("gave up resynchronising; {} bytes to the end of the file were not read", bytes.len() - at),
             ));
-            break;
+            self.done = true;
+            return;
         };
         let end = next.unwrap_or(bytes.len());
         let skipped = end - at;
@@ -138,9 +167,8 @@ fn scan(bytes: &[u8], defects: &mut Vec<Defect>) -> Vec<Found> {
             ),
         };
         defects.push(defect);
-        at = end;
+        self.at = end;
     }
-    found
 }
 
 fn is_sync_prefix(tail: &[u8]) -> bool {
@@ -148,10 +176,22 @@ fn is_sync_prefix(tail: &[u8]) -> bool {
     tail.iter().zip(sync.iter()).all(|(a, b)| a == b)
 }
 
-impl<'a> Capture<'a> {
-    /// Opens a capture. Fails only when the bytes are not an sgpt capture or need a
-    /// newer reader; all other damage is listed in [`Capture::defects`].
-    pub fn open(bytes: &'a [u8]) -> Result<Self, OpenError> {
+/// Opens a capture in steps, for a caller that must stay responsive (a browser's main
+/// thread). The header and directory are read at once; a capture without a usable
+/// directory is then scanned `max_bytes` at a time by [`Opener::step`].
+/// [`Capture::open`] is `Opener::new(bytes)?.finish()`.
+#[derive(Debug)]
+pub struct Opener<'a> {
+    capture: Capture<'a>,
+    /// The non-frame records (and, when scanning, frames) to load once the walk is done.
+    found: Vec<Found>,
+    scanner: Option<Scanner>,
+}
+
+impl<'a> Opener<'a> {
+    /// Checks the header and reads the directory. Fails only when the bytes are not an
+    /// sgpt capture or need a newer reader.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, OpenError> {
         let header = Header::decode(bytes)?;
         let mut capture = Capture {
             bytes,
@@ -175,21 +215,18 @@ impl<'a> Capture<'a> {
                 bytes.len() as u64,
                 format!("the file ends inside the header ({} of {HEADER_LEN} bytes)", bytes.len()),
             ));
-            return Ok(capture);
+            return Ok(Self { capture, found: Vec::new(), scanner: None });
         }
-        let found = if header.closed() {
+        if header.closed() {
             match capture.read_directory() {
                 Ok((found, frames)) => {
                     // The frame strip comes from the index alone; each frame is checked
                     // against its entry when it is decoded.
                     capture.used_directory = true;
                     capture.frames = frames;
-                    found
+                    return Ok(Self { capture, found, scanner: None });
                 }
-                Err(defect) => {
-                    capture.defects.push(defect);
-                    scan(bytes, &mut capture.defects)
-                }
+                Err(defect) => capture.defects.push(defect),
             }
         } else {
             capture.defects.push(Defect::new(
@@ -197,10 +234,46 @@ impl<'a> Capture<'a> {
                 8,
                 "the writer never reached stop (no CLOSED flag, no directory); the records were scanned",
             ));
-            scan(bytes, &mut capture.defects)
-        };
-        capture.load(&found);
-        Ok(capture)
+        }
+        Ok(Self { capture, found: Vec::new(), scanner: Some(Scanner::new(bytes)) })
+    }
+
+    /// Scans about `max_bytes` more of the file. Returns whether the walk is complete.
+    pub fn step(&mut self, max_bytes: usize) -> bool {
+        match &mut self.scanner {
+            None => true,
+            Some(scanner) => scanner.step(self.capture.bytes, &mut self.capture.defects, max_bytes.max(1)),
+        }
+    }
+
+    /// Bytes of the file walked so far, out of its length.
+    #[must_use]
+    pub fn progress(&self) -> (u64, u64) {
+        let len = self.capture.bytes.len() as u64;
+        match &self.scanner {
+            Some(scanner) if !scanner.done => (scanner.at as u64, len),
+            _ => (len, len),
+        }
+    }
+
+    /// Finishes the walk (all at once, if steps remain) and returns the capture.
+    #[must_use]
+    pub fn finish(mut self) -> Capture<'a> {
+        while !self.step(usize::MAX) {}
+        if let Some(scanner) = self.scanner.take() {
+            self.found = scanner.found;
+        }
+        let mut capture = self.capture;
+        capture.load(&self.found);
+        capture
+    }
+}
+
+impl<'a> Capture<'a> {
+    /// Opens a capture. Fails only when the bytes are not an sgpt capture or need a
+    /// newer reader; all other damage is listed in [`Capture::defects`].
+    pub fn open(bytes: &'a [u8]) -> Result<Self, OpenError> {
+        Ok(Opener::new(bytes)?.finish())
     }
 
     /// Reads and cross-checks the directory. Any disagreement with the file rejects it
@@ -290,7 +363,8 @@ impl<'a> Capture<'a> {
                 self.defects.push(error.into());
             }
         }
-        if self.meta.is_none() {
+        // A file cut inside its header has been reported as truncated, and nothing more.
+        if self.meta.is_none() && self.bytes.len() >= HEADER_LEN {
             self.defects.push(Defect::new(
                 DefectKind::MissingReference,
                 HEADER_LEN as u64,

@@ -202,3 +202,43 @@ fn fuzz_target_smoke_over_fixtures_and_seeded_mutations() {
         sgpt_format::fuzz::open_and_walk(&data);
     }
 }
+
+#[test]
+fn opening_in_steps_of_any_size_finds_exactly_what_one_open_finds() {
+    // STYLE.md: splitting the work differently changes nothing (wasm-tools' incremental
+    // parse, png's buf_independent).
+    let mut inputs: Vec<Vec<u8>> = sgpt_format::fixtures::all().into_iter().map(|f| f.bytes).collect();
+    let mut rng = Rng::new(77);
+    let base = known(Level::Structure, 10, 12).bytes;
+    for _ in 0..300 {
+        let mut bytes = base.clone();
+        let at = 32 + rng.below((bytes.len() - 40) as u64) as usize;
+        match rng.below(3) {
+            0 => bytes[at] ^= 1 + rng.below(255) as u8,
+            1 => bytes.truncate(at),
+            _ => {
+                bytes.drain(at..at + 1 + rng.below(6) as usize);
+            }
+        }
+        inputs.push(bytes);
+    }
+    for (index, bytes) in inputs.iter().enumerate() {
+        let Ok(whole) = Capture::open(bytes) else { continue };
+        for step in [1, 7, 100, 4096] {
+            let mut opener = sgpt_format::Opener::new(bytes).unwrap();
+            let mut last = 0;
+            while !opener.step(step) {
+                let (done, total) = opener.progress();
+                assert!(done > last && done <= total, "input {index}: progress must advance");
+                last = done;
+            }
+            let stepped = opener.finish();
+            assert_eq!(stepped.frames(), whole.frames(), "input {index}, step {step}");
+            assert_eq!(stepped.defects(), whole.defects(), "input {index}, step {step}");
+            assert_eq!(stepped.records(), whole.records(), "input {index}, step {step}");
+            assert_eq!(stepped.topology_count(), whole.topology_count());
+            assert_eq!(stepped.notes(), whole.notes());
+            assert_eq!(stepped.meta(), whole.meta());
+        }
+    }
+}
