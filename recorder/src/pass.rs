@@ -1,0 +1,574 @@
+//! The graph-pass bracket and the profiled pass wrappers.
+//!
+//! A [`GraphPassScope`] makes every GPU pass begun through it belong to its graph pass:
+//! labels are not keys (seed 000 §1.4). [`ProfiledComputePass`] and [`ProfiledRenderPass`]
+//! deref to wgpu's passes, so no method is ever lost, and shadow the calls a capture
+//! counts. With no session every hook is one `None` check: the wrapper is the wgpu pass
+//! and an empty `Option`, nothing is allocated and no recording state is built.
+
+use std::ops::{Deref, DerefMut, Range};
+
+use sgpt_format::{AttachmentRole, GpuPassKind, Indirect, Level, LoadOp, Op, StoreOp};
+
+use crate::ProfileSession;
+use crate::session::{Active, AttachmentInfo};
+
+/// Bind group slots a pass tracks for `Verbose` (WebGPU's `maxBindGroups` default is 4).
+const GROUPS: usize = 8;
+/// Nesting depth of sub-pass markers.
+const MARKER_DEPTH: usize = 8;
+
+/// A graph pass's bracket: opened with [`GraphPassScope::begin`], closed on drop.
+///
+/// While open it pushes a debug group named for the graph pass (RenderDoc, PIX and
+/// browser tools show it), attributes the GPU passes begun through it, and times the
+/// bracket on the CPU clock.
+#[must_use = "the graph pass ends when its scope is dropped"]
+pub struct GraphPassScope<'a> {
+    encoder: &'a mut wgpu::CommandEncoder,
+    active: Option<&'a mut Active>,
+    graph_pass: u32,
+    begin_ns: u64,
+    debug_group: bool,
+}
+
+impl std::fmt::Debug for GraphPassScope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphPassScope")
+            .field("graph_pass", &self.graph_pass)
+            .field("recording", &self.active.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> GraphPassScope<'a> {
+    /// Opens graph pass `graph_pass` (its index in the topology handed to
+    /// [`ProfileSession::set_graph`], or the [`crate::FrameGraph`]'s pass index).
+    #[track_caller]
+    #[inline]
+    pub fn begin(
+        session: Option<&'a mut ProfileSession>,
+        encoder: &'a mut wgpu::CommandEncoder,
+        graph_pass: u32,
+        name: &str,
+    ) -> Self {
+        let active = session.and_then(ProfileSession::active).filter(|active| active.frame_open());
+        let Some(active) = active else {
+            return Self { encoder, active: None, graph_pass, begin_ns: 0, debug_group: false };
+        };
+        if let Some(open) = active.graph_pass {
+            // Graph passes do not nest; the inner one takes over attribution until it ends.
+            log::debug!(
+                "sgpt-recorder: graph pass {graph_pass} opened inside graph pass {open} at {}",
+                std::panic::Location::caller()
+            );
+        }
+        encoder.push_debug_group(name);
+        active.enter_graph_pass(graph_pass, name);
+        let begin_ns = active.clock.now_ns();
+        Self { encoder, active: Some(active), graph_pass, begin_ns, debug_group: true }
+    }
+
+    /// The command encoder, for copies and clears inside the graph pass.
+    pub fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
+        self.encoder
+    }
+
+    /// Whether a session records this bracket.
+    #[must_use]
+    pub fn is_recording(&self) -> bool {
+        self.active.is_some()
+    }
+
+    /// Begins a compute pass attributed to this graph pass.
+    #[inline]
+    pub fn compute_pass(&mut self, desc: &wgpu::ComputePassDescriptor<'_>) -> ProfiledComputePass<'_> {
+        begin_compute(self.active.as_deref_mut(), self.encoder, desc)
+    }
+
+    /// Begins a render pass attributed to this graph pass.
+    #[inline]
+    pub fn render_pass(&mut self, desc: &wgpu::RenderPassDescriptor<'_>) -> ProfiledRenderPass<'_> {
+        begin_render(self.active.as_deref_mut(), self.encoder, desc)
+    }
+
+    /// Ends the bracket (same as dropping it).
+    pub fn end(self) {}
+}
+
+impl Drop for GraphPassScope<'_> {
+    fn drop(&mut self) {
+        if let Some(active) = self.active.as_deref_mut() {
+            let end_ns = active.clock.now_ns();
+            active.graph_pass_cpu(self.graph_pass, self.begin_ns, end_ns);
+            active.graph_pass = None;
+        }
+        if self.debug_group {
+            self.encoder.pop_debug_group();
+        }
+    }
+}
+
+/// Begins a compute pass outside any graph pass.
+#[inline]
+pub fn compute_pass<'p>(
+    session: Option<&'p mut ProfileSession>,
+    encoder: &'p mut wgpu::CommandEncoder,
+    desc: &wgpu::ComputePassDescriptor<'_>,
+) -> ProfiledComputePass<'p> {
+    begin_compute(session.and_then(ProfileSession::active), encoder, desc)
+}
+
+/// Begins a render pass outside any graph pass.
+#[inline]
+pub fn render_pass<'p>(
+    session: Option<&'p mut ProfileSession>,
+    encoder: &'p mut wgpu::CommandEncoder,
+    desc: &wgpu::RenderPassDescriptor<'_>,
+) -> ProfiledRenderPass<'p> {
+    begin_render(session.and_then(ProfileSession::active), encoder, desc)
+}
+
+/// What a profiled pass records into.
+struct PassRecorder<'p> {
+    active: &'p mut Active,
+    gpu_pass: u32,
+    workload: bool,
+    verbose: bool,
+    pipeline: Option<u32>,
+    groups: [Option<u32>; GROUPS],
+    /// End-of-region query of each open marker (`None`: its slot was refused).
+    markers: [Option<u32>; MARKER_DEPTH],
+    marker_depth: usize,
+}
+
+impl<'p> PassRecorder<'p> {
+    fn new(active: &'p mut Active, gpu_pass: u32) -> Self {
+        let level = active.level;
+        Self {
+            active,
+            gpu_pass,
+            workload: level >= Level::Workload,
+            verbose: level >= Level::Verbose,
+            pipeline: None,
+            groups: [None; GROUPS],
+            markers: [None; MARKER_DEPTH],
+            marker_depth: 0,
+        }
+    }
+
+    #[inline]
+    fn record(&mut self, op: Op) -> u32 {
+        if !self.workload {
+            return 0;
+        }
+        self.active.record(self.gpu_pass, self.pipeline, op, &self.groups)
+    }
+
+    #[inline]
+    fn bind_group(&mut self, index: u32, bind_group: Option<&wgpu::BindGroup>) {
+        if self.verbose
+            && let Some(slot) = self.groups.get_mut(index as usize)
+        {
+            *slot = bind_group.map(|group| self.active.registry.bind_group_id(group));
+        }
+    }
+
+    #[inline]
+    fn indirect(&mut self, buffer: &wgpu::Buffer, offset: u64) -> Indirect {
+        Indirect { buffer: if self.workload { self.active.registry.buffer_id(buffer) } else { 0 }, offset }
+    }
+
+    /// Opens a marker region: `None` when nested too deep (ignored), else the begin
+    /// query to write, if the region is timed.
+    fn begin_marker(&mut self, label: &str) -> Option<Option<u32>> {
+        if self.marker_depth == MARKER_DEPTH {
+            return None;
+        }
+        let query = if self.active.capabilities.inside_passes {
+            self.active.begin_gpu_pass(GpuPassKind::Marker, label, Some(self.gpu_pass), &[], true).1
+        } else {
+            None
+        };
+        self.markers[self.marker_depth] = query.map(|q| q + 1);
+        self.marker_depth += 1;
+        Some(query)
+    }
+
+    /// Closes the innermost marker region: `None` when none is open, else the end
+    /// query to write, if the region is timed.
+    fn end_marker(&mut self) -> Option<Option<u32>> {
+        if self.marker_depth == 0 {
+            return None;
+        }
+        self.marker_depth -= 1;
+        Some(self.markers[self.marker_depth].take())
+    }
+}
+
+fn begin_compute<'p>(
+    active: Option<&'p mut Active>,
+    encoder: &'p mut wgpu::CommandEncoder,
+    desc: &wgpu::ComputePassDescriptor<'_>,
+) -> ProfiledComputePass<'p> {
+    let Some(active) = active.filter(|active| active.frame_open()) else {
+        return ProfiledComputePass { inner: encoder.begin_compute_pass(desc), rec: None };
+    };
+    let label = desc.label.unwrap_or("compute pass");
+    // A pass the application times itself keeps its own timestamp writes, untouched.
+    let timed = desc.timestamp_writes.is_none();
+    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Compute, label, None, &[], timed);
+    let inner = {
+        let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::ComputePassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index: Some(query),
+            end_of_pass_write_index: Some(query + 1),
+        });
+        // The caller's descriptor is copied, never changed (seed 000 §1.2.3).
+        let desc = wgpu::ComputePassDescriptor {
+            label: desc.label,
+            timestamp_writes: if timed { writes } else { desc.timestamp_writes.clone() },
+        };
+        encoder.begin_compute_pass(&desc)
+    };
+    ProfiledComputePass { inner, rec: Some(PassRecorder::new(active, gpu_pass)) }
+}
+
+fn load_op<V>(op: &wgpu::LoadOp<V>) -> LoadOp {
+    match op {
+        wgpu::LoadOp::Load => LoadOp::Load,
+        // Don't-care starts undefined, which a capture shows as a clear would be wrong.
+        wgpu::LoadOp::Clear(_) => LoadOp::Clear,
+        wgpu::LoadOp::DontCare(_) => LoadOp::None,
+    }
+}
+
+fn store_op(op: wgpu::StoreOp) -> StoreOp {
+    match op {
+        wgpu::StoreOp::Store => StoreOp::Store,
+        wgpu::StoreOp::Discard => StoreOp::Discard,
+    }
+}
+
+fn begin_render<'p>(
+    active: Option<&'p mut Active>,
+    encoder: &'p mut wgpu::CommandEncoder,
+    desc: &wgpu::RenderPassDescriptor<'_>,
+) -> ProfiledRenderPass<'p> {
+    let Some(active) = active.filter(|active| active.frame_open()) else {
+        return ProfiledRenderPass { inner: encoder.begin_render_pass(desc), rec: None };
+    };
+    let label = desc.label.unwrap_or("render pass");
+    let empty = AttachmentInfo {
+        role: AttachmentRole::Color,
+        format: wgpu::TextureFormat::R8Unorm,
+        load: LoadOp::None,
+        store: StoreOp::None,
+        stencil: None,
+    };
+    let mut attachments = [empty; 9];
+    let mut count = 0;
+    if active.level >= Level::Workload {
+        for color in desc.color_attachments.iter().flatten().take(8) {
+            attachments[count] = AttachmentInfo {
+                role: AttachmentRole::Color,
+                format: color.view.texture().format(),
+                load: load_op(&color.ops.load),
+                store: store_op(color.ops.store),
+                stencil: None,
+            };
+            count += 1;
+        }
+        if let Some(depth) = &desc.depth_stencil_attachment {
+            let (load, store) =
+                depth.depth_ops.map_or((LoadOp::None, StoreOp::None), |ops| (load_op(&ops.load), store_op(ops.store)));
+            attachments[count] = AttachmentInfo {
+                role: AttachmentRole::DepthStencil,
+                format: depth.view.texture().format(),
+                load,
+                store,
+                stencil: depth.stencil_ops.map(|ops| (load_op(&ops.load), store_op(ops.store))),
+            };
+            count += 1;
+        }
+    }
+    let timed = desc.timestamp_writes.is_none();
+    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Render, label, None, &attachments[..count], timed);
+    let inner = {
+        let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::RenderPassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index: Some(query),
+            end_of_pass_write_index: Some(query + 1),
+        });
+        let desc = wgpu::RenderPassDescriptor {
+            timestamp_writes: if timed { writes } else { desc.timestamp_writes.clone() },
+            ..desc.clone()
+        };
+        encoder.begin_render_pass(&desc)
+    };
+    ProfiledRenderPass { inner, rec: Some(PassRecorder::new(active, gpu_pass)) }
+}
+
+/// A compute pass that records its dispatches. Derefs to [`wgpu::ComputePass`].
+pub struct ProfiledComputePass<'p> {
+    inner: wgpu::ComputePass<'p>,
+    rec: Option<PassRecorder<'p>>,
+}
+
+impl std::fmt::Debug for ProfiledComputePass<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProfiledComputePass").field("recording", &self.rec.is_some()).finish_non_exhaustive()
+    }
+}
+
+impl<'p> Deref for ProfiledComputePass<'p> {
+    type Target = wgpu::ComputePass<'p>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+impl DerefMut for ProfiledComputePass<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
+    }
+}
+
+impl ProfiledComputePass<'_> {
+    /// Whether a session records this pass.
+    #[must_use]
+    pub fn is_recording(&self) -> bool {
+        self.rec.is_some()
+    }
+
+    #[inline]
+    pub fn set_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
+        if let Some(rec) = self.rec.as_mut().filter(|rec| rec.workload) {
+            rec.pipeline = Some(rec.active.registry.compute_id(pipeline));
+        }
+        self.inner.set_pipeline(pipeline);
+    }
+
+    #[inline]
+    pub fn set_bind_group<'a, BG>(&mut self, index: u32, bind_group: BG, offsets: &[wgpu::DynamicOffset])
+    where
+        Option<&'a wgpu::BindGroup>: From<BG>,
+    {
+        let bind_group: Option<&wgpu::BindGroup> = bind_group.into();
+        if let Some(rec) = self.rec.as_mut() {
+            rec.bind_group(index, bind_group);
+        }
+        self.inner.set_bind_group::<Option<&wgpu::BindGroup>>(index, bind_group, offsets);
+    }
+
+    #[inline]
+    pub fn dispatch_workgroups(&mut self, x: u32, y: u32, z: u32) {
+        if let Some(rec) = self.rec.as_mut() {
+            rec.record(Op::Dispatch { x, y, z });
+        }
+        self.inner.dispatch_workgroups(x, y, z);
+    }
+
+    /// Records the argument buffer and offset (*encoded*); at `Verbose` the arguments
+    /// are read back after submit (*resolved*).
+    #[inline]
+    pub fn dispatch_workgroups_indirect(&mut self, indirect_buffer: &wgpu::Buffer, indirect_offset: u64) {
+        if let Some(rec) = self.rec.as_mut() {
+            let indirect = rec.indirect(indirect_buffer, indirect_offset);
+            let command = rec.record(Op::DispatchIndirect { indirect, resolved: None });
+            if rec.verbose {
+                rec.active.resolve_indirect(command, indirect_buffer, indirect_offset, 12);
+            }
+        }
+        self.inner.dispatch_workgroups_indirect(indirect_buffer, indirect_offset);
+    }
+
+    /// Opens a sub-pass marker region, timed where the device has
+    /// `TIMESTAMP_QUERY_INSIDE_PASSES` (natively only). Regions nest; close with
+    /// [`Self::end_marker`]. Also a debug group.
+    pub fn begin_marker(&mut self, label: &str) {
+        let Some(rec) = self.rec.as_mut() else { return };
+        let Some(query) = rec.begin_marker(label) else { return };
+        self.inner.push_debug_group(label);
+        if let Some(query) = query
+            && let Some(query_set) = rec.active.query_set()
+        {
+            self.inner.write_timestamp(query_set, query);
+        }
+    }
+
+    /// Closes the innermost marker region.
+    pub fn end_marker(&mut self) {
+        let Some(rec) = self.rec.as_mut() else { return };
+        let Some(query) = rec.end_marker() else { return };
+        if let Some(query) = query
+            && let Some(query_set) = rec.active.query_set()
+        {
+            self.inner.write_timestamp(query_set, query);
+        }
+        self.inner.pop_debug_group();
+    }
+}
+
+impl Drop for ProfiledComputePass<'_> {
+    fn drop(&mut self) {
+        while self.rec.as_ref().is_some_and(|rec| rec.marker_depth > 0) {
+            self.end_marker();
+        }
+    }
+}
+
+/// A render pass that records its draws and attachments. Derefs to [`wgpu::RenderPass`].
+pub struct ProfiledRenderPass<'p> {
+    inner: wgpu::RenderPass<'p>,
+    rec: Option<PassRecorder<'p>>,
+}
+
+impl std::fmt::Debug for ProfiledRenderPass<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProfiledRenderPass").field("recording", &self.rec.is_some()).finish_non_exhaustive()
+    }
+}
+
+impl<'p> Deref for ProfiledRenderPass<'p> {
+    type Target = wgpu::RenderPass<'p>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+impl DerefMut for ProfiledRenderPass<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
+    }
+}
+
+impl ProfiledRenderPass<'_> {
+    /// Whether a session records this pass.
+    #[must_use]
+    pub fn is_recording(&self) -> bool {
+        self.rec.is_some()
+    }
+
+    #[inline]
+    pub fn set_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
+        if let Some(rec) = self.rec.as_mut().filter(|rec| rec.workload) {
+            rec.pipeline = Some(rec.active.registry.render_id(pipeline));
+        }
+        self.inner.set_pipeline(pipeline);
+    }
+
+    #[inline]
+    pub fn set_bind_group<'a, BG>(&mut self, index: u32, bind_group: BG, offsets: &[wgpu::DynamicOffset])
+    where
+        Option<&'a wgpu::BindGroup>: From<BG>,
+    {
+        let bind_group: Option<&wgpu::BindGroup> = bind_group.into();
+        if let Some(rec) = self.rec.as_mut() {
+            rec.bind_group(index, bind_group);
+        }
+        self.inner.set_bind_group::<Option<&wgpu::BindGroup>>(index, bind_group, offsets);
+    }
+
+    #[inline]
+    pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
+        if let Some(rec) = self.rec.as_mut() {
+            rec.record(Op::Draw {
+                vertices: vertices.len() as u32,
+                instances: instances.len() as u32,
+                first_vertex: vertices.start,
+                first_instance: instances.start,
+            });
+        }
+        self.inner.draw(vertices, instances);
+    }
+
+    #[inline]
+    pub fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
+        if let Some(rec) = self.rec.as_mut() {
+            rec.record(Op::DrawIndexed {
+                indices: indices.len() as u32,
+                instances: instances.len() as u32,
+                first_index: indices.start,
+                base_vertex,
+                first_instance: instances.start,
+            });
+        }
+        self.inner.draw_indexed(indices, base_vertex, instances);
+    }
+
+    #[inline]
+    fn record_indirect(&mut self, indexed: bool, buffer: &wgpu::Buffer, offset: u64) {
+        if let Some(rec) = self.rec.as_mut() {
+            let indirect = rec.indirect(buffer, offset);
+            let command = rec.record(Op::DrawIndirect { indexed, indirect, resolved: None });
+            if rec.verbose {
+                rec.active.resolve_indirect(command, buffer, offset, if indexed { 20 } else { 16 });
+            }
+        }
+    }
+
+    /// Records the argument buffer and offset (*encoded*); at `Verbose` the counts are
+    /// read back after submit (*resolved*).
+    #[inline]
+    pub fn draw_indirect(&mut self, indirect_buffer: &wgpu::Buffer, indirect_offset: u64) {
+        self.record_indirect(false, indirect_buffer, indirect_offset);
+        self.inner.draw_indirect(indirect_buffer, indirect_offset);
+    }
+
+    #[inline]
+    pub fn draw_indexed_indirect(&mut self, indirect_buffer: &wgpu::Buffer, indirect_offset: u64) {
+        self.record_indirect(true, indirect_buffer, indirect_offset);
+        self.inner.draw_indexed_indirect(indirect_buffer, indirect_offset);
+    }
+
+    /// Records one indirect draw per argument block.
+    pub fn multi_draw_indirect(&mut self, indirect_buffer: &wgpu::Buffer, indirect_offset: u64, count: u32) {
+        for i in 0..u64::from(count) {
+            self.record_indirect(false, indirect_buffer, indirect_offset + i * 16);
+        }
+        self.inner.multi_draw_indirect(indirect_buffer, indirect_offset, count);
+    }
+
+    /// Records one indexed indirect draw per argument block.
+    pub fn multi_draw_indexed_indirect(&mut self, indirect_buffer: &wgpu::Buffer, indirect_offset: u64, count: u32) {
+        for i in 0..u64::from(count) {
+            self.record_indirect(true, indirect_buffer, indirect_offset + i * 20);
+        }
+        self.inner.multi_draw_indexed_indirect(indirect_buffer, indirect_offset, count);
+    }
+
+    /// Opens a sub-pass marker region (see [`ProfiledComputePass::begin_marker`]).
+    pub fn begin_marker(&mut self, label: &str) {
+        let Some(rec) = self.rec.as_mut() else { return };
+        let Some(query) = rec.begin_marker(label) else { return };
+        self.inner.push_debug_group(label);
+        if let Some(query) = query
+            && let Some(query_set) = rec.active.query_set()
+        {
+            self.inner.write_timestamp(query_set, query);
+        }
+    }
+
+    /// Closes the innermost marker region.
+    pub fn end_marker(&mut self) {
+        let Some(rec) = self.rec.as_mut() else { return };
+        let Some(query) = rec.end_marker() else { return };
+        if let Some(query) = query
+            && let Some(query_set) = rec.active.query_set()
+        {
+            self.inner.write_timestamp(query_set, query);
+        }
+        self.inner.pop_debug_group();
+    }
+}
+
+impl Drop for ProfiledRenderPass<'_> {
+    fn drop(&mut self) {
+        while self.rec.as_ref().is_some_and(|rec| rec.marker_depth > 0) {
+            self.end_marker();
+        }
+    }
+}

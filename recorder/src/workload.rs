@@ -1,0 +1,169 @@
+//! Identity for what passes bind: pipelines, indirect buffers and bind groups.
+//!
+//! wgpu objects have no readable label, so the application describes the ones it cares
+//! about; anything else still gets an id, named by kind and number. Each id is declared
+//! once, in a DECL record before the first frame that uses it.
+
+use std::collections::HashMap;
+
+use sgpt_format::{BindGroupDef, BufferDef, Declaration, Pipeline, PipelineKind};
+
+/// How the application describes a pipeline to the recorder.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PipelineInfo<'a> {
+    pub label: &'a str,
+    /// The shader module's name (its file, or its label).
+    pub shader_module: &'a str,
+    pub entry_point: &'a str,
+    /// The module's WGSL source: a compute pipeline's `@workgroup_size` is read from it.
+    pub wgsl: Option<&'a str>,
+}
+
+/// `@workgroup_size` of compute entry point `entry_point`, as naga parses `wgsl`.
+///
+/// `None` when the size is an override expression (it is fixed only at pipeline
+/// creation) or the source does not parse or lacks the entry point: *unknown*, which is
+/// not zero.
+#[must_use]
+pub fn workgroup_size(wgsl: &str, entry_point: &str) -> Option<[u32; 3]> {
+    let module = naga::front::wgsl::parse_str(wgsl).ok()?;
+    let entry = module
+        .entry_points
+        .iter()
+        .find(|entry| entry.name == entry_point && entry.stage == naga::ShaderStage::Compute)?;
+    if entry.workgroup_size_overrides.as_ref().is_some_and(|dims| dims.iter().any(Option::is_some)) {
+        return None;
+    }
+    let size = entry.workgroup_size;
+    size.iter().all(|&dim| dim > 0).then_some(size)
+}
+
+/// Ids for everything passes reference, and the declarations not yet written.
+#[derive(Debug, Default)]
+pub(crate) struct Registry {
+    // Keys are wgpu handles, equal by identity; holding them keeps an id from being
+    // reused by a later object at the same address.
+    compute: HashMap<wgpu::ComputePipeline, u32>,
+    render: HashMap<wgpu::RenderPipeline, u32>,
+    buffers: HashMap<wgpu::Buffer, u32>,
+    bind_groups: HashMap<wgpu::BindGroup, u32>,
+    next_pipeline: u32,
+    /// Declarations made since the last frame was handed to the writer.
+    pub(crate) pending: Vec<Declaration>,
+}
+
+impl Registry {
+    pub(crate) fn describe_compute(&mut self, pipeline: &wgpu::ComputePipeline, info: &PipelineInfo<'_>) -> u32 {
+        let workgroup = info.wgsl.and_then(|wgsl| workgroup_size(wgsl, info.entry_point));
+        let id = *self.compute.entry(pipeline.clone()).or_insert_with(|| {
+            self.next_pipeline += 1;
+            self.next_pipeline - 1
+        });
+        self.pending.push(Declaration::Pipeline(pipeline_def(id, PipelineKind::Compute, info, workgroup)));
+        id
+    }
+
+    pub(crate) fn describe_render(&mut self, pipeline: &wgpu::RenderPipeline, info: &PipelineInfo<'_>) -> u32 {
+        let id = *self.render.entry(pipeline.clone()).or_insert_with(|| {
+            self.next_pipeline += 1;
+            self.next_pipeline - 1
+        });
+        self.pending.push(Declaration::Pipeline(pipeline_def(id, PipelineKind::Render, info, None)));
+        id
+    }
+
+    #[inline]
+    pub(crate) fn compute_id(&mut self, pipeline: &wgpu::ComputePipeline) -> u32 {
+        if let Some(&id) = self.compute.get(pipeline) {
+            return id;
+        }
+        let id = self.next_pipeline;
+        self.next_pipeline += 1;
+        self.compute.insert(pipeline.clone(), id);
+        let label = format!("compute pipeline #{id}");
+        let info = PipelineInfo { label: &label, ..PipelineInfo::default() };
+        self.pending.push(Declaration::Pipeline(pipeline_def(id, PipelineKind::Compute, &info, None)));
+        id
+    }
+
+    #[inline]
+    pub(crate) fn render_id(&mut self, pipeline: &wgpu::RenderPipeline) -> u32 {
+        if let Some(&id) = self.render.get(pipeline) {
+            return id;
+        }
+        let id = self.next_pipeline;
+        self.next_pipeline += 1;
+        self.render.insert(pipeline.clone(), id);
+        let label = format!("render pipeline #{id}");
+        let info = PipelineInfo { label: &label, ..PipelineInfo::default() };
+        self.pending.push(Declaration::Pipeline(pipeline_def(id, PipelineKind::Render, &info, None)));
+        id
+    }
+
+    pub(crate) fn name_buffer(&mut self, buffer: &wgpu::Buffer, label: &str) -> u32 {
+        let next = self.buffers.len() as u32;
+        let id = *self.buffers.entry(buffer.clone()).or_insert(next);
+        self.pending.push(Declaration::Buffer(BufferDef { id, label: label.to_owned(), size: buffer.size() }));
+        id
+    }
+
+    #[inline]
+    pub(crate) fn buffer_id(&mut self, buffer: &wgpu::Buffer) -> u32 {
+        if let Some(&id) = self.buffers.get(buffer) {
+            return id;
+        }
+        let id = self.buffers.len() as u32;
+        self.buffers.insert(buffer.clone(), id);
+        self.pending.push(Declaration::Buffer(BufferDef { id, label: format!("buffer #{id}"), size: buffer.size() }));
+        id
+    }
+
+    pub(crate) fn name_bind_group(&mut self, bind_group: &wgpu::BindGroup, label: &str) -> u32 {
+        let next = self.bind_groups.len() as u32;
+        let id = *self.bind_groups.entry(bind_group.clone()).or_insert(next);
+        self.pending.push(Declaration::BindGroup(BindGroupDef { id, label: label.to_owned() }));
+        id
+    }
+
+    #[inline]
+    pub(crate) fn bind_group_id(&mut self, bind_group: &wgpu::BindGroup) -> u32 {
+        if let Some(&id) = self.bind_groups.get(bind_group) {
+            return id;
+        }
+        let id = self.bind_groups.len() as u32;
+        self.bind_groups.insert(bind_group.clone(), id);
+        self.pending.push(Declaration::BindGroup(BindGroupDef { id, label: format!("bind group #{id}") }));
+        id
+    }
+}
+
+fn pipeline_def(id: u32, kind: PipelineKind, info: &PipelineInfo<'_>, workgroup_size: Option<[u32; 3]>) -> Pipeline {
+    Pipeline {
+        id,
+        label: info.label.to_owned(),
+        kind,
+        shader_module: info.shader_module.to_owned(),
+        entry_point: info.entry_point.to_owned(),
+        workgroup_size,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workgroup_size_comes_from_the_wgsl_attribute() {
+        let wgsl = "const WIDTH: u32 = 8u;\n@compute @workgroup_size(WIDTH, 4) fn main() {}\n@compute @workgroup_size(64) fn flat() {}";
+        assert_eq!(workgroup_size(wgsl, "main"), Some([8, 4, 1]));
+        assert_eq!(workgroup_size(wgsl, "flat"), Some([64, 1, 1]));
+        assert_eq!(workgroup_size(wgsl, "missing"), None);
+    }
+
+    #[test]
+    fn an_override_workgroup_size_is_unknown_never_zero() {
+        let wgsl = "override BLOCK: u32 = 64u;\n@compute @workgroup_size(BLOCK) fn main() {}";
+        assert_eq!(workgroup_size(wgsl, "main"), None);
+        assert_eq!(workgroup_size("not wgsl at all", "main"), None);
+    }
+}

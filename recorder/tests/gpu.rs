@@ -1,0 +1,806 @@
+//! The recorder on a real Vulkan adapter: Mesa's lavapipe in CI. One binary, so the
+//! device set-up and the counting allocator are shared.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::{Arc, Mutex};
+
+use sgpt_demo::{Scene, SceneOptions, native};
+use sgpt_format::{Capture, Frame, GpuPassKind, LoadOp, Op, SpanKind, StoreOp};
+use sgpt_recorder::{
+    FrameGraph, GraphPassScope, Level, MemorySink, PassEvent, PassListener, PipelineInfo, ProfileSession, RecordError,
+    SessionOptions, StartError, StopReason,
+};
+
+// ---- a per-thread counting allocator: tests run in parallel, each counts its own ----
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    static LIVE: Cell<i64> = const { Cell::new(0) };
+}
+
+fn note(bytes: i64, allocation: bool) {
+    // `try_with`: the allocator runs during thread teardown too.
+    let _ = COUNTING.try_with(|counting| {
+        if counting.get() {
+            if allocation {
+                let _ = ALLOCATIONS.try_with(|count| count.set(count.get() + 1));
+            }
+            let _ = LIVE.try_with(|live| live.set(live.get() + bytes));
+        }
+    });
+}
+
+#[expect(unsafe_code, reason = "a global allocator is an unsafe trait; this one only counts and forwards")]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note(layout.size() as i64, true);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note(-(layout.size() as i64), false);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note(new_size as i64 - layout.size() as i64, true);
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations and net live bytes on this thread while `f` runs.
+fn counted<R>(f: impl FnOnce() -> R) -> (R, u64, i64) {
+    ALLOCATIONS.with(|count| count.set(0));
+    LIVE.with(|live| live.set(0));
+    COUNTING.with(|counting| counting.set(true));
+    let result = f();
+    COUNTING.with(|counting| counting.set(false));
+    (result, ALLOCATIONS.with(Cell::get), LIVE.with(Cell::get))
+}
+
+// ---- device set-up ----
+
+struct Gpu {
+    adapter: wgpu::Adapter,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+}
+
+/// A lavapipe device, or `None` with a printed reason where no Vulkan adapter exists.
+/// Under `CI=true` a missing adapter fails the test: CI installs mesa-vulkan-drivers.
+fn gpu() -> Option<Gpu> {
+    match native::device() {
+        Ok((adapter, device, queue)) => Some(Gpu { adapter, device, queue }),
+        Err(error @ native::DeviceError::NoAdapter(_)) => {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the GPU tests cannot run: {error}");
+            eprintln!("skipping a GPU test: {error}");
+            None
+        }
+        Err(error) => panic!("device set-up failed: {error}"),
+    }
+}
+
+fn demo(gpu: &Gpu) -> Scene {
+    Scene::new(&gpu.device, &gpu.queue, SceneOptions::default()).expect("the demo scene builds")
+}
+
+/// Records `frames` demo frames at `options` and returns the capture's bytes.
+fn record_demo(gpu: &Gpu, options: SessionOptions, frames: u64) -> Vec<u8> {
+    let mut scene = demo(gpu);
+    let described = native::session_options(&scene, options.level, None);
+    let options = SessionOptions {
+        application: described.application,
+        settings: described.settings,
+        scene: described.scene,
+        ..options
+    };
+    let sink = MemorySink::new();
+    let mut session = ProfileSession::new(options, sink.clone());
+    let summary = native::record(&mut scene, &mut session, &gpu.adapter, &gpu.device, &gpu.queue, frames)
+        .expect("the demo records");
+    assert_eq!(summary.frames, frames);
+    sink.take()
+}
+
+fn frames(capture: &Capture<'_>) -> Vec<Frame> {
+    (0..capture.frames().len()).map(|i| capture.frame(i).expect("every frame decodes")).collect()
+}
+
+const COMPUTE_WGSL: &str = "
+@group(0) @binding(0) var<storage, read_write> data: array<u32>;
+@compute @workgroup_size(8, 4) fn main(@builtin(global_invocation_id) id: vec3u) { data[id.x] += 1u; }
+override BLOCK: u32 = 64u;
+@compute @workgroup_size(BLOCK) fn tuned(@builtin(global_invocation_id) id: vec3u) { data[id.x] += 2u; }
+";
+
+/// A minimal workload with known counts: what the tests below compare against.
+struct Workload {
+    pipeline: wgpu::ComputePipeline,
+    tuned: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    tuned_group: wgpu::BindGroup,
+    indirect: wgpu::Buffer,
+    target: wgpu::TextureView,
+    render: wgpu::RenderPipeline,
+}
+
+impl Workload {
+    fn new(gpu: &Gpu) -> Self {
+        let device = &gpu.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("test.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(COMPUTE_WGSL.into()),
+        });
+        let pipeline = |entry: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                cache: None,
+            })
+        };
+        let (pipeline, tuned) = (pipeline("main"), pipeline("tuned"));
+        let data = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("data"),
+            size: 1 << 16,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let group = |pipeline: &wgpu::ComputePipeline| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource: data.as_entire_binding() }],
+            })
+        };
+        let (bind_group, tuned_group) = (group(&pipeline), group(&tuned));
+        let indirect = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("indirect"),
+            size: 16,
+            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        gpu.queue.write_buffer(&indirect, 0, &[7, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
+        let target = device
+            .create_texture(&wgpu::TextureDescriptor {
+                label: Some("target"),
+                size: wgpu::Extent3d { width: 16, height: 16, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            })
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        let draw = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("draw.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(
+                "@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4f { return vec4f(f32(i % 2u), f32(i / 2u), 0.0, 1.0); }
+                 @fragment fn fs() -> @location(0) vec4f { return vec4f(1.0); }"
+                    .into(),
+            ),
+        });
+        let render = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("draw"),
+            layout: None,
+            vertex: wgpu::VertexState {
+                module: &draw,
+                entry_point: Some("vs"),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &draw,
+                entry_point: Some("fs"),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                targets: &[Some(wgpu::TextureFormat::Rgba8Unorm.into())],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        Self { pipeline, tuned, bind_group, tuned_group, indirect, target, render }
+    }
+
+    fn describe(&self, session: &mut ProfileSession) {
+        let info = |entry_point| PipelineInfo {
+            label: entry_point,
+            shader_module: "test.wgsl",
+            entry_point,
+            wgsl: Some(COMPUTE_WGSL),
+        };
+        assert_eq!(session.describe_compute_pipeline(&self.pipeline, &info("main")), Some([8, 4, 1]));
+        assert_eq!(session.describe_compute_pipeline(&self.tuned, &info("tuned")), None, "an override is unknown");
+        session.name_buffer(&self.indirect, "indirect args");
+    }
+
+    /// Encodes `passes` compute passes in one graph pass: dispatches (3,2,1) and
+    /// (5,1,1), then one indirect dispatch, then one render pass with a draw.
+    fn encode(&self, gpu: &Gpu, mut session: Option<&mut ProfileSession>, passes: u32) {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        {
+            let mut scope = GraphPassScope::begin(session.as_deref_mut(), &mut encoder, 0, "work");
+            for _ in 0..passes {
+                let mut pass = scope
+                    .compute_pass(&wgpu::ComputePassDescriptor { label: Some("dispatches"), timestamp_writes: None });
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &self.bind_group, &[]);
+                pass.dispatch_workgroups(3, 2, 1);
+                pass.dispatch_workgroups(5, 1, 1);
+            }
+            let mut pass =
+                scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some("indirect"), timestamp_writes: None });
+            pass.set_pipeline(&self.tuned);
+            pass.set_bind_group(0, &self.tuned_group, &[]);
+            pass.dispatch_workgroups_indirect(&self.indirect, 0);
+            drop(pass);
+            let mut render = scope.render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("draw"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &self.target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Discard,
+                    },
+                })],
+                ..wgpu::RenderPassDescriptor::default()
+            });
+            render.set_pipeline(&self.render);
+            render.draw(0..6, 0..2);
+        }
+        if let Some(session) = session {
+            session.resolve_queries(&mut encoder).expect("frame is open");
+        }
+        gpu.queue.submit([encoder.finish()]);
+    }
+}
+
+fn started(gpu: &Gpu, options: SessionOptions, sink: &MemorySink) -> ProfileSession {
+    let mut session = ProfileSession::new(options, sink.clone());
+    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("the session starts");
+    session
+}
+
+// ---- the tests ----
+
+#[test]
+fn the_hzb_graph_pass_owns_several_gpu_passes_and_every_span_has_a_positive_duration() {
+    let Some(gpu) = gpu() else { return };
+    let bytes = record_demo(&gpu, SessionOptions::at(Level::Structure), 12);
+    let capture = Capture::open(&bytes).expect("the capture opens");
+    assert!(capture.verify().is_empty(), "{:?}", capture.verify());
+    let frames = frames(&capture);
+    let topology = capture.topology(frames[0].topology).expect("frame 0's topology");
+    let hzb = topology.graph_passes.iter().position(|pass| pass.name == "hzb/build").expect("an hzb graph pass") as u32;
+    let owned: Vec<_> = topology.gpu_passes.iter().filter(|pass| pass.graph_pass == Some(hzb)).collect();
+    assert!(owned.len() >= 2, "hzb/build opened {} GPU passes", owned.len());
+    // Labels are not keys: the GPU passes have their own, none of them the graph pass's.
+    assert!(owned.iter().all(|pass| pass.label != "hzb/build" && pass.kind == GpuPassKind::Compute));
+    assert_eq!(owned[0].label, "hzb copy depth");
+
+    let culled: Vec<_> = topology
+        .graph_passes
+        .iter()
+        .zip(&frames[0].culled)
+        .filter(|(_, culled)| **culled)
+        .map(|(p, _)| p.name.as_str())
+        .collect();
+    assert_eq!(culled, ["debug/hzb heatmap", "debug/overlay"]);
+    for frame in &frames {
+        let topology = capture.topology(frame.topology).expect("topology");
+        assert_eq!(frame.dropped_spans, 0);
+        assert_eq!(frame.spans.len(), topology.gpu_passes.len(), "one span per GPU pass and marker");
+        for span in &frame.spans {
+            assert!(span.end_ns > span.begin_ns, "frame {} span {:?} is not positive", frame.frame_number, span);
+            assert!(span.query_set < 4, "query set ids name the pool's sets");
+        }
+        // lavapipe has TIMESTAMP_QUERY_INSIDE_PASSES: the main pass's markers are sub-pass spans.
+        let markers: Vec<_> = frame.spans.iter().filter(|span| span.kind == SpanKind::SubPass).collect();
+        assert_eq!(markers.len(), 2);
+        for marker in markers {
+            let pass = &topology.gpu_passes[marker.pass as usize];
+            assert_eq!(pass.kind, GpuPassKind::Marker);
+            let parent = &topology.gpu_passes[pass.parent.expect("a marker has a parent") as usize];
+            assert_eq!(parent.label, "main");
+        }
+        // CPU: one encode span per surviving graph pass, submit and readback times.
+        assert_eq!(frame.cpu_spans.len(), frame.culled.iter().filter(|culled| !**culled).count());
+        let submit = frame.cpu.submit_ns.expect("submit time");
+        assert!(frame.cpu.readback_ns.expect("readback time") >= submit);
+        assert!(frame.recorder_cost_ns > 0);
+    }
+}
+
+#[test]
+fn recorded_dispatch_and_draw_counts_equal_what_was_encoded() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session = ProfileSession::new(SessionOptions::at(Level::Verbose), sink.clone());
+    work.describe(&mut session);
+    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
+    for passes in [1, 3] {
+        assert!(session.begin_frame().expect("begins"));
+        work.encode(&gpu, Some(&mut session), passes);
+        session.end_frame().expect("ends");
+    }
+    let summary = pollster::block_on(session.stop()).expect("stops");
+    assert_eq!(summary.frames, 2);
+    let bytes = sink.take();
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.is_intact(), "{:?}", capture.verify());
+
+    let main = capture.pipelines().find(|p| p.label == "main").expect("declared");
+    let tuned = capture.pipelines().find(|p| p.label == "tuned").expect("declared");
+    assert_eq!(main.workgroup_size, Some([8, 4, 1]));
+    assert_eq!(tuned.workgroup_size, None);
+    let indirect_id = (0..8).find(|&id| capture.buffer(id).is_some_and(|b| b.label == "indirect args")).expect("named");
+
+    for (index, passes) in [1usize, 3].into_iter().enumerate() {
+        let frame = capture.frame(index).expect("decodes");
+        let dispatches: Vec<_> = frame
+            .commands
+            .iter()
+            .filter_map(|c| match c.op {
+                Op::Dispatch { x, y, z } => Some([x, y, z]),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(dispatches, [[3, 2, 1], [5, 1, 1]].repeat(passes));
+        assert!(
+            frame.commands.iter().filter(|c| matches!(c.op, Op::Dispatch { .. })).all(|c| c.pipeline == Some(main.id))
+        );
+        let indirect = frame
+            .commands
+            .iter()
+            .find(|c| c.op.is_dispatch() && !matches!(c.op, Op::Dispatch { .. }))
+            .expect("indirect");
+        assert_eq!(indirect.pipeline, Some(tuned.id));
+        match indirect.op {
+            Op::DispatchIndirect { indirect, resolved } => {
+                assert_eq!((indirect.buffer, indirect.offset), (indirect_id, 0));
+                assert_eq!(resolved, Some([7, 1, 1]), "Verbose reads the arguments back");
+            }
+            other => panic!("expected an indirect dispatch, got {other:?}"),
+        }
+        let draw = frame.commands.last().expect("a draw");
+        assert_eq!(draw.op, Op::Draw { vertices: 6, instances: 2, first_vertex: 0, first_instance: 0 });
+        // Verbose: each dispatch records its bind group.
+        assert_eq!(frame.bindings.len(), 2 * passes + 1);
+        let topology = capture.topology(frame.topology).expect("topology");
+        assert_eq!(topology.gpu_passes.len(), passes + 2);
+        let render = topology.gpu_passes.last().expect("render pass");
+        assert_eq!(render.attachments.len(), 1);
+        assert_eq!(render.attachments[0].format, "rgba8unorm");
+        assert_eq!((render.attachments[0].load, render.attachments[0].store), (LoadOp::Clear, StoreOp::Discard));
+        assert!(topology.gpu_passes.iter().all(|pass| pass.graph_pass == Some(0)));
+    }
+}
+
+#[test]
+fn a_full_timer_pool_refuses_slots_and_counts_them_per_frame() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session =
+        started(&gpu, SessionOptions { max_spans_per_frame: 3, ..SessionOptions::at(Level::Workload) }, &sink);
+    // 6 passes (4 dispatch passes, indirect, render) against 3 slots; then 3 passes.
+    for passes in [4, 1] {
+        session.begin_frame().expect("begins");
+        work.encode(&gpu, Some(&mut session), passes);
+        session.end_frame().expect("ends");
+    }
+    let summary = pollster::block_on(session.stop()).expect("stops");
+    assert_eq!(summary.dropped_spans, 3);
+    let bytes = sink.take();
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.is_intact());
+    let frames = frames(&capture);
+    assert_eq!((frames[0].spans.len(), frames[0].dropped_spans), (3, 3));
+    assert_eq!((frames[1].spans.len(), frames[1].dropped_spans), (3, 0));
+    // Refused slots lose only the timing: the workload of every pass is still there.
+    assert_eq!(frames[0].commands.len(), 4 * 2 + 2);
+    assert!(frames.iter().flat_map(|f| &f.spans).all(|span| span.end_ns > span.begin_ns));
+}
+
+#[test]
+fn six_hundred_demo_frames_write_a_handful_of_topologies() {
+    let Some(gpu) = gpu() else { return };
+    let frames_total = 600;
+    let bytes = record_demo(&gpu, SessionOptions::at(Level::Structure), frames_total);
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.is_intact());
+    assert_eq!(capture.frames().len(), frames_total as usize);
+    // Shadow refresh on/off × two resolutions.
+    let topologies = capture.topology_count();
+    assert_eq!(topologies, 4, "distinct topologies over {frames_total} frames");
+    let passes: Vec<usize> = (0..capture.topology_count() as u32)
+        .map(|id| capture.topology(id).expect("topology").gpu_passes.len())
+        .collect();
+    eprintln!(
+        "M0: {topologies} distinct topologies over {frames_total} frames; GPU passes per frame (incl. markers) {passes:?}; {} bytes/frame at structure",
+        bytes.len() as u64 / frames_total
+    );
+}
+
+#[test]
+fn every_level_round_trips_through_the_reader() {
+    let Some(gpu) = gpu() else { return };
+    for level in Level::ALL {
+        let bytes = record_demo(&gpu, SessionOptions::at(level), 10);
+        let capture = Capture::open(&bytes).expect("opens");
+        assert!(capture.verify().is_empty(), "{level}: {:?}", capture.verify());
+        assert!(capture.is_intact());
+        assert_eq!(capture.level(), Some(level));
+        let meta = capture.meta().expect("META");
+        assert!(meta.timestamp_query && meta.timestamp_query_inside_passes);
+        assert_eq!(meta.adapter.backend, "vulkan");
+        assert!(meta.features.iter().any(|feature| feature == "TIMESTAMP_QUERY"));
+        assert!(meta.limits.iter().any(|limit| limit.name == "max_texture_dimension_2d" && limit.value > 0.0));
+        assert_eq!(meta.application, "sgpt-demo");
+        assert!(meta.scene.iter().any(|value| value.name == "particles" && value.value == 4096.0));
+        assert!(meta.wall_clock_start_unix_ns > 1_600_000_000_000_000_000);
+        let frames = frames(&capture);
+        let topology = capture.topology(frames[0].topology).expect("topology");
+        assert_eq!(topology.graph_passes.is_empty(), level == Level::Timing, "{level}");
+        assert_eq!(frames[0].commands.is_empty(), level < Level::Workload, "{level}");
+        assert_eq!(frames[0].bindings.is_empty(), level < Level::Verbose, "{level}");
+        assert_eq!(topology.gpu_passes.iter().any(|p| !p.attachments.is_empty()), level >= Level::Workload);
+        let resolved = frames[0].commands.iter().any(|c| {
+            matches!(c.op, Op::DispatchIndirect { resolved: Some(_), .. } | Op::DrawIndirect { resolved: Some(_), .. })
+        });
+        assert_eq!(resolved, level == Level::Verbose, "{level}");
+        if level == Level::Verbose {
+            // The simulate pass's arguments: 4096 particles / 64 per workgroup.
+            let simulate = frames[0]
+                .commands
+                .iter()
+                .find_map(|c| match c.op {
+                    Op::DispatchIndirect { resolved, .. } => resolved,
+                    _ => None,
+                })
+                .expect("resolved");
+            assert_eq!(simulate, [64, 1, 1]);
+        }
+    }
+}
+
+#[test]
+fn snapshots_are_readable_mid_session_and_bytes_are_reported_per_frame() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session =
+        ProfileSession::new(SessionOptions { byte_budget: 1024, ..SessionOptions::at(Level::Workload) }, sink.clone());
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&reports);
+    session.on_bytes_written(move |written| seen.lock().expect("lock").push(written));
+    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
+    for _ in 0..12 {
+        session.begin_frame().expect("begins");
+        work.encode(&gpu, Some(&mut session), 2);
+        session.end_frame().expect("ends");
+    }
+    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("polls");
+    session.begin_frame().expect("begins");
+    let snapshot = session.snapshot().expect("a memory sink snapshots");
+    let open = Capture::open(&snapshot).expect("a snapshot opens");
+    assert!(!open.header().closed(), "a snapshot before stop is an open capture");
+    assert!(open.frames().len() >= 8, "{} frames in the snapshot", open.frames().len());
+    assert!(open.verify().iter().all(|defect| defect.kind == sgpt_format::DefectKind::NotClosed));
+    assert_eq!(session.bytes_written(), snapshot.len() as u64);
+    session.end_frame().expect("ends");
+
+    let summary = pollster::block_on(session.stop()).expect("stops");
+    let reports = reports.lock().expect("lock").clone();
+    assert_eq!(reports.len() as u64, summary.frames);
+    assert!(
+        reports
+            .windows(2)
+            .all(|pair| pair[1].total_bytes > pair[0].total_bytes && pair[1].frame_number == pair[0].frame_number + 1)
+    );
+    assert!(reports.iter().all(|report| report.frame_bytes > 0));
+    // Over budget: one warning, naming level and rate; nothing truncated.
+    let warnings = session.warnings();
+    assert_eq!(warnings.len(), 0, "warnings move with the finished state");
+    let bytes = sink.take();
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.is_intact());
+    assert_eq!(capture.frames().len(), 13);
+    assert_eq!(capture.notes().len(), 1);
+    let warning = &capture.notes()[0].text;
+    assert!(
+        warning.contains("level workload") && warning.contains("bytes/frame") && warning.contains("bytes/s"),
+        "{warning}"
+    );
+}
+
+#[test]
+fn the_frame_limit_resolves_the_same_future_as_stop() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session =
+        started(&gpu, SessionOptions { frame_limit: Some(5), ..SessionOptions::at(Level::Timing) }, &sink);
+    let finished = session.finished();
+    let mut recorded = 0;
+    for _ in 0..8 {
+        if session.begin_frame().expect("begins") {
+            recorded += 1;
+        }
+        work.encode(&gpu, Some(&mut session), 1);
+        session.end_frame().expect("ends");
+    }
+    assert_eq!(recorded, 5);
+    assert!(!session.is_recording());
+    let summary = pollster::block_on(finished).expect("finishes");
+    assert_eq!((summary.frames, summary.reason), (5, StopReason::FrameLimit));
+    assert_eq!(pollster::block_on(session.stop()).expect("same result"), summary);
+    let bytes = sink.take();
+    assert_eq!(summary.bytes_written, bytes.len() as u64);
+    assert_eq!(Capture::open(&bytes).expect("opens").frames().len(), 5);
+}
+
+#[test]
+fn misuse_is_an_error_value_not_a_panic() {
+    let Some(gpu) = gpu() else { return };
+    let sink = MemorySink::new();
+    let mut idle = ProfileSession::new(SessionOptions::default(), sink.clone());
+    assert_eq!(idle.begin_frame(), Err(RecordError::NotStarted));
+    assert_eq!(pollster::block_on(idle.stop()), Err(RecordError::NotStarted));
+    let mut bad = ProfileSession::new(SessionOptions { frame_limit: Some(0), ..SessionOptions::default() }, Vec::new());
+    assert!(matches!(bad.start(&gpu.device, &gpu.queue, &gpu.adapter), Err(StartError::Options(_))));
+
+    let mut session = started(&gpu, SessionOptions::default(), &sink);
+    assert_eq!(session.start(&gpu.device, &gpu.queue, &gpu.adapter), Err(StartError::AlreadyStarted));
+    let mut second = ProfileSession::new(SessionOptions::default(), Vec::new());
+    assert_eq!(second.start(&gpu.device, &gpu.queue, &gpu.adapter), Err(StartError::DeviceInUse));
+    assert_eq!(session.end_frame(), Err(RecordError::NoFrameOpen));
+    assert_eq!(session.begin_frame(), Ok(true));
+    assert_eq!(session.begin_frame(), Err(RecordError::FrameAlreadyOpen(0)));
+    session.end_frame().expect("ends");
+    pollster::block_on(session.stop()).expect("stops");
+    // The device is free again once the first session finished.
+    second.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("a second session starts after the first");
+    let mut second_vec: Option<Vec<u8>> = None;
+
+    gpu.device.destroy();
+    let _ = gpu.device.poll(wgpu::PollType::Poll);
+    assert_eq!(second.begin_frame(), Err(RecordError::DeviceLost));
+    let summary = pollster::block_on(second.stop()).expect("a lost device still closes the capture");
+    assert_eq!(summary.reason, StopReason::DeviceLost);
+    second_vec.replace(second.take_sink::<Vec<u8>>().expect("the sink comes back"));
+    let bytes = second_vec.expect("set");
+    assert!(Capture::open(&bytes).expect("opens").is_intact());
+}
+
+#[test]
+fn without_timestamp_queries_cpu_structure_and_workload_are_still_recorded() {
+    let Some(gpu) = gpu() else { return };
+    let (device, queue) = pollster::block_on(gpu.adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("no timestamps"),
+        required_features: wgpu::Features::empty(),
+        required_limits: wgpu::Limits::downlevel_defaults(),
+        ..Default::default()
+    }))
+    .expect("a device without timer features");
+    let plain = Gpu { adapter: gpu.adapter.clone(), device, queue };
+    let bytes = record_demo(&plain, SessionOptions::at(Level::Workload), 6);
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.is_intact());
+    let meta = capture.meta().expect("META");
+    assert!(!meta.timestamp_query && !meta.timestamp_query_inside_passes);
+    for frame in frames(&capture) {
+        assert!(frame.spans.is_empty());
+        assert_eq!(frame.dropped_spans, 0, "no timestamps is not a full pool");
+        assert!(!frame.commands.is_empty() && !frame.cpu_spans.is_empty());
+        assert!(frame.cpu.end_ns > frame.cpu.begin_ns);
+    }
+    let topology = capture.topology(0).expect("topology");
+    assert!(topology.gpu_passes.iter().filter(|pass| pass.graph_pass.is_some()).count() > 10);
+}
+
+#[test]
+fn with_no_session_the_hooks_allocate_nothing_beyond_wgpu_itself() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let raw = |gpu: &Gpu| {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        for _ in 0..2 {
+            let mut pass = encoder
+                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("dispatches"), timestamp_writes: None });
+            pass.set_pipeline(&work.pipeline);
+            pass.set_bind_group(0, &work.bind_group, &[]);
+            pass.dispatch_workgroups(3, 2, 1);
+            pass.dispatch_workgroups(5, 1, 1);
+        }
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("indirect"), timestamp_writes: None });
+        pass.set_pipeline(&work.tuned);
+        pass.set_bind_group(0, &work.tuned_group, &[]);
+        pass.dispatch_workgroups_indirect(&work.indirect, 0);
+        drop(pass);
+        let mut render = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("draw"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &work.target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(wgpu::Color::BLACK), store: wgpu::StoreOp::Discard },
+            })],
+            ..wgpu::RenderPassDescriptor::default()
+        });
+        render.set_pipeline(&work.render);
+        render.draw(0..6, 0..2);
+        drop(render);
+        gpu.queue.submit([encoder.finish()]);
+    };
+    // Warm both paths, then compare one frame of each, several times (wgpu's own
+    // allocations are the same for the same commands).
+    for _ in 0..8 {
+        raw(&gpu);
+        work.encode(&gpu, None, 2);
+    }
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    let mut differences = Vec::new();
+    for _ in 0..8 {
+        let ((), raw_allocations, _) = counted(|| raw(&gpu));
+        let ((), hooked_allocations, _) = counted(|| work.encode(&gpu, None, 2));
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        differences.push(hooked_allocations as i64 - raw_allocations as i64);
+    }
+    eprintln!("allocations with hooks off minus raw wgpu, per frame: {differences:?}");
+    assert!(differences.contains(&0), "hooks off cost allocations: {differences:?}");
+    assert!(differences.iter().all(|&difference| difference <= 0), "hooks off cost allocations: {differences:?}");
+
+    // The graph and the bracket themselves: exactly zero once warm.
+    let mut graph: FrameGraph<u8> = FrameGraph::new();
+    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    let frame = |graph: &mut FrameGraph<u8>, encoder: &mut wgpu::CommandEncoder| {
+        graph.reset();
+        graph.push_scope("scope");
+        let mut a = graph.add_pass("a", 0);
+        let x = a.create_texture(
+            "x",
+            sgpt_recorder::TextureDesc::d2(
+                8,
+                8,
+                wgpu::TextureFormat::Rgba8Unorm,
+                wgpu::TextureUsages::RENDER_ATTACHMENT,
+            ),
+        );
+        let mut b = graph.add_pass("b", 1);
+        b.read(x);
+        b.side_effects();
+        graph.pop_scope();
+        graph.compile();
+        let mut visited = 0;
+        graph.execute(encoder, None, |_, scope| {
+            visited += 1;
+            assert!(!scope.is_recording());
+        });
+        visited
+    };
+    assert_eq!(frame(&mut graph, &mut encoder), 2);
+    let (visited, allocations, _) = counted(|| (0..100).map(|_| frame(&mut graph, &mut encoder)).sum::<u32>());
+    assert_eq!(visited, 200);
+    assert_eq!(allocations, 0, "a steady frame graph with no session allocates nothing");
+    let mut off: Option<&mut ProfileSession> = None;
+    let ((), allocations, _) = counted(|| {
+        for _ in 0..100 {
+            let scope = GraphPassScope::begin(off.as_deref_mut(), &mut encoder, 0, "bracket");
+            scope.end();
+        }
+    });
+    assert_eq!(allocations, 0);
+}
+
+#[test]
+fn a_recording_session_does_not_grow_the_heap_frame_after_frame() {
+    let Some(gpu) = gpu() else { return };
+    let mut scene = demo(&gpu);
+    // A sink that keeps nothing, so only the recorder's own memory is measured.
+    #[derive(Debug)]
+    struct Discard;
+    impl sgpt_format::Sink for Discard {
+        fn append(&mut self, _: &[u8]) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn patch_header(&mut self, _: &[u8; sgpt_format::HEADER_LEN]) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    impl sgpt_recorder::CaptureSink for Discard {
+        fn snapshot(&self) -> std::io::Result<Vec<u8>> {
+            Ok(Vec::new())
+        }
+    }
+    // A frame limit sizes the writer's frame index up front.
+    let mut session = ProfileSession::new(
+        SessionOptions { frame_limit: Some(10_000), ..SessionOptions::at(Level::Workload) },
+        Discard,
+    );
+    scene.describe(&mut session);
+    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
+    let (mut off_growth, mut on_growth) = (0i64, 0i64);
+    // Same frames with and without the session: the difference is the recorder's.
+    for round in 0..3 {
+        let frames = 64;
+        let ((), _, off) = counted(|| {
+            for _ in 0..frames {
+                scene.frame(None).expect("frame");
+            }
+        });
+        let ((), _, on) = counted(|| {
+            for _ in 0..frames {
+                scene.frame(Some(&mut session)).expect("frame");
+            }
+        });
+        if round > 0 {
+            off_growth += off;
+            on_growth += on;
+        }
+    }
+    drop(pollster::block_on(session.stop()));
+    // Warm frames (the first round is warm-up) must not accumulate memory. wgpu's own
+    // pools move by ~100 B/frame either way; a retained frame record (its spans and
+    // commands, over 1 KB here) would be far above the bound.
+    let per_frame = (on_growth - off_growth) as f64 / 128.0;
+    eprintln!("heap growth over 128 warm frames: session off {off_growth} B, on {on_growth} B");
+    assert!(
+        per_frame < 512.0,
+        "recording grows the heap by {per_frame:.0} bytes per frame (on {on_growth}, off {off_growth})"
+    );
+}
+
+#[test]
+fn graph_listeners_all_hear_each_surviving_pass_in_order() {
+    let Some(gpu) = gpu() else { return };
+    struct Log(Arc<Mutex<Vec<String>>>, &'static str);
+    impl PassListener for Log {
+        fn pass_begin(&mut self, pass: PassEvent<'_>) {
+            self.0.lock().expect("lock").push(format!("{} begin {}", self.1, pass.name));
+        }
+        fn pass_end(&mut self, pass: PassEvent<'_>) {
+            self.0.lock().expect("lock").push(format!("{} end {}", self.1, pass.name));
+        }
+    }
+    let mut scene = demo(&gpu);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    scene.graph_mut().add_listener(Log(Arc::clone(&log), "a"));
+    let removed = scene.graph_mut().add_listener(Log(Arc::clone(&log), "gone"));
+    scene.graph_mut().add_listener(Log(Arc::clone(&log), "b"));
+    assert!(scene.graph_mut().remove_listener(removed));
+    scene.frame(None).expect("frame");
+    let log = log.lock().expect("lock").clone();
+    assert_eq!(
+        &log[..4],
+        [
+            "a begin particles/simulate",
+            "b begin particles/simulate",
+            "a end particles/simulate",
+            "b end particles/simulate"
+        ]
+    );
+    assert!(!log.iter().any(|line| line.contains("gone") || line.contains("debug/")));
+    let surviving = scene.graph().culled().iter().filter(|culled| !**culled).count();
+    assert_eq!(log.len(), surviving * 4);
+}
