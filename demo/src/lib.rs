@@ -14,3 +14,5 @@ pub use scene::{DemoError, DemoPass, Scene, SceneOptions, SceneSize};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
+#[cfg(target_arch = "wasm32")]
+mod web;

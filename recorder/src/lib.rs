@@ -59,6 +59,8 @@ mod pass;
 mod session;
 mod shared;
 mod sink;
+#[cfg(target_arch = "wasm32")]
+mod sink_blob;
 mod sync;
 mod timer;
 mod workload;
@@ -74,4 +76,6 @@ pub use session::{
 };
 pub use sgpt_format::{Level, Topology};
 pub use sink::{CaptureSink, FileSink, MemorySink};
+#[cfg(target_arch = "wasm32")]
+pub use sink_blob::BlobSink;
 pub use workload::{PipelineInfo, workgroup_size};

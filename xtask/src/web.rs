@@ -3,6 +3,7 @@
 //! ```text
 //! dist/                 the inspector (root index.html, Trunk.toml)
 //! dist/gpu-smoke/       the GPU smoke page (gpu-smoke/index.html)
+//! dist/demo/            the demo scene and its Record panel (demo/index.html)
 //! dist/captures/        fixtures/v1/*.sgpt and the bundled demo.sgpt
 //! ```
 
@@ -14,7 +15,7 @@ use anyhow::{Context as _, Result, bail};
 use crate::context::{Context, run};
 
 /// Pages served below the root, each its own Trunk build: (index.html, URL path).
-const SUB_SITES: [(&str, &str); 1] = [("gpu-smoke/index.html", "gpu-smoke")];
+const SUB_SITES: [(&str, &str); 2] = [("gpu-smoke/index.html", "gpu-smoke"), ("demo/index.html", "demo")];
 
 /// The bundled capture: `sgpt synth`'s standard workload.
 const DEMO_SYNTH_ARGS: [&str; 9] =

@@ -1,0 +1,277 @@
+//! The running page: the scene in a requestAnimationFrame loop, and the Record panel.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use sgpt_recorder::{Level, RecordError, StopFuture};
+use wasm_bindgen::JsCast as _;
+use wasm_bindgen::prelude::*;
+
+use super::dom::{self, JsError, Listener};
+use super::gpu::{Faults, Gpu};
+use super::present::Presenter;
+use super::query;
+use super::record::{Capture, Recording, size};
+use crate::{DemoError, Scene};
+
+/// Frames submitted but not yet done on the GPU. A software renderer draws slower than
+/// the display refreshes; past this the page skips animation frames instead of queueing
+/// work (and outrunning the recorder's timer pool).
+const MAX_FRAMES_IN_FLIGHT: u32 = 2;
+
+pub(crate) struct App {
+    gpu: Gpu,
+    scene: Scene,
+    presenter: Presenter,
+    recording: Option<Recording>,
+    capture: Option<Capture>,
+    in_flight: Arc<AtomicU32>,
+    /// A fatal fault was shown: no more frames.
+    halted: bool,
+    /// `?lose-device=N`: destroy the device after frame N.
+    lose_device: Option<u64>,
+}
+
+impl App {
+    pub(crate) fn new(gpu: Gpu, scene: Scene, presenter: Presenter, lose_device: Option<u64>) -> Self {
+        Self {
+            gpu,
+            scene,
+            presenter,
+            recording: None,
+            capture: None,
+            in_flight: Arc::new(AtomicU32::new(0)),
+            halted: false,
+            lose_device,
+        }
+    }
+
+    /// Starts recording; a session already recording is left alone.
+    pub(crate) fn start_recording(&mut self, level: Level, frames: Option<u64>) -> Result<(), String> {
+        if self.halted {
+            return Err("the page stopped rendering after an error".to_owned());
+        }
+        if self.recording.is_some() {
+            return Err("a recording is already running".to_owned());
+        }
+        self.recording = Some(Recording::start(&self.scene, &self.gpu, level, frames)?);
+        dom::set_data("level", level.name());
+        dom::set_state("recording");
+        Panel::recording(true);
+        Ok(())
+    }
+
+    /// Stops the recording; the returned future resolves once its last frames are read back.
+    pub(crate) fn stop_recording(&mut self) -> Option<StopFuture> {
+        self.recording.as_mut().and_then(Recording::stop)
+    }
+
+    /// One animation frame: render, record, present. Returns a stop future to await when
+    /// the recording finished during this frame.
+    pub(crate) fn tick(&mut self) -> Option<StopFuture> {
+        if self.halted {
+            return None;
+        }
+        let faults = Faults::take(&self.gpu.faults);
+        if let Some(lost) = faults.lost {
+            if let Some(recording) = &self.recording {
+                recording.device_lost();
+            }
+            return self.halt(&format!("the GPU device was lost ({lost})"));
+        }
+        if let Some(error) = faults.errors.first() {
+            return self.halt(&format!("WebGPU error: {error}"));
+        }
+        if self.in_flight.load(Ordering::Acquire) >= MAX_FRAMES_IN_FLIGHT {
+            return None;
+        }
+        let session = self.recording.as_mut().and_then(Recording::active);
+        match self.scene.frame(session) {
+            Ok(()) => {}
+            Err(DemoError::Record(RecordError::DeviceLost)) => return self.halt("the GPU device was lost"),
+            Err(error) => return self.halt(&error.to_string()),
+        }
+        self.presenter.present(&self.gpu.device, &self.gpu.queue, &self.gpu.surface, self.scene.output());
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let in_flight = Arc::clone(&self.in_flight);
+        self.gpu.queue.on_submitted_work_done(move || {
+            in_flight.fetch_sub(1, Ordering::AcqRel);
+        });
+        if self.lose_device.is_some_and(|after| self.scene.frames() >= after) {
+            self.lose_device = None;
+            // The browser reports the loss through the device-lost callback, as a real one.
+            self.gpu.device.destroy();
+        }
+        let recording = self.recording.as_mut()?;
+        dom::set_text(
+            "status",
+            &format!(
+                "recording at {}: {} frames, {}",
+                recording.level(),
+                recording.frames_written(),
+                size(recording.bytes())
+            ),
+        );
+        // The frame limit stops the session inside `end_frame`.
+        if recording.stopped_unawaited() { recording.stop() } else { None }
+    }
+
+    /// Shows a fatal error and stops rendering; a recording stops with what it has.
+    fn halt(&mut self, message: &str) -> Option<StopFuture> {
+        self.halted = true;
+        dom::show_error(message);
+        self.recording.as_mut().and_then(Recording::stop)
+    }
+
+    /// The recording's stop future resolved: publish its capture.
+    fn finished(&mut self, summary: Result<sgpt_recorder::CaptureSummary, RecordError>) {
+        let Some(recording) = self.recording.take() else { return };
+        Panel::recording(false);
+        let capture = match recording.into_capture(summary.map_err(|error| error.to_string())) {
+            Ok(capture) => capture,
+            Err(error) => {
+                dom::show_error(&format!("the capture Blob could not be built: {error}"));
+                return;
+            }
+        };
+        if let Err(error) = capture.publish() {
+            dom::show_error(&format!("the capture could not be published: {error}"));
+            return;
+        }
+        let failed = capture.summary().as_ref().err().cloned();
+        // Replacing the previous capture revokes its object URL.
+        self.capture = Some(capture);
+        match failed {
+            Some(error) => dom::show_error(&format!("recording failed: {error}")),
+            None if !self.halted => dom::set_state("recorded"),
+            None => {}
+        }
+    }
+}
+
+/// Awaits a recording's stop future, then publishes its capture.
+pub(crate) fn finish(app: &Rc<RefCell<App>>, stop: StopFuture) {
+    let app = Rc::clone(app);
+    wasm_bindgen_futures::spawn_local(async move {
+        let summary = stop.await;
+        if !dom::panicked() {
+            app.borrow_mut().finished(summary);
+        }
+    });
+}
+
+/// The Record panel's controls.
+pub(crate) struct Panel;
+
+impl Panel {
+    /// Wires the panel to `app`; the listeners live as long as the returned handles.
+    pub(crate) fn wire(app: &Rc<RefCell<App>>) -> Result<Vec<Listener>, JsError> {
+        let start = dom::element::<web_sys::HtmlButtonElement>("start")?;
+        let stop = dom::element::<web_sys::HtmlButtonElement>("stop")?;
+        let on_start = {
+            let app = Rc::clone(app);
+            move |_: web_sys::Event| {
+                let chosen =
+                    Panel::chosen().and_then(|(level, frames)| app.borrow_mut().start_recording(level, frames));
+                if let Err(error) = chosen {
+                    dom::set_text("status", &error);
+                }
+            }
+        };
+        let on_stop = {
+            let app = Rc::clone(app);
+            move |_: web_sys::Event| {
+                let stop = app.borrow_mut().stop_recording();
+                if let Some(stop) = stop {
+                    dom::set_text("status", "stopping: reading back the last frames…");
+                    finish(&app, stop);
+                }
+            }
+        };
+        Panel::recording(false);
+        Ok(vec![Listener::new(&start, "click", on_start)?, Listener::new(&stop, "click", on_stop)?])
+    }
+
+    /// The level and frame count the panel is set to; an empty frame count records until Stop.
+    fn chosen() -> Result<(Level, Option<u64>), String> {
+        let level = dom::element::<web_sys::HtmlSelectElement>("level").map_err(|error| error.to_string())?;
+        let frames = dom::element::<web_sys::HtmlInputElement>("frames").map_err(|error| error.to_string())?;
+        let level = query::level(&level.value())?;
+        let frames = frames.value();
+        let frames = if frames.trim().is_empty() { None } else { Some(query::frames(&frames, "frames")?) };
+        Ok((level, frames))
+    }
+
+    /// Sets the panel to the values a `?record=` link asked for.
+    pub(crate) fn show(level: Level, frames: u64) {
+        if let Ok(select) = dom::element::<web_sys::HtmlSelectElement>("level") {
+            select.set_value(level.name());
+        }
+        if let Ok(input) = dom::element::<web_sys::HtmlInputElement>("frames") {
+            input.set_value(&frames.to_string());
+        }
+    }
+
+    fn recording(recording: bool) {
+        if let Ok(start) = dom::element::<web_sys::HtmlButtonElement>("start") {
+            start.set_disabled(recording);
+        }
+        if let Ok(stop) = dom::element::<web_sys::HtmlButtonElement>("stop") {
+            stop.set_disabled(!recording);
+        }
+    }
+}
+
+/// A requestAnimationFrame loop that stops when dropped.
+pub(crate) struct AnimationLoop {
+    inner: Rc<LoopInner>,
+}
+
+type FrameCallback = Closure<dyn FnMut(f64)>;
+
+struct LoopInner {
+    closure: RefCell<Option<FrameCallback>>,
+    request: Cell<Option<i32>>,
+}
+
+impl LoopInner {
+    fn schedule(&self) {
+        if let Some(closure) = self.closure.borrow().as_ref()
+            && let Ok(id) = dom::window().request_animation_frame(closure.as_ref().unchecked_ref())
+        {
+            self.request.set(Some(id));
+        }
+    }
+}
+
+impl AnimationLoop {
+    /// Calls `body` once per animation frame until dropped (or a panic).
+    pub(crate) fn start(mut body: impl FnMut() + 'static) -> Self {
+        let inner = Rc::new(LoopInner { closure: RefCell::new(None), request: Cell::new(None) });
+        // Weak: the closure must not keep its own loop alive.
+        let weak: Weak<LoopInner> = Rc::downgrade(&inner);
+        let closure = FrameCallback::new(move |_time: f64| {
+            let Some(inner) = weak.upgrade() else { return };
+            inner.request.set(None);
+            if dom::panicked() {
+                return;
+            }
+            body();
+            inner.schedule();
+        });
+        *inner.closure.borrow_mut() = Some(closure);
+        inner.schedule();
+        Self { inner }
+    }
+}
+
+impl Drop for AnimationLoop {
+    fn drop(&mut self) {
+        if let Some(id) = self.inner.request.take() {
+            let _ = dom::window().cancel_animation_frame(id);
+        }
+        self.inner.closure.borrow_mut().take();
+    }
+}
