@@ -55,6 +55,7 @@ fn run() -> Result<()> {
             println!();
             println!("serving {} at {}/", ctx.dist().display(), server.url());
             println!("open {}/?file=/captures/demo.sgpt", server.url());
+            println!("demo scene, recording on the browser's WebGPU: {}/demo/", server.url());
             println!("GPU smoke page: {}/gpu-smoke/", server.url());
             println!("(Ctrl-C stops the server)");
             server.run_forever()
