@@ -69,6 +69,8 @@ pub struct Ui {
     pub compare: Option<((usize, usize), (usize, usize))>,
     pub deltas: Option<Vec<PassDelta>>,
     pub compare_progress: Option<f64>,
+    /// A zoom the link asked for, applied when its frame is next shown (instead of fitting).
+    pub pending_zoom: Option<(i64, i64)>,
     /// Set once the link's state was applied; until then the hash is left as it came.
     pub restored: bool,
 }
@@ -90,6 +92,8 @@ pub struct App {
     pub ui: RefCell<Ui>,
     current: Cell<u64>,
     mailbox: RefCell<Rc<Mailbox>>,
+    /// The hash as this page last wrote it, so only edits from outside are applied.
+    last_hash: RefCell<String>,
 }
 
 /// Wires the page up and opens `?file=` if given.
@@ -111,6 +115,7 @@ pub fn start() -> Result<(), Error> {
         ui: RefCell::new(Ui::default()),
         current: Cell::new(0),
         mailbox: RefCell::new(Rc::new(Mailbox::default())),
+        last_hash: RefCell::new(String::new()),
         dom,
     });
     app.build_tabs()?;
@@ -126,6 +131,7 @@ pub fn start() -> Result<(), Error> {
     let strip: &EventTarget = &app.strip.element;
     let timeline: &EventTarget = &app.timeline.element;
     let workspace: &EventTarget = &app.workspace;
+    let window: EventTarget = web_sys::window().ok_or(Error::NoGlobal("window"))?.into();
     // The whole document is the drop zone.
     let listeners = vec![
         on(document, "dragover", App::on_drag_over)?,
@@ -149,6 +155,7 @@ pub fn start() -> Result<(), Error> {
         on(workspace, "input", App::on_input)?,
         on(&app.tabs, "keydown", App::on_tab_key)?,
         on(&app.tabs, "click", App::on_action)?,
+        on(&window, "hashchange", App::on_hash_change)?,
     ];
     let resizer = {
         let handle = Rc::clone(&app);
@@ -348,15 +355,87 @@ impl App {
         let number = |index: usize| numbers.get(index).copied();
         ui.state.frame = ui.frame.and_then(number);
         ui.state.range = ui.range.and_then(|(a, b)| Some((number(a)?, number(b)?)));
-        ui.state.zoom = ui.viewport.map(|v| v.rounded());
+        ui.state.zoom = ui.viewport.map(|v| v.rounded()).or(ui.pending_zoom);
         ui.state.compare =
             ui.compare.and_then(|((a0, a1), (b0, b1))| Some(((number(a0)?, number(a1)?), (number(b0)?, number(b1)?))));
         let hash = ui.state.to_hash();
         drop(ui);
+        self.last_hash.replace(hash.clone());
         if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
             // Replace, not push: dragging a brush must not flood the back button.
             let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&hash));
         }
+    }
+
+    /// The hash edited after load (by hand, or a link followed within the page): shows
+    /// what it names without reopening the capture. Writing the hash uses `replaceState`,
+    /// which fires no `hashchange`; comparing with the last value written also skips a
+    /// hash set back to what is already shown.
+    fn on_hash_change(self: &Rc<Self>, _event: &Event) {
+        let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+        if hash == *self.last_hash.borrow() {
+            return;
+        }
+        let state = ViewState::parse(&hash);
+        let resolved = {
+            let mut ui = self.ui.borrow_mut();
+            match (&ui.strip, ui.restored) {
+                (Some(strip), true) if !strip.is_empty() => {
+                    let index = |number: u64| strip.index_of(number);
+                    let frame = state.frame.and_then(index).unwrap_or(0);
+                    let range =
+                        state.range.and_then(|(a, b)| Some((index(a)?, index(b)?))).unwrap_or((0, strip.len() - 1));
+                    let compare = state
+                        .compare
+                        .and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
+                    Some((frame, range, compare))
+                }
+                _ => {
+                    // Still opening: the session applies the state once the strip exists.
+                    ui.state = state.clone();
+                    None
+                }
+            }
+        };
+        let Some((frame, range, compare)) = resolved else {
+            self.show_tab(state.tab);
+            return;
+        };
+        let (frame_changed, pass_changed) = {
+            let mut ui = self.ui.borrow_mut();
+            let pass_changed = ui.state.pass != state.pass;
+            ui.state.pass = state.pass;
+            ui.state.graph_pass = state.graph_pass;
+            ui.state.node = state.node;
+            let frame_changed = ui.frame != Some(frame) || ui.timeline.is_none();
+            if frame_changed {
+                ui.pending_zoom = state.zoom;
+            } else {
+                let fit = ui.timeline.as_ref().map(|m| Viewport::fit(m.extent));
+                ui.viewport = state.zoom.map(|(start, end)| Viewport { start: start as f64, end: end as f64 }).or(fit);
+                ui.selected = state.pass.and_then(|p| ui.timeline.as_ref()?.find_gpu_pass(p));
+            }
+            (frame_changed, pass_changed)
+        };
+        if frame_changed {
+            // The session selects the pass and applies the zoom when it shows the frame.
+            self.select_frame(frame);
+        } else {
+            if pass_changed {
+                self.send(Command::Pass(state.pass));
+            }
+            self.draw_timeline();
+        }
+        if self.ui.borrow().range != Some(range) {
+            self.select_range(range.0, range.1);
+        }
+        if let Some((a, b)) = compare
+            && self.ui.borrow().compare != Some((a, b))
+        {
+            self.start_compare(a, b);
+        }
+        self.render_structure();
+        self.show_tab(state.tab);
     }
 
     // ---- frame strip ----

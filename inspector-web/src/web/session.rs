@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use sgpt_format::analysis::{self, StatsReport};
-use sgpt_format::{Capture, Defect, Frame, SpanKind};
+use sgpt_format::{Capture, Defect, Frame, Opener, SpanKind};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -28,6 +28,8 @@ use crate::url_state::Tab;
 
 /// A chunk of work stops after about this long, far below the ~100 ms a task may take.
 const SLICE_MS: f64 = 30.0;
+/// How much of a file one scanning step walks: small enough to check the clock often.
+const SCAN_STEP_BYTES: usize = 1 << 20;
 /// Above this many spans an export would not fit in the tab; the CLI streams it instead.
 const MAX_EXPORT_SPANS: u64 = 4_000_000;
 
@@ -107,9 +109,51 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
     if bytes.is_empty() {
         return Err(LoadError::Empty.into());
     }
-    let capture = Capture::open(&bytes).map_err(LoadError::Open)?;
+    // Each step below is tens of ms on big files: a task of its own, not one run-on task.
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    let Some(capture) = open(app, ticket, name, &bytes).await? else { return Ok(()) };
     show_capture(app, name, &capture)?;
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
     Session::new(app, ticket, &capture).serve(mailbox).await
+}
+
+/// Opens the capture. A closed one reads its directory at once; a never-closed or
+/// directory-less one is scanned record by record, hundreds of ms on big files, so it
+/// runs in slices like the rest of the long work. `None` when a newer file was
+/// opened meanwhile.
+async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result<Option<Capture<'b>>, Failure> {
+    let mut opener = Opener::new(bytes).map_err(LoadError::Open)?;
+    loop {
+        let started = js_sys::Date::now();
+        let mut done = false;
+        while !done && js_sys::Date::now() - started < SLICE_MS {
+            done = opener.step(SCAN_STEP_BYTES);
+        }
+        if done {
+            // Loading what the walk found is a task of its own.
+            yield_now().await?;
+            return Ok(app.is_current(ticket).then(|| opener.finish()));
+        }
+        let (walked, total) = opener.progress();
+        app.set_progress(
+            Some(walked as f64 / total.max(1) as f64),
+            &format!(
+                "Scanning {name} for records (it has no index): {} of {}…",
+                units::bytes(walked),
+                units::bytes(total)
+            ),
+        );
+        yield_now().await?;
+        if !app.is_current(ticket) {
+            return Ok(None);
+        }
+    }
 }
 
 /// Paints everything the directory alone gives: summary, banners, strip, notes.
@@ -250,11 +294,15 @@ impl<'s, 'c> Session<'s, 'c> {
         };
         self.app.ui.borrow_mut().restored = true;
         if frames > 0 {
-            let zoom = self.app.ui.borrow().state.zoom;
+            {
+                let mut ui = self.app.ui.borrow_mut();
+                ui.pending_zoom = ui.state.zoom;
+            }
             self.show_frame(frame);
-            if let Some((start, end)) = zoom {
-                self.app.ui.borrow_mut().viewport = Some(Viewport { start: start as f64, end: end as f64 });
-                self.app.draw_timeline();
+            // Frame views first, on screen; then statistics and comparison start.
+            yield_now().await?;
+            if !self.app.is_current(self.ticket) {
+                return Ok(());
             }
             let (first, last) = range.unwrap_or((0, frames - 1));
             self.app.select_range(first, last);
@@ -267,6 +315,7 @@ impl<'s, 'c> Session<'s, 'c> {
             show_defects(self.app, &summary::defect_rows(self.capture.defects()), true);
             self.verify = None;
         }
+        yield_now().await?;
         loop {
             while let Some(command) = mailbox.try_recv() {
                 if !self.handle(command)? {
@@ -351,7 +400,8 @@ impl<'s, 'c> Session<'s, 'c> {
         {
             let mut ui = self.app.ui.borrow_mut();
             ui.frame = Some(index);
-            ui.viewport = Some(Viewport::fit(model.extent));
+            let zoom = ui.pending_zoom.take().map(|(start, end)| Viewport { start: start as f64, end: end as f64 });
+            ui.viewport = Some(zoom.unwrap_or_else(|| Viewport::fit(model.extent)));
             ui.selected = ui.state.pass.and_then(|p| model.find_gpu_pass(p));
             ui.timeline = Some(model);
             ui.structure = topology.map(|t| Structure::new(t, &self.frame.culled));

@@ -1,7 +1,9 @@
 //! Where a capture's bytes come from: a dropped or picked `File`, or a URL (`?file=`,
 //! including the `blob:` URLs the demo hands over). Bytes are copied into wasm memory a
 //! chunk at a time, into one buffer sized up front, so a file never exists twice in
-//! full (once in JS, once in wasm) and the progress bar moves.
+//! full (once in JS, once in wasm) and the progress bar moves. Byte streams are read
+//! through one reused JS buffer ([`read_byob`]); otherwise each JS chunk is released as
+//! soon as it is copied ([`release`]).
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -12,6 +14,9 @@ use super::error::{Error, describe};
 /// The largest capture the page reads: wasm32 has 4 GiB, and the page needs room beside it.
 pub const MAX_FILE_BYTES: u64 = 1536 << 20;
 const CHUNK: f64 = 16.0 * 1024.0 * 1024.0;
+/// The one JS buffer a byte stream is read through; Chromium fills at most 64 KiB of a
+/// file and a few hundred KiB of a download per read, so more would sit unused.
+const SCRATCH_BYTES: u32 = 1 << 20;
 
 pub enum Input {
     File(web_sys::File),
@@ -75,13 +80,23 @@ async fn read_file(file: &web_sys::File, progress: &dyn Fn(u64, Option<u64>)) ->
     }
     let mut bytes = Vec::new();
     bytes.try_reserve_exact(size as usize).map_err(|_| ReadError::TooLarge(size as u64))?;
+    let failed = |error: &JsValue| ReadError::File(describe(error));
+    let file = gloo_file::Blob::from(file.clone());
+    let whole: &web_sys::Blob = file.as_ref();
+    if let Ok(reader) = web_sys::ReadableStreamByobReader::new(&whole.stream()) {
+        read_byob(&reader, &mut bytes, &|done| progress(done, Some(size as u64)), &failed).await?;
+        return Ok(bytes);
+    }
+    // Without byte streams: slices, each released once copied.
     let mut at = 0.0;
     while at < size {
         let end = (at + CHUNK).min(size);
-        let slice = gloo_file::Blob::from(file.clone()).slice(at as u64, end as u64);
-        let chunk =
-            gloo_file::futures::read_as_bytes(&slice).await.map_err(|error| ReadError::File(error.to_string()))?;
-        bytes.extend_from_slice(&chunk);
+        let slice = file.slice(at as u64, end as u64);
+        let read =
+            JsFuture::from(AsRef::<web_sys::Blob>::as_ref(&slice).array_buffer()).await.map_err(|e| failed(&e))?;
+        let chunk = js_sys::Uint8Array::new(&read);
+        append(&mut bytes, &chunk);
+        release(&chunk);
         at = end;
         progress(at as u64, Some(size as u64));
     }
@@ -92,6 +107,43 @@ fn append(bytes: &mut Vec<u8>, chunk: &js_sys::Uint8Array) {
     let start = bytes.len();
     bytes.resize(start + chunk.length() as usize, 0);
     chunk.copy_to(&mut bytes[start..]);
+}
+
+/// Frees a chunk's memory now that wasm holds a copy, where the chunk is a fresh buffer
+/// (a default stream reader, a slice read whole). Left to the garbage collector such
+/// chunks pile up, since V8 collects external memory only after tens of MB, and the
+/// tab's peak grows by most of the file. Where `transfer` is missing the collector
+/// still frees them, later.
+fn release(chunk: &js_sys::Uint8Array) {
+    let _ = chunk.buffer().transfer_with_length(0);
+}
+
+/// Reads `reader` to its end into `bytes` through one reused scratch buffer, so reading
+/// allocates nothing per chunk on the JS side (a byte stream moves the buffer into each
+/// result and back). `read` gets the total so far.
+async fn read_byob(
+    reader: &web_sys::ReadableStreamByobReader,
+    bytes: &mut Vec<u8>,
+    read: &dyn Fn(u64),
+    failed: &dyn Fn(&JsValue) -> ReadError,
+) -> Result<(), ReadError> {
+    let mut scratch = js_sys::Uint8Array::new_with_length(SCRATCH_BYTES);
+    loop {
+        let result = JsFuture::from(reader.read_with_array_buffer_view(&scratch)).await.map_err(|e| failed(&e))?;
+        if js_sys::Reflect::get(&result, &"done".into()).map_err(Error::from)?.is_truthy() {
+            return Ok(());
+        }
+        let chunk: js_sys::Uint8Array =
+            js_sys::Reflect::get(&result, &"value".into()).map_err(Error::from)?.dyn_into().map_err(Error::from)?;
+        let total = bytes.len() as u64 + u64::from(chunk.length());
+        if total > MAX_FILE_BYTES {
+            let _ = reader.cancel();
+            return Err(ReadError::TooLarge(total));
+        }
+        append(bytes, &chunk);
+        read(total);
+        scratch = js_sys::Uint8Array::new(&chunk.buffer());
+    }
 }
 
 async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
@@ -119,6 +171,10 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>
         bytes.try_reserve_exact(len as usize).map_err(|_| ReadError::TooLarge(len))?;
     }
     let Some(body) = response.body() else { return Ok(bytes) };
+    if let Ok(reader) = web_sys::ReadableStreamByobReader::new(&body) {
+        read_byob(&reader, &mut bytes, &|done| progress(done, expected), &network).await?;
+        return Ok(bytes);
+    }
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
     loop {
         let chunk = JsFuture::from(reader.read()).await.map_err(|error| network(&error))?;
@@ -133,6 +189,7 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>
             return Err(ReadError::TooLarge(bytes.len() as u64 + u64::from(value.length())));
         }
         append(&mut bytes, &value);
+        release(&value);
         progress(bytes.len() as u64, expected);
     }
     Ok(bytes)
