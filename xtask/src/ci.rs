@@ -13,8 +13,8 @@ use crate::web;
 
 /// Playwright refuses older Node versions at start-up.
 const MIN_NODE_MAJOR: u32 = 20;
-const WASM_CRATES: [&str; 8] =
-    ["-p", "sgpt-inspector", "-p", "sgpt-gpu-smoke", "-p", "sgpt-recorder", "-p", "sgpt-demo"];
+const WASM_CRATES: [&str; 10] =
+    ["-p", "sgpt-inspector", "-p", "sgpt-gpu-smoke", "-p", "sgpt-recorder", "-p", "sgpt-demo", "-p", "sgpt-memory"];
 
 pub fn test(ctx: &Context) -> Result<()> {
     let started = Instant::now();
