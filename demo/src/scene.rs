@@ -2,6 +2,7 @@
 //! page drive the same [`Scene::frame`].
 
 use sgpt_format::{NamedText, NamedValue};
+use sgpt_recorder::timing::{self, Budget, PhaseClock};
 use sgpt_recorder::{
     BufferDesc, FrameGraph, GraphPassScope, PipelineInfo, ProfileSession, RecordError, ResourceHandle, TextureDesc,
 };
@@ -680,8 +681,22 @@ impl Scene {
         graph.compile();
     }
 
-    /// Renders one frame, headless, recording into `session` when given.
-    pub fn frame(&mut self, mut session: Option<&mut ProfileSession>) -> Result<(), DemoError> {
+    /// Renders one frame, headless, recording into `session` when given. At a timing level
+    /// other than `off` its phases tile an `engine` entry (see [`Scene::frame_phased`]).
+    pub fn frame(&mut self, session: Option<&mut ProfileSession>) -> Result<(), DemoError> {
+        let mut phases = PhaseClock::start(timing::track::PHASES);
+        let result = self.frame_phased(session, &mut phases);
+        phases.finish(timing::track::ENGINE, "engine", Budget::Engine);
+        result
+    }
+
+    /// [`Scene::frame`], closing its phases (`update`, `encode`, `submit`) on `phases`; the
+    /// caller may add its own (the page's `present`) before finishing the clock.
+    pub fn frame_phased(
+        &mut self,
+        mut session: Option<&mut ProfileSession>,
+        phases: &mut PhaseClock,
+    ) -> Result<(), DemoError> {
         let (width, height) = self.size.resolution(&self.options, self.frame);
         if (width, height) != (self.targets.width, self.targets.height) {
             self.targets = Targets::new(&self.device, &self.pipelines, &self.hzb_layout, &self.sampler, width, height);
@@ -693,10 +708,12 @@ impl Scene {
         let globals = [time.to_bits(), (width as f32 / height as f32).to_bits(), self.size.grid, self.size.particles];
         self.queue.write_buffer(&self.globals, 0, &words(&globals));
         self.build_graph();
+        phases.phase("update");
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         let mut graph = std::mem::take(&mut self.graph);
         graph.execute(&mut encoder, session.as_deref_mut(), |pass, scope| self.encode(pass, scope));
         self.graph = graph;
+        phases.phase("encode");
         if let Some(session) = session.as_deref_mut() {
             session.resolve_queries(&mut encoder)?;
         }
@@ -704,6 +721,7 @@ impl Scene {
         if let Some(session) = session {
             session.end_frame()?;
         }
+        phases.phase("submit");
         self.frame += 1;
         Ok(())
     }

@@ -1,8 +1,8 @@
 //! The CPU clock: monotonic nanoseconds since the session started.
 //!
-//! `web-time` is `std::time::Instant` natively and `performance.now()` on wasm32, so
-//! this crate never names the browser API itself. CPU times stay on this clock and are
-//! never placed on the GPU's axis (seed 000 §2.3).
+//! `web-time` is `std::time::Instant` natively and the page's high-resolution clock on
+//! wasm32, so this file never names the browser API (only `timing/browser.rs` does).
+//! CPU times stay on this clock and are never placed on the GPU's axis (seed 000 §2.3).
 
 use web_time::Instant;
 

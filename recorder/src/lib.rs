@@ -63,6 +63,7 @@ mod sink;
 mod sink_blob;
 mod sync;
 mod timer;
+pub mod timing;
 mod workload;
 
 pub use error::{RecordError, StartError};

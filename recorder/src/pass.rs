@@ -12,6 +12,7 @@ use sgpt_format::{AttachmentRole, GpuPassKind, Indirect, Level, LoadOp, Op, Stor
 
 use crate::ProfileSession;
 use crate::session::{Active, AttachmentInfo};
+use crate::timing::{self, Span};
 
 /// Bind group slots a pass tracks for `Verbose` (WebGPU's `maxBindGroups` default is 4).
 const GROUPS: usize = 8;
@@ -22,7 +23,8 @@ const MARKER_DEPTH: usize = 8;
 ///
 /// While open it pushes a debug group named for the graph pass (RenderDoc, PIX and
 /// browser tools show it), attributes the GPU passes begun through it, and times the
-/// bracket on the CPU clock.
+/// bracket on the CPU clock. When the timing level is not `off` it also emits the
+/// bracket's CPU encode time on the "GPU encode" track, with or without a session.
 #[must_use = "the graph pass ends when its scope is dropped"]
 pub struct GraphPassScope<'a> {
     encoder: &'a mut wgpu::CommandEncoder,
@@ -30,6 +32,8 @@ pub struct GraphPassScope<'a> {
     graph_pass: u32,
     begin_ns: u64,
     debug_group: bool,
+    /// Dropped after `drop` runs, so it covers the whole bracket.
+    _cpu_span: Span,
 }
 
 impl std::fmt::Debug for GraphPassScope<'_> {
@@ -52,9 +56,12 @@ impl<'a> GraphPassScope<'a> {
         graph_pass: u32,
         name: &str,
     ) -> Self {
+        // One load of the timing level when off; the name is copied only when on.
+        let mut cpu_span = Span::begin_copied(timing::track::GPU_ENCODE, name);
+        cpu_span.property("graph pass", f64::from(graph_pass));
         let active = session.and_then(ProfileSession::active).filter(|active| active.frame_open());
         let Some(active) = active else {
-            return Self { encoder, active: None, graph_pass, begin_ns: 0, debug_group: false };
+            return Self { encoder, active: None, graph_pass, begin_ns: 0, debug_group: false, _cpu_span: cpu_span };
         };
         if let Some(open) = active.graph_pass {
             // Graph passes do not nest; the inner one takes over attribution until it ends.
@@ -66,7 +73,7 @@ impl<'a> GraphPassScope<'a> {
         encoder.push_debug_group(name);
         active.enter_graph_pass(graph_pass, name);
         let begin_ns = active.clock.now_ns();
-        Self { encoder, active: Some(active), graph_pass, begin_ns, debug_group: true }
+        Self { encoder, active: Some(active), graph_pass, begin_ns, debug_group: true, _cpu_span: cpu_span }
     }
 
     /// The command encoder, for copies and clears inside the graph pass.

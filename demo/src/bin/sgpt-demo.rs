@@ -16,6 +16,7 @@ mod native {
     use anyhow::{Context as _, Result};
     use clap::Parser;
     use sgpt_demo::{SceneOptions, native};
+    use sgpt_recorder::timing::{self, Collector, TimingLevel};
     use sgpt_recorder::{FileSink, Level, ProfileSession};
 
     /// Renders the demo scene headless and records it into a .sgpt capture.
@@ -37,6 +38,13 @@ mod native {
         /// A note stored in the capture.
         #[arg(long, default_value = "")]
         note: String,
+        /// off, trace or full: collect CPU timing entries and print a per-track summary.
+        #[arg(long, default_value = "off", value_parser = parse_timing)]
+        timing: TimingLevel,
+    }
+
+    fn parse_timing(name: &str) -> Result<TimingLevel, String> {
+        TimingLevel::from_name(name).ok_or_else(|| format!("unknown timing level {name:?}: off, trace or full"))
     }
 
     fn parse_level(name: &str) -> Result<Level, String> {
@@ -46,6 +54,11 @@ mod native {
     pub fn main() -> Result<()> {
         let args = Args::parse();
         anyhow::ensure!(args.frames > 0, "--frames must be at least 1");
+        // The entry point attaches the timing sink: a process-wide side effect.
+        if args.timing != TimingLevel::Off {
+            timing::attach(Collector::new());
+            timing::set_level(args.timing);
+        }
         let (adapter, device, queue, mut scene) =
             native::scene(SceneOptions { scale: args.scale, ..SceneOptions::default() })?;
         let mut options = native::session_options(&scene, args.level, Some(args.frames));
@@ -66,6 +79,26 @@ mod native {
             summary.dropped_spans,
             args.output.display()
         );
+        if args.timing != TimingLevel::Off {
+            print_timing();
+        }
         Ok(())
+    }
+
+    /// Per-track totals of the collected entries (no frame track natively: no shares).
+    fn print_timing() {
+        let retention = timing::retention();
+        let entries = timing::drain();
+        println!("timing: {} entries, {} dropped (cap {})", entries.len(), retention.dropped, retention.cap);
+        for track in timing::summarize(&entries) {
+            println!(
+                "  {:<14} {:>6} spans  total {:>9.3} ms  mean {:>8.4} ms{}",
+                track.track,
+                track.count,
+                track.total_ms,
+                track.mean_ms,
+                if track.concurrent { "  (overlapping)" } else { "" }
+            );
+        }
     }
 }

@@ -5,6 +5,7 @@ use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use sgpt_recorder::timing::{self, Budget, FrameInterval, PhaseClock, TimingLevel, track};
 use sgpt_recorder::{Level, RecordError, StopFuture};
 use wasm_bindgen::JsCast as _;
 use wasm_bindgen::prelude::*;
@@ -14,6 +15,7 @@ use super::gpu::{Faults, Gpu};
 use super::present::Presenter;
 use super::query;
 use super::record::{Capture, Recording, size};
+use super::timing as page_timing;
 use crate::{DemoError, Scene};
 
 /// Frames submitted but not yet done on the GPU. A software renderer draws slower than
@@ -32,10 +34,28 @@ pub(crate) struct App {
     halted: bool,
     /// `?lose-device=N`: destroy the device after frame N.
     lose_device: Option<u64>,
+    /// Start-up's phases, until the first frame is presented.
+    boot: Option<PhaseClock>,
+    frame_interval: FrameInterval,
+    profile: Option<Profile>,
+}
+
+/// `sgpt.profile(frames)` in progress: frames left at `full`, then a summary.
+struct Profile {
+    frames: u64,
+    remaining: u64,
+    previous: TimingLevel,
+    resolve: js_sys::Function,
 }
 
 impl App {
-    pub(crate) fn new(gpu: Gpu, scene: Scene, presenter: Presenter, lose_device: Option<u64>) -> Self {
+    pub(crate) fn new(
+        gpu: Gpu,
+        scene: Scene,
+        presenter: Presenter,
+        lose_device: Option<u64>,
+        boot: PhaseClock,
+    ) -> Self {
         Self {
             gpu,
             scene,
@@ -45,7 +65,44 @@ impl App {
             in_flight: Arc::new(AtomicU32::new(0)),
             halted: false,
             lose_device,
+            boot: Some(boot),
+            frame_interval: FrameInterval::new(),
+            profile: None,
         }
+    }
+
+    /// Starts `sgpt.profile`: `frames` rendered frames at `full`, then `resolve(summary)`.
+    fn start_profile(&mut self, frames: u64, resolve: js_sys::Function) -> Result<(), String> {
+        if self.profile.is_some() {
+            return Err("a profile is already running".to_owned());
+        }
+        if self.halted {
+            return Err("the page stopped rendering after an error".to_owned());
+        }
+        let previous = timing::level();
+        // Entries from before the profile are not part of it.
+        let _ = timing::drain();
+        page_timing::apply(TimingLevel::Full);
+        self.profile = Some(Profile { frames, remaining: frames, previous, resolve });
+        Ok(())
+    }
+
+    /// Counts a rendered frame toward a running profile; the last one summarizes it.
+    fn profile_frame(&mut self) {
+        let Some(profile) = self.profile.as_mut() else { return };
+        profile.remaining -= 1;
+        if profile.remaining > 0 {
+            return;
+        }
+        let Some(profile) = self.profile.take() else { return };
+        let entries = timing::drain();
+        let dropped = timing::retention().dropped;
+        page_timing::apply(profile.previous);
+        let summary = page_timing::summary(profile.frames, &timing::summarize(&entries), dropped);
+        let _ = match summary {
+            Ok(summary) => profile.resolve.call1(&JsValue::NULL, &summary),
+            Err(error) => profile.resolve.call1(&JsValue::NULL, &js_sys::Error::new(&error.to_string())),
+        };
     }
 
     /// Starts recording; a session already recording is left alone.
@@ -74,6 +131,7 @@ impl App {
         if self.halted {
             return None;
         }
+        self.frame_interval.tick();
         let faults = Faults::take(&self.gpu.faults);
         if let Some(lost) = faults.lost {
             if let Some(recording) = &self.recording {
@@ -88,12 +146,21 @@ impl App {
             return None;
         }
         let session = self.recording.as_mut().and_then(Recording::active);
-        match self.scene.frame(session) {
+        let mut phases = PhaseClock::start(track::PHASES);
+        match self.scene.frame_phased(session, &mut phases) {
             Ok(()) => {}
             Err(DemoError::Record(RecordError::DeviceLost)) => return self.halt("the GPU device was lost"),
             Err(error) => return self.halt(&error.to_string()),
         }
         self.presenter.present(&self.gpu.device, &self.gpu.queue, &self.gpu.surface, self.scene.output());
+        phases.phase("present");
+        phases.finish(track::ENGINE, "engine", Budget::Engine);
+        if let Some(mut boot) = self.boot.take() {
+            boot.phase("first frame");
+            boot.end();
+            timing::marker(track::BOOT, "first frame");
+        }
+        self.profile_frame();
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let in_flight = Arc::clone(&self.in_flight);
         self.gpu.queue.on_submitted_work_done(move || {
@@ -149,6 +216,26 @@ impl App {
             None => {}
         }
     }
+}
+
+/// Installs `sgpt.profile(frames)`: a promise of the per-track summary of `frames`
+/// rendered frames at `full` (see `timing::summary`).
+pub(crate) fn install_profile(app: &Rc<RefCell<App>>) -> Result<(), JsError> {
+    let app = Rc::clone(app);
+    let sgpt = dom::sgpt()?;
+    page_timing::method(&sgpt, "profile", move |frames| {
+        let frames = frames.as_f64().unwrap_or(60.0);
+        let frames =
+            query::frames(&format!("{frames}"), "profile frames").map_err(|error| js_sys::Error::new(&error))?;
+        let mut failed = None;
+        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+            failed = app.borrow_mut().start_profile(frames, resolve).err();
+        });
+        match failed {
+            Some(error) => Err(js_sys::Error::new(&error).into()),
+            None => Ok(promise.into()),
+        }
+    })
 }
 
 /// Awaits a recording's stop future, then publishes its capture.

@@ -40,6 +40,13 @@ impl From<JsValue> for JsError {
     }
 }
 
+/// Thrown back to a console caller as an `Error`.
+impl From<JsError> for JsValue {
+    fn from(error: JsError) -> Self {
+        js_sys::Error::new(&error.0).into()
+    }
+}
+
 pub(crate) fn window() -> web_sys::Window {
     web_sys::window().unwrap_or_else(|| wasm_bindgen::throw_str("sgpt-demo runs in a window"))
 }
@@ -130,4 +137,22 @@ impl Drop for Listener {
     fn drop(&mut self) {
         let _ = self.target.remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref());
     }
+}
+
+/// `window.sgpt`, made on first use: the capture, the timing API and the profile share it.
+pub(crate) fn sgpt() -> Result<js_sys::Object, JsError> {
+    let window = window();
+    let existing = js_sys::Reflect::get(&window, &JsValue::from_str("sgpt"))?;
+    if let Ok(object) = existing.dyn_into::<js_sys::Object>() {
+        return Ok(object);
+    }
+    let object = js_sys::Object::new();
+    set_property(&window, "sgpt", &object)?;
+    Ok(object)
+}
+
+/// `target[key] = value`.
+pub(crate) fn set_property(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsError> {
+    js_sys::Reflect::set(target, &JsValue::from_str(key), value)?;
+    Ok(())
 }

@@ -20,10 +20,12 @@ mod gpu;
 mod present;
 mod query;
 mod record;
+mod timing;
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use sgpt_recorder::timing::{PhaseClock, track};
 use wasm_bindgen::prelude::*;
 
 use self::app::{AnimationLoop, App, Panel};
@@ -52,16 +54,22 @@ pub fn start() {
         Ok(query) => query,
         Err(error) => return dom::show_error(&error),
     };
+    // Before anything boots: boot is what the timeline most wants to show (seed 003).
+    if let Err(error) = timing::init(query.timing) {
+        return dom::show_error(&format!("the timing API could not be installed: {error}"));
+    }
+    let boot = PhaseClock::start(track::BOOT);
     wasm_bindgen_futures::spawn_local(async move {
-        if let Err(error) = run(query).await {
+        if let Err(error) = run(query, boot).await {
             dom::show_error(&error);
         }
     });
 }
 
-async fn run(query: PageQuery) -> Result<(), String> {
+async fn run(query: PageQuery, mut boot: PhaseClock) -> Result<(), String> {
     let canvas = dom::element::<web_sys::HtmlCanvasElement>("view").map_err(|error| error.to_string())?;
     let gpu = gpu::boot(canvas.clone()).await.map_err(|error| error.to_string())?;
+    boot.phase("adapter");
     let info = gpu.adapter.get_info();
     dom::set_data("backend", info.backend.to_str());
     dom::set_data("timestampQuery", &gpu.timestamps.to_string());
@@ -87,8 +95,10 @@ async fn run(query: PageQuery) -> Result<(), String> {
     canvas.set_width(size.width);
     canvas.set_height(size.height);
     let presenter = present::Presenter::new(&gpu.adapter, &gpu.device, &gpu.surface, size.width, size.height)?;
-    let app = Rc::new(RefCell::new(App::new(gpu, scene, presenter, query.lose_device)));
+    boot.phase("pipelines");
+    let app = Rc::new(RefCell::new(App::new(gpu, scene, presenter, query.lose_device, boot)));
     let listeners = Panel::wire(&app).map_err(|error: JsError| error.to_string())?;
+    app::install_profile(&app).map_err(|error| error.to_string())?;
     dom::set_state("running");
     if let Some(frames) = query.record {
         Panel::show(query.level, frames);

@@ -1,6 +1,7 @@
-//! The page's query: `?record=N&level=L&scale=S&lose-device=F`.
+//! The page's query: `?record=N&level=L&scale=S&lose-device=F&timing=T`.
 
 use sgpt_recorder::Level;
+use sgpt_recorder::timing::TimingLevel;
 
 /// The most frames `?record=` or the panel accepts: about half an hour at 60 fps.
 pub(crate) const MAX_FRAMES: u64 = 100_000;
@@ -16,6 +17,8 @@ pub(crate) struct PageQuery {
     /// Destroys the device after this many frames: what a driver reset or a GPU process
     /// crash does, on demand, to see what a cut capture keeps.
     pub(crate) lose_device: Option<u64>,
+    /// `?timing=off|trace|full`: the timing port's level, over the stored preference.
+    pub(crate) timing: Option<TimingLevel>,
 }
 
 impl PageQuery {
@@ -38,7 +41,13 @@ impl PageQuery {
             None => 1.0,
         };
         let lose_device = params.get("lose-device").map(|value| frames(&value, "lose-device")).transpose()?;
-        Ok(Self { record, level, scale, lose_device })
+        let timing = match params.get("timing") {
+            Some(name) => Some(
+                TimingLevel::from_name(&name).ok_or_else(|| format!("timing={name:?}: expected off, trace or full"))?,
+            ),
+            None => None,
+        };
+        Ok(Self { record, level, scale, lose_device, timing })
     }
 }
 

@@ -110,14 +110,14 @@ impl Capture {
     pub(crate) fn publish(&self) -> Result<(), JsError> {
         let frames = self.summary.as_ref().map_or(0, |summary| summary.frames);
         let bytes = self.blob.size() as u64;
-        let sgpt = js_sys::Object::new();
+        // Shared with the timing API: fields are replaced, the object is not.
+        let sgpt = dom::sgpt()?;
         set(&sgpt, "capture", &self.blob)?;
         set(&sgpt, "captureUrl", &JsValue::from_str(&self.url))?;
         set(&sgpt, "level", &JsValue::from_str(self.level.name()))?;
         set(&sgpt, "frames", &JsValue::from_f64(frames as f64))?;
         set(&sgpt, "bytes", &JsValue::from_f64(bytes as f64))?;
         set(&sgpt, "recordMs", &JsValue::from_f64(self.elapsed_ms))?;
-        set(&dom::window(), "sgpt", &sgpt)?;
 
         let name = format!("sgpt-demo-{}-{frames}f.sgpt", self.level.name());
         let download = dom::element::<web_sys::HtmlAnchorElement>("download")?;
