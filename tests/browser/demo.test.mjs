@@ -14,9 +14,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { CHROMIUM_ARGS, baseUrl, launchChromium } from './chromium.mjs';
+import { sgptCli } from './sgpt_cli.mjs';
 
 const FRAMES = 60;
 const LEVEL = 'workload';
@@ -25,20 +25,6 @@ const LEVEL = 'workload';
 // frame destroys the device ("Device was destroyed."); ANGLE on the same Vulkan keeps both
 // on one side. The compute-only pages need no canvas, so the flag stays here.
 const DEMO_ARGS = [...CHROMIUM_ARGS, '--use-angle=vulkan'];
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** The `sgpt` CLI the workspace build left under target/ (the newer of debug and release). */
-function sgptCli() {
-  const target = process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target');
-  const found = ['debug', 'release']
-    .map((profile) => path.join(target, profile, 'sgpt'))
-    .filter((file) => fs.existsSync(file))
-    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
-  if (found.length === 0) {
-    throw new Error(`no sgpt CLI under ${target}/{debug,release}: build it first with \`cargo build -p sgpt-cli\``);
-  }
-  return found[0];
-}
 
 function sgpt(...args) {
   const cli = sgptCli();

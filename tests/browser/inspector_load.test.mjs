@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { launchChromium } from './chromium.mjs';
+import { sgptCli } from './sgpt_cli.mjs';
 import { openPage, outcome, waitData } from './inspector_helpers.mjs';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
@@ -35,8 +36,7 @@ after(async () => {
 
 /** A large capture as a writer that never reached stop leaves it, and its frame count. */
 function neverClosedCapture() {
-  const sgpt = ['release', 'debug'].map((profile) => join(ROOT, 'target', profile, 'sgpt')).find(existsSync);
-  if (!sgpt) throw new Error('no sgpt CLI in target/release or target/debug: run `cargo build -p sgpt-cli` first');
+  const sgpt = sgptCli();
   const run = (args) => {
     const done = spawnSync(sgpt, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
     assert.equal(done.status, 0, `sgpt ${args.join(' ')} failed: ${done.stderr}`);
