@@ -316,6 +316,62 @@ fn begin_render<'p>(
     ProfiledRenderPass { inner, rec: Some(PassRecorder::new(active, gpu_pass)) }
 }
 
+/// What the marker helpers need from either pass kind; wgpu's passes share no trait.
+trait MarkerTarget {
+    fn push_debug_group(&mut self, label: &str);
+    fn pop_debug_group(&mut self);
+    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32);
+}
+
+impl MarkerTarget for wgpu::ComputePass<'_> {
+    fn push_debug_group(&mut self, label: &str) {
+        wgpu::ComputePass::push_debug_group(self, label);
+    }
+    fn pop_debug_group(&mut self) {
+        wgpu::ComputePass::pop_debug_group(self);
+    }
+    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
+        wgpu::ComputePass::write_timestamp(self, query_set, query);
+    }
+}
+
+impl MarkerTarget for wgpu::RenderPass<'_> {
+    fn push_debug_group(&mut self, label: &str) {
+        wgpu::RenderPass::push_debug_group(self, label);
+    }
+    fn pop_debug_group(&mut self) {
+        wgpu::RenderPass::pop_debug_group(self);
+    }
+    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
+        wgpu::RenderPass::write_timestamp(self, query_set, query);
+    }
+}
+
+/// Opens a marker region on either pass kind: a debug group, and a timestamp where the
+/// device has one for it.
+fn begin_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl MarkerTarget, label: &str) {
+    let Some(rec) = rec else { return };
+    let Some(query) = rec.begin_marker(label) else { return };
+    pass.push_debug_group(label);
+    if let Some(query) = query
+        && let Some(query_set) = rec.active.query_set()
+    {
+        pass.write_timestamp(query_set, query);
+    }
+}
+
+/// Closes the innermost marker region on either pass kind.
+fn end_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl MarkerTarget) {
+    let Some(rec) = rec else { return };
+    let Some(query) = rec.end_marker() else { return };
+    if let Some(query) = query
+        && let Some(query_set) = rec.active.query_set()
+    {
+        pass.write_timestamp(query_set, query);
+    }
+    pass.pop_debug_group();
+}
+
 /// A compute pass that records its dispatches. Derefs to [`wgpu::ComputePass`].
 pub struct ProfiledComputePass<'p> {
     inner: wgpu::ComputePass<'p>,
@@ -395,26 +451,12 @@ impl ProfiledComputePass<'_> {
     /// `TIMESTAMP_QUERY_INSIDE_PASSES` (natively only). Regions nest; close with
     /// [`Self::end_marker`]. Also a debug group.
     pub fn begin_marker(&mut self, label: &str) {
-        let Some(rec) = self.rec.as_mut() else { return };
-        let Some(query) = rec.begin_marker(label) else { return };
-        self.inner.push_debug_group(label);
-        if let Some(query) = query
-            && let Some(query_set) = rec.active.query_set()
-        {
-            self.inner.write_timestamp(query_set, query);
-        }
+        begin_marker(self.rec.as_mut(), &mut self.inner, label);
     }
 
     /// Closes the innermost marker region.
     pub fn end_marker(&mut self) {
-        let Some(rec) = self.rec.as_mut() else { return };
-        let Some(query) = rec.end_marker() else { return };
-        if let Some(query) = query
-            && let Some(query_set) = rec.active.query_set()
-        {
-            self.inner.write_timestamp(query_set, query);
-        }
-        self.inner.pop_debug_group();
+        end_marker(self.rec.as_mut(), &mut self.inner);
     }
 }
 
@@ -549,26 +591,12 @@ impl ProfiledRenderPass<'_> {
 
     /// Opens a sub-pass marker region (see [`ProfiledComputePass::begin_marker`]).
     pub fn begin_marker(&mut self, label: &str) {
-        let Some(rec) = self.rec.as_mut() else { return };
-        let Some(query) = rec.begin_marker(label) else { return };
-        self.inner.push_debug_group(label);
-        if let Some(query) = query
-            && let Some(query_set) = rec.active.query_set()
-        {
-            self.inner.write_timestamp(query_set, query);
-        }
+        begin_marker(self.rec.as_mut(), &mut self.inner, label);
     }
 
     /// Closes the innermost marker region.
     pub fn end_marker(&mut self) {
-        let Some(rec) = self.rec.as_mut() else { return };
-        let Some(query) = rec.end_marker() else { return };
-        if let Some(query) = query
-            && let Some(query_set) = rec.active.query_set()
-        {
-            self.inner.write_timestamp(query_set, query);
-        }
-        self.inner.pop_debug_group();
+        end_marker(self.rec.as_mut(), &mut self.inner);
     }
 }
 
