@@ -7,6 +7,7 @@ mod export;
 mod info;
 mod input;
 mod json;
+mod memory;
 mod stats;
 mod synth;
 mod table;
@@ -64,6 +65,13 @@ enum Command {
         #[arg(long, value_name = "OUT.json")]
         chrome: PathBuf,
     },
+    /// Memory domains (live, peak, traffic, validity), site traffic, allocation sizes,
+    /// checkpoint differences with survivors, reconciliation and loss.
+    Memory {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a deterministic synthetic capture (the standard workload by default).
     Synth(synth::Args),
 }
@@ -88,6 +96,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Stats { file, frames, json } => stats::run(&file, frames, json),
         Command::Diff { a, b, json } => diff::run(&a, &b, json),
         Command::Export { file, chrome } => export::run(&file, &chrome),
+        Command::Memory { file, json } => memory::run(&file, json),
         Command::Synth(args) => synth::run(&args),
     }
 }

@@ -358,13 +358,114 @@ fn every_v1_fixture_gets_the_exit_code_its_damage_calls_for() {
         let validate = sgpt(&["validate", file, "--json"]);
         assert_eq!(code(&validate), expected, "{name}: {}", stderr(&validate));
         let trace = Temp::new("fixture.json");
-        for args in
-            [vec!["info", file, "--json"], vec!["stats", file, "--json"], vec!["export", file, "--chrome", trace.arg()]]
-        {
+        for args in [
+            vec!["info", file, "--json"],
+            vec!["stats", file, "--json"],
+            vec!["memory", file, "--json"],
+            vec!["export", file, "--chrome", trace.arg()],
+        ] {
             let output = sgpt(&args);
             // Unreadable is 2; anything readable succeeds, whatever its damage.
             assert_eq!(code(&output), if expected == 2 { 2 } else { 0 }, "{name} {args:?}: {}", stderr(&output));
         }
     }
     assert!(seen >= 10, "only {seen} fixtures found in {}", dir.display());
+}
+
+fn fixture_path(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
+    path.to_str().expect("UTF-8 path").to_owned()
+}
+
+#[test]
+fn memory_reports_domains_checkpoints_and_reconciliation_of_the_memory_fixture() {
+    let output = sgpt(&["memory", &fixture_path("memory.sgpt"), "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report = json(&output);
+    assert_eq!(report["schema"], 1);
+    assert_eq!(report["memory_records"], 1);
+    assert_eq!(report["source"], "memory_record");
+    let scene = &report["domains"][0];
+    assert_eq!(scene["name"], "scene");
+    assert_eq!(
+        (scene["live_bytes"].as_u64(), scene["peak_bytes"].as_u64(), scene["allocated_bytes"].as_u64()),
+        (Some(5120), Some(5120), Some(10240))
+    );
+    assert_eq!(
+        (scene["allocations"].as_u64(), scene["frees"].as_u64(), scene["valid"].as_bool()),
+        (Some(4), Some(2), Some(true))
+    );
+    assert_eq!(report["domains"][2]["failures"], 1);
+    // Sites ranked by allocated bytes: the scene loader first.
+    assert_eq!(report["sites"][0]["name"], "scene load");
+    assert_eq!(report["sites"][0]["allocated_bytes"], 10240);
+    assert_eq!(report["size_distribution"][0]["min_bytes"], 64);
+    assert_eq!(report["size_distribution"].as_array().map(Vec::len), Some(5));
+    let checkpoints = report["checkpoints"].as_array().expect("a list");
+    assert_eq!(checkpoints.len(), 3);
+    let whole = &checkpoints[2];
+    assert_eq!((whole["from"].as_str(), whole["to"].as_str()), (Some("loaded"), Some("end")));
+    assert_eq!((whole["new_live_blocks"].as_u64(), whole["new_live_bytes"].as_u64()), (Some(3), Some(5632)));
+    assert_eq!((whole["released_blocks"].as_u64(), whole["released_bytes"].as_u64()), (Some(2), Some(5120)));
+    assert_eq!(whole["survivors"][0]["domain"], "particles");
+    assert_eq!(
+        (whole["survivors"][0]["size"].as_u64(), whole["survivors"][0]["age_ops"].as_u64()),
+        (Some(256), Some(9))
+    );
+    assert_eq!(whole["exact"], true);
+    assert_eq!(report["reconciliation"]["status"], "exact");
+    assert_eq!(report["loss"], Value::Null);
+
+    let text = sgpt(&["memory", &fixture_path("memory.sgpt")]);
+    assert_eq!(code(&text), 0);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("reconciliation: exact"), "{text}");
+    assert!(text.contains("survivor (1, 3) particles 256 B"), "{text}");
+}
+
+#[test]
+fn memory_on_a_capture_without_memory_says_so_and_succeeds() {
+    let output = sgpt(&["memory", &fixture_path("minimal.sgpt")]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("no memory records"));
+    let report = json(&sgpt(&["memory", &fixture_path("minimal.sgpt"), "--json"]));
+    assert_eq!(report["source"], "none");
+    assert_eq!(report["domains"], Value::Array(Vec::new()));
+    assert_eq!(report["reconciliation"]["status"], "unavailable");
+    assert_eq!(report["loss"], Value::Null);
+}
+
+#[test]
+fn memory_falls_back_to_the_last_gauges_when_no_record_survives() {
+    use sgpt_format::{CounterDef, CounterSample, CounterUnit, Declaration, Frame, GpuPass, Meta, Topology, Writer};
+    let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+    let topology = Topology { gpu_passes: vec![GpuPass::default()], ..Topology::default() };
+    let id = writer.topology(&topology).unwrap();
+    writer
+        .declare(&[
+            Declaration::Counter(CounterDef { id: 0, name: "memory/a/b/live_bytes".into(), unit: CounterUnit::Bytes }),
+            Declaration::Counter(CounterDef { id: 1, name: "memory/a/b/valid".into(), unit: CounterUnit::Count }),
+            Declaration::Counter(CounterDef { id: 2, name: "not memory".into(), unit: CounterUnit::Count }),
+        ])
+        .unwrap();
+    for (n, live) in [(0u64, 10.0), (1, 30.0)] {
+        let counters = vec![
+            CounterSample { counter: 0, value: live },
+            CounterSample { counter: 1, value: 0.0 },
+            CounterSample { counter: 2, value: 5.0 },
+        ];
+        writer.frame(&Frame { frame_number: n, topology: id, counters, ..Frame::default() }).unwrap();
+    }
+    let temp = Temp::new("gauges.sgpt");
+    std::fs::write(temp.path(), writer.finish().unwrap()).unwrap();
+    let report = json(&sgpt(&["memory", temp.arg(), "--json"]));
+    assert_eq!(report["source"], "gauges");
+    let domains = report["domains"].as_array().unwrap();
+    assert_eq!(domains.len(), 1);
+    // The domain name keeps its own slash; the field is the last segment.
+    assert_eq!(domains[0]["name"], "a/b");
+    assert_eq!(domains[0]["live_bytes"], 30);
+    assert_eq!(domains[0]["valid"], false);
+    assert_eq!(domains[0]["peak_bytes"], Value::Null, "an absent gauge is unavailable, never 0");
 }

@@ -7,7 +7,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::header::{HEADER_LEN, Header};
-use crate::model::{Frame, GpuPass, GpuPassKind, GraphPass, Level, Meta, Note, Scope, Span, Topology};
+use crate::model::{
+    CounterDef, CounterSample, Declaration, DomainCounters, Frame, GpuPass, GpuPassKind, GraphPass, Level, Lifetime,
+    MEMORY_GAUGE_FIELDS, MemoryBlock, MemoryCheckpoint, MemoryDomain, MemoryEvent, MemoryEventKind, MemoryExpectation,
+    MemoryMode, MemoryRecord, MemorySite, Meta, Note, Scope, Span, Topology, memory_gauge_name,
+};
 use crate::record::FourCc;
 use crate::synth::{SynthOptions, Workload, workload};
 use crate::writer::Writer;
@@ -85,6 +89,179 @@ fn html_labels() -> Vec<u8> {
             writer.frame(&frame)?;
         }
         writer.note(&Note { frame_number: 1, text: PAYLOAD.into() })?;
+        writer.finish()
+    })();
+    result.unwrap_or_default()
+}
+
+/// Domains of the memory fixture, by id.
+const MEMORY_DOMAINS: [(u32, &str); 3] = [(1, "scene"), (2, "particles"), (3, "scratch")];
+
+/// The memory fixture's journal: a scene loaded, unloaded and reloaded, particles that
+/// survive throughout, scratch that is freed at once, and one refused allocation.
+fn memory_events() -> Vec<MemoryEvent> {
+    use MemoryEventKind::{Alloc, Failure, Free};
+    // (seq, kind, lifetime seq, domain, site, size)
+    let script: [(u64, MemoryEventKind, u64, u32, u32, u64); 11] = [
+        (100, Alloc, 1, 1, 1, 4096),
+        (101, Alloc, 2, 1, 1, 1024),
+        (102, Alloc, 3, 2, 2, 256),
+        (103, Free, 1, 1, 1, 4096),
+        (104, Free, 2, 1, 1, 1024),
+        (105, Alloc, 4, 3, 3, 64),
+        (106, Free, 4, 3, 3, 64),
+        (107, Failure, 0, 3, 3, 1 << 40),
+        (108, Alloc, 5, 1, 1, 4096),
+        (109, Alloc, 6, 1, 1, 1024),
+        (110, Alloc, 7, 2, 2, 512),
+    ];
+    script
+        .iter()
+        .map(|&(seq, kind, lifetime, domain, site, size)| MemoryEvent {
+            seq,
+            kind,
+            lifetime: (lifetime != 0).then_some(Lifetime { epoch: 1, seq: lifetime }),
+            domain,
+            site,
+            // Lifetime 5 reuses lifetime 1's address: a reused address is a new block.
+            address: 0x10_0000 + 0x1000 * if lifetime == 5 { 1 } else { lifetime },
+            size,
+            align: 16,
+            thread: 0,
+            time: 1_000 * seq,
+        })
+        .collect()
+}
+
+/// Replays `events` before `boundary`: per-domain counters and the live set.
+fn memory_state(events: &[MemoryEvent], boundary: u64) -> (Vec<DomainCounters>, Vec<MemoryBlock>) {
+    let mut counters: Vec<DomainCounters> = MEMORY_DOMAINS
+        .iter()
+        .map(|&(domain, _)| DomainCounters { domain, valid: true, ..DomainCounters::default() })
+        .collect();
+    let mut live: Vec<MemoryBlock> = Vec::new();
+    for event in events.iter().filter(|event| event.seq < boundary) {
+        let Some(c) = counters.iter_mut().find(|c| c.domain == event.domain) else { continue };
+        let lifetime = event.lifetime.unwrap_or_default();
+        match event.kind {
+            MemoryEventKind::Alloc => {
+                c.live_bytes += event.size;
+                c.live_blocks += 1;
+                c.peak_bytes = c.peak_bytes.max(c.live_bytes);
+                c.allocated_bytes += event.size;
+                c.allocations += 1;
+                live.push(MemoryBlock {
+                    address: event.address,
+                    lifetime,
+                    alloc_seq: event.seq,
+                    domain: event.domain,
+                    site: event.site,
+                    size: event.size,
+                    align: event.align,
+                    thread: event.thread,
+                    time: event.time,
+                });
+            }
+            MemoryEventKind::Free | MemoryEventKind::UnknownFree => {
+                c.live_bytes -= event.size;
+                c.live_blocks -= 1;
+                c.freed_bytes += event.size;
+                c.frees += 1;
+                live.retain(|block| block.lifetime != lifetime);
+            }
+            MemoryEventKind::Failure => c.failures += 1,
+        }
+    }
+    (counters, live)
+}
+
+fn memory() -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Timing), timestamp_query: true, ..Meta::default() };
+    let topology =
+        Topology { gpu_passes: vec![GpuPass { label: "main".into(), ..GpuPass::default() }], ..Topology::default() };
+    let events = memory_events();
+    let checkpoint = |id: u32, name: &str, expectation, boundary_seq: u64| {
+        let (domains, live) = memory_state(&events, boundary_seq);
+        MemoryCheckpoint {
+            id,
+            name: name.into(),
+            owner: 7,
+            expectation,
+            boundary_seq,
+            time: 1_000 * boundary_seq,
+            table_exact: true,
+            history_complete: true,
+            domains,
+            live,
+        }
+    };
+    let record = MemoryRecord {
+        capture_id: 1,
+        epoch: 1,
+        mode: MemoryMode::Complete,
+        begin_seq: 100,
+        end_seq: 111,
+        storage_bytes: 65_536,
+        domains: MEMORY_DOMAINS.iter().map(|&(id, name)| MemoryDomain { id, name: name.into() }).collect(),
+        sites: vec![
+            MemorySite { id: 0, file: String::new(), line: 0, column: 0, name: "unknown".into() },
+            MemorySite { id: 1, file: "demo/src/scene.rs".into(), line: 42, column: 9, name: "scene load".into() },
+            MemorySite { id: 2, file: "demo/src/particles.rs".into(), line: 17, column: 5, name: String::new() },
+            MemorySite { id: 3, file: "demo/src/frame.rs".into(), line: 88, column: 13, name: "scratch".into() },
+        ],
+        checkpoints: vec![
+            checkpoint(0, "loaded", MemoryExpectation::Retained, 103),
+            checkpoint(1, "unloaded", MemoryExpectation::Released, 108),
+            checkpoint(2, "end", MemoryExpectation::Unspecified, 111),
+        ],
+        events: events.clone(),
+        health: crate::model::MemoryHealth::default(),
+    };
+    let declarations: Vec<Declaration> = MEMORY_DOMAINS
+        .iter()
+        .enumerate()
+        .flat_map(|(d, &(_, domain))| {
+            MEMORY_GAUGE_FIELDS.iter().enumerate().map(move |(f, &(field, unit))| {
+                Declaration::Counter(CounterDef {
+                    id: (d * MEMORY_GAUGE_FIELDS.len() + f) as u32,
+                    name: memory_gauge_name(domain, field),
+                    unit,
+                })
+            })
+        })
+        .collect();
+    let result = (|| {
+        let mut writer = Writer::new(Vec::new(), &meta)?;
+        let id = writer.topology(&topology)?;
+        writer.declare(&declarations)?;
+        // Each frame samples the gauges as they stood at the end of that frame.
+        for (index, boundary) in [101u64, 103, 105, 107, 108, 109, 110, 111].into_iter().enumerate() {
+            let base = 1_000_000 * (index as u64 + 1);
+            let mut frame = Frame { frame_number: index as u64, topology: id, ..Frame::default() };
+            frame.cpu.begin_ns = base;
+            frame.cpu.end_ns = base + 16_000;
+            frame.spans.push(Span { pass: 0, begin_ns: base, end_ns: base + 40_000, ..Span::default() });
+            let (counters, _) = memory_state(&events, boundary);
+            for (d, c) in counters.iter().enumerate() {
+                let values = [
+                    c.live_bytes,
+                    c.live_blocks,
+                    c.peak_bytes,
+                    c.allocated_bytes,
+                    c.freed_bytes,
+                    c.allocations,
+                    c.frees,
+                    c.failures,
+                    u64::from(c.valid),
+                ];
+                for (f, value) in values.into_iter().enumerate() {
+                    let counter = (d * MEMORY_GAUGE_FIELDS.len() + f) as u32;
+                    frame.counters.push(CounterSample { counter, value: value as f64 });
+                }
+            }
+            writer.frame(&frame)?;
+        }
+        writer.memory(&record)?;
         writer.finish()
     })();
     result.unwrap_or_default()
@@ -193,6 +370,11 @@ pub fn all() -> Vec<Fixture> {
         name: "newer_version.sgpt",
         description: "minimal, but declaring min_reader_version 2: a v1 reader must refuse it",
         bytes: newer,
+    });
+    fixtures.push(Fixture {
+        name: "memory.sgpt",
+        description: "8 frames with per-frame gauges of 3 memory domains, and one MEMO record: a complete-mode capture whose scene unloads and reloads between checkpoints",
+        bytes: memory(),
     });
     fixtures
 }

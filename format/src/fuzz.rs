@@ -25,8 +25,18 @@ pub fn open_and_walk(data: &[u8]) {
             assert_eq!(frame.spans, spans);
         }
     }
+    // Every memory record diffs between any two of its checkpoints without panicking,
+    // and a diff partitions both live sets.
+    for record in capture.memory_records() {
+        let last = record.checkpoints.len().saturating_sub(1);
+        if let Some(diff) = record.diff(0, last) {
+            assert_eq!(diff.released.len() + diff.survivors.len(), record.checkpoints[0].live.len());
+            assert_eq!(diff.new_live.len() + diff.survivors.len(), record.checkpoints[last].live.len());
+        }
+    }
     // Opening is deterministic.
     let again = Capture::open(data).expect("opened once, opens again");
     assert_eq!(again.frames(), capture.frames());
     assert_eq!(again.defects(), capture.defects());
+    assert_eq!(again.memory_records(), capture.memory_records());
 }

@@ -36,6 +36,7 @@ pub mod fixtures;
 mod frame;
 pub mod fuzz;
 mod header;
+mod memory;
 mod meta;
 mod model;
 mod note;

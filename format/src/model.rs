@@ -535,3 +535,310 @@ pub struct Note {
     pub frame_number: u64,
     pub text: String,
 }
+
+/// Prefix of the counter names that carry per-frame memory domain gauges:
+/// `memory/<domain>/<field>`, the field one of [`MEMORY_GAUGE_FIELDS`]. They are plain
+/// DECL counters sampled in FRAM, so every reader (and the Chrome export) sees them.
+pub const MEMORY_GAUGE_PREFIX: &str = "memory/";
+
+/// The gauge fields a writer may sample per domain, with their units.
+pub const MEMORY_GAUGE_FIELDS: [(&str, CounterUnit); 9] = [
+    ("live_bytes", CounterUnit::Bytes),
+    ("live_blocks", CounterUnit::Count),
+    ("peak_bytes", CounterUnit::Bytes),
+    ("allocated_bytes", CounterUnit::Bytes),
+    ("freed_bytes", CounterUnit::Bytes),
+    ("allocations", CounterUnit::Count),
+    ("frees", CounterUnit::Count),
+    ("failures", CounterUnit::Count),
+    ("valid", CounterUnit::Count),
+];
+
+/// The counter name of one domain gauge.
+#[must_use]
+pub fn memory_gauge_name(domain: &str, field: &str) -> String {
+    format!("{MEMORY_GAUGE_PREFIX}{domain}/{field}")
+}
+
+/// Splits a counter name into `(domain, field)` when it is a memory gauge. The field is
+/// the last segment, so a domain name may itself contain `/`.
+#[must_use]
+pub fn parse_memory_gauge(name: &str) -> Option<(&str, &str)> {
+    let (domain, field) = name.strip_prefix(MEMORY_GAUGE_PREFIX)?.rsplit_once('/')?;
+    (!domain.is_empty() && MEMORY_GAUGE_FIELDS.iter().any(|(known, _)| *known == field)).then_some((domain, field))
+}
+
+/// One exported memory capture (an investigative recording session), as a MEMO record
+/// holds it: definitions, journal, checkpoints and health. Self-contained: its names
+/// are inline, so it needs no other record to be read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryRecord {
+    pub capture_id: u64,
+    /// Lifetime ids of blocks this capture saw allocated carry this epoch.
+    pub epoch: u64,
+    pub mode: MemoryMode,
+    /// First operation sequence the capture could see.
+    pub begin_seq: u64,
+    /// First operation sequence after it.
+    pub end_seq: u64,
+    /// The capture's own storage: tooling overhead, never journaled.
+    pub storage_bytes: u64,
+    pub domains: Vec<MemoryDomain>,
+    pub sites: Vec<MemorySite>,
+    /// Allocations, frees and failures in operation order.
+    pub events: Vec<MemoryEvent>,
+    /// Intermediate checkpoints, then the terminal one.
+    pub checkpoints: Vec<MemoryCheckpoint>,
+    pub health: MemoryHealth,
+}
+
+/// What a memory capture can claim about history.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryMode {
+    /// Began late: frees of blocks allocated before it are unknown-baseline frees.
+    #[default]
+    Activity,
+    /// Every included domain had a proven empty baseline at begin.
+    Complete,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryDomain {
+    pub id: u32,
+    pub name: String,
+}
+
+/// An allocation site: a source location, optionally named.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemorySite {
+    pub id: u32,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub name: String,
+}
+
+/// A block's identity, never reused: a reused address starts a new one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Lifetime {
+    pub epoch: u64,
+    pub seq: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryEventKind {
+    #[default]
+    Alloc,
+    /// The free of a block the capture saw allocated.
+    Free,
+    /// The free of a block allocated before the capture: no lifetime.
+    UnknownFree,
+    /// The backend refused an allocation.
+    Failure,
+}
+
+/// One journal entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryEvent {
+    /// Operation sequence, strictly increasing within the ledger.
+    pub seq: u64,
+    pub kind: MemoryEventKind,
+    pub lifetime: Option<Lifetime>,
+    /// The block's origin domain (for a free, the one that allocated it).
+    pub domain: u32,
+    pub site: u32,
+    pub address: u64,
+    /// Requested bytes.
+    pub size: u64,
+    pub align: u64,
+    pub thread: u32,
+    pub time: u64,
+}
+
+/// A live block as a checkpoint copied it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryBlock {
+    pub address: u64,
+    pub lifetime: Lifetime,
+    /// Operation sequence of the allocation.
+    pub alloc_seq: u64,
+    pub domain: u32,
+    pub site: u32,
+    pub size: u64,
+    pub align: u64,
+    pub thread: u32,
+    pub time: u64,
+}
+
+/// One domain's checked counters at one moment. Peaks of different domains happened at
+/// different moments and are never summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DomainCounters {
+    pub domain: u32,
+    pub live_bytes: u64,
+    pub live_blocks: u64,
+    pub peak_bytes: u64,
+    pub allocated_bytes: u64,
+    pub freed_bytes: u64,
+    pub allocations: u64,
+    pub frees: u64,
+    pub failures: u64,
+    /// False once a counter overflowed or underflowed: the values are then bounds at best.
+    pub valid: bool,
+}
+
+/// What an owner expects at a checkpoint; only `Released` lets a report call a new live
+/// block a leak.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryExpectation {
+    #[default]
+    Unspecified,
+    Retained,
+    Released,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryCheckpoint {
+    pub id: u32,
+    pub name: String,
+    pub owner: u64,
+    pub expectation: MemoryExpectation,
+    /// Every operation with a lower sequence precedes it, every other follows.
+    pub boundary_seq: u64,
+    pub time: u64,
+    /// The live set is exact: no table loss or recursion before it.
+    pub table_exact: bool,
+    /// The journal up to here is complete too.
+    pub history_complete: bool,
+    pub domains: Vec<DomainCounters>,
+    /// Live blocks seen by the capture, ordered by lifetime.
+    pub live: Vec<MemoryBlock>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryLossReason {
+    #[default]
+    JournalFull,
+    TableFull,
+    DuplicateAddress,
+    MissingEntry,
+}
+
+/// The first lost operation for one reason, and how many were lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryLoss {
+    pub reason: MemoryLossReason,
+    pub first_lost_seq: u64,
+    pub domain: u32,
+    pub count: u64,
+}
+
+/// Re-entered hooks: the loss is at or after `after_seq`, no exact operation is known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryRecursionLoss {
+    pub count: u64,
+    pub domain: u32,
+    pub after_seq: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryHealth {
+    pub journal_loss: Option<MemoryLoss>,
+    pub table_loss: Option<MemoryLoss>,
+    pub recursion: Option<MemoryRecursionLoss>,
+    /// Frees of blocks allocated before the capture (expected in activity mode).
+    pub unknown_baseline_frees: u64,
+    /// Broken ownership contracts seen by the recorder.
+    pub ownership_errors: u64,
+}
+
+impl MemoryHealth {
+    /// No loss of any kind: journal and live sets are exact.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.journal_loss.is_none() && self.table_loss.is_none() && self.recursion.is_none()
+    }
+}
+
+/// A live block at both checkpoints, and its age at the later one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemorySurvivor {
+    pub block: MemoryBlock,
+    /// Operations between its allocation and the later checkpoint.
+    pub age_ops: u64,
+    /// Clock ticks between its allocation and the later checkpoint.
+    pub age_time: u64,
+}
+
+/// The difference between two checkpoints' live sets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemoryDiff {
+    /// Live at the later checkpoint only.
+    pub new_live: Vec<MemoryBlock>,
+    /// Live at the earlier checkpoint only.
+    pub released: Vec<MemoryBlock>,
+    pub survivors: Vec<MemorySurvivor>,
+    /// Both live sets are exact; otherwise the diff is no leak proof.
+    pub exact: bool,
+    /// The later checkpoint expected `Released` and blocks remain new-live.
+    pub expectation_violated: bool,
+}
+
+impl MemoryRecord {
+    /// The name of domain `id`, if the record defines it.
+    #[must_use]
+    pub fn domain_name(&self, id: u32) -> Option<&str> {
+        self.domains.iter().find(|domain| domain.id == id).map(|domain| domain.name.as_str())
+    }
+
+    #[must_use]
+    pub fn site(&self, id: u32) -> Option<&MemorySite> {
+        self.sites.iter().find(|site| site.id == id)
+    }
+
+    /// New live, released and surviving blocks from checkpoint index `from` to `to`.
+    /// Live sets are matched by lifetime, so a reused address is never a survivor.
+    #[must_use]
+    pub fn diff(&self, from: usize, to: usize) -> Option<MemoryDiff> {
+        let (a, b) = (self.checkpoints.get(from)?, self.checkpoints.get(to)?);
+        let mut earlier: Vec<&MemoryBlock> = a.live.iter().collect();
+        let mut later: Vec<&MemoryBlock> = b.live.iter().collect();
+        // Sorted by the writer, but a reader must not trust that for correctness.
+        earlier.sort_by_key(|block| block.lifetime);
+        later.sort_by_key(|block| block.lifetime);
+        let mut diff = MemoryDiff { exact: a.table_exact && b.table_exact, ..MemoryDiff::default() };
+        let (mut i, mut j) = (0, 0);
+        while i < earlier.len() || j < later.len() {
+            match (earlier.get(i), later.get(j)) {
+                (Some(x), Some(y)) if x.lifetime == y.lifetime => {
+                    diff.survivors.push(MemorySurvivor {
+                        block: **y,
+                        age_ops: b.boundary_seq.saturating_sub(y.alloc_seq),
+                        age_time: b.time.saturating_sub(y.time),
+                    });
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x.lifetime < y.lifetime => {
+                    diff.released.push(**x);
+                    i += 1;
+                }
+                (Some(x), None) => {
+                    diff.released.push(**x);
+                    i += 1;
+                }
+                (_, Some(y)) => {
+                    diff.new_live.push(**y);
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        diff.expectation_violated = b.expectation == MemoryExpectation::Released && !diff.new_live.is_empty();
+        Some(diff)
+    }
+}

@@ -9,10 +9,11 @@ use crate::directory::{self, FrameEntry, RecordEntry};
 use crate::error::{DecodeError, Defect, DefectKind, OpenError};
 use crate::frame::{self, FrameSummary};
 use crate::header::{HEADER_LEN, Header};
+use crate::memory;
 use crate::meta;
 use crate::model::{
-    BindGroupDef, BufferDef, CounterDef, Declaration, Frame, Level, Meta, Note, Pipeline, QuerySetDef, Span, Topology,
-    TopologyId,
+    BindGroupDef, BufferDef, CounterDef, Declaration, Frame, Level, MemoryRecord, Meta, Note, Pipeline, QuerySetDef,
+    Span, Topology, TopologyId,
 };
 use crate::note;
 use crate::record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, RecordHeader, SYNC, checksum};
@@ -38,6 +39,7 @@ pub struct Capture<'a> {
     buffers: BTreeMap<u32, BufferDef>,
     query_sets: BTreeMap<u8, QuerySetDef>,
     notes: Vec<Note>,
+    memory: Vec<MemoryRecord>,
     frames: Vec<FrameEntry>,
     records: Vec<RecordEntry>,
     defects: Vec<Defect>,
@@ -204,6 +206,7 @@ impl<'a> Opener<'a> {
             buffers: BTreeMap::new(),
             query_sets: BTreeMap::new(),
             notes: Vec::new(),
+            memory: Vec::new(),
             frames: Vec::new(),
             records: Vec::new(),
             defects: Vec::new(),
@@ -420,6 +423,7 @@ impl<'a> Capture<'a> {
                 }
             }
             FourCc::NOTE => self.notes.push(note::decode(cursor)?),
+            FourCc::MEMO => self.memory.push(memory::decode(cursor)?),
             // The directory was used or deliberately bypassed; either way it adds nothing.
             FourCc::DIRE => {}
             unknown => self.defects.push(Defect::new(
@@ -536,6 +540,12 @@ impl<'a> Capture<'a> {
     #[must_use]
     pub fn notes(&self) -> &[Note] {
         &self.notes
+    }
+
+    /// Every intact MEMO record (one per exported memory capture), in file order.
+    #[must_use]
+    pub fn memory_records(&self) -> &[MemoryRecord] {
+        &self.memory
     }
 
     /// The records other than frames that were read, in file order.

@@ -28,6 +28,7 @@ impl FourCc {
     pub const FRAM: FourCc = FourCc(*b"FRAM");
     pub const NOTE: FourCc = FourCc(*b"NOTE");
     pub const DIRE: FourCc = FourCc(*b"DIRE");
+    pub const MEMO: FourCc = FourCc(*b"MEMO");
 
     #[must_use]
     pub fn to_u32(self) -> u32 {

@@ -9,8 +9,9 @@ use crate::directory::{self, FrameEntry, RecordEntry};
 use crate::error::WriteError;
 use crate::frame::{self, FrameSummary};
 use crate::header::{FLAG_CLOSED, HEADER_LEN, Header};
+use crate::memory;
 use crate::meta;
-use crate::model::{Declaration, Frame, Meta, Note, Topology, TopologyId};
+use crate::model::{Declaration, Frame, MemoryRecord, Meta, Note, Topology, TopologyId};
 use crate::note;
 use crate::record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, SYNC, checksum};
 use crate::sink::Sink;
@@ -202,6 +203,14 @@ impl<S: Sink> Writer<S> {
         self.begin_record();
         note::encode(&mut self.record, note);
         self.end_record(FourCc::NOTE).map(drop)
+    }
+
+    /// Writes one exported memory capture as a MEMO record. It is self-contained, so it
+    /// may come anywhere after META; older readers skip it.
+    pub fn memory(&mut self, record: &MemoryRecord) -> Result<(), WriteError> {
+        self.begin_record();
+        memory::encode(&mut self.record, record);
+        self.end_record(FourCc::MEMO).map(drop)
     }
 
     /// Writes a record of any type: how fixtures model a newer writer's records.

@@ -305,3 +305,17 @@ fn seeded_corruptions_never_panic_analysis_or_export() {
         let _: Value = serde_json::from_slice(&out).expect("damaged input still gives valid JSON");
     }
 }
+
+#[test]
+fn memory_domain_gauges_become_counter_events() {
+    let bytes = sgpt_format::fixtures::all().into_iter().find(|f| f.name == "memory.sgpt").unwrap().bytes;
+    let (_, _, trace) = export(&bytes);
+    let live: Vec<&Value> = with(&trace, "name", "memory/scene/live_bytes");
+    assert_eq!(live.len(), 8, "one C event per frame");
+    assert!(live.iter().all(|event| event["ph"] == "C"));
+    let bytes = |event: &Value| event["args"]["bytes"].as_f64().expect("a bytes value");
+    let values: Vec<f64> = live.iter().map(|event| bytes(event)).collect();
+    assert_eq!(values, [4096.0, 5120.0, 0.0, 0.0, 0.0, 4096.0, 5120.0, 5120.0]);
+    let particles = with(&trace, "name", "memory/particles/peak_bytes");
+    assert_eq!(particles.last().map(|event| bytes(event)), Some(768.0));
+}

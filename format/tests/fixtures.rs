@@ -39,6 +39,7 @@ const V1: &[Expect] = &[
     Expect { name: "zero_durations.sgpt", frames: 16, closed: true, defects: &[] },
     Expect { name: "dropped_spans.sgpt", frames: 16, closed: true, defects: &[] },
     Expect { name: "html_labels.sgpt", frames: 3, closed: true, defects: &[] },
+    Expect { name: "memory.sgpt", frames: 8, closed: true, defects: &[] },
 ];
 
 #[test]
@@ -106,4 +107,27 @@ fn html_in_labels_is_kept_verbatim_as_data() {
     let topology = capture.topology(0).unwrap();
     assert_eq!(topology.gpu_passes[0].label, "<img src=x onerror=\"window.__pwned=1\">");
     assert_eq!(capture.notes()[0].text, "<img src=x onerror=\"window.__pwned=1\">");
+}
+
+#[test]
+fn the_memory_fixture_carries_one_capture_and_domain_gauges() {
+    let bytes = fixture("v1", "memory.sgpt");
+    let capture = Capture::open(&bytes).unwrap();
+    let [record] = capture.memory_records() else { panic!("one MEMO record") };
+    assert_eq!(record.mode, sgpt_format::MemoryMode::Complete);
+    assert_eq!((record.begin_seq, record.end_seq), (100, 111));
+    assert_eq!(record.events.len(), 11);
+    assert_eq!(record.checkpoints.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["loaded", "unloaded", "end"]);
+    assert!(record.health.is_complete());
+    let diff = record.diff(0, 2).unwrap();
+    assert_eq!(diff.survivors.len(), 1);
+    assert_eq!(diff.survivors[0].block.size, 256);
+    assert_eq!(diff.survivors[0].age_ops, 111 - 102);
+    assert_eq!(diff.released.iter().map(|b| b.size).collect::<Vec<_>>(), [4096, 1024]);
+    assert_eq!(diff.new_live.iter().map(|b| b.size).collect::<Vec<_>>(), [4096, 1024, 512]);
+    let names: Vec<&str> = capture.counters().map(|c| c.name.as_str()).collect();
+    assert!(names.contains(&"memory/scene/live_bytes"), "{names:?}");
+    let last = capture.frame(7).unwrap();
+    let scene_live = last.counters.iter().find(|s| s.counter == 0).unwrap().value;
+    assert_eq!(scene_live, 5120.0);
 }
