@@ -5,6 +5,7 @@
 //! and is tested in Chromium by `tests/browser/inspector.test.mjs`.
 
 pub mod gzip;
+pub mod memory;
 pub mod pass_detail;
 pub mod resources;
 pub mod stats;

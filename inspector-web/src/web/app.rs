@@ -23,7 +23,8 @@ use super::panels;
 use super::panic;
 use super::session;
 use super::source::Input;
-use crate::pass_detail::PassDetail;
+use crate::memory::MemoryView;
+use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
 use crate::stats_table::{Column, TableState};
 use crate::strip::{StripData, StripLayout};
@@ -66,6 +67,7 @@ pub struct Ui {
     pub resources: Option<ResourceTable>,
     pub detail: Option<PassDetail>,
     pub sparkline: Option<Vec<Option<(u64, u64)>>>,
+    pub memory: Option<MemoryView>,
     pub compare: Option<((usize, usize), (usize, usize))>,
     pub deltas: Option<Vec<PassDelta>>,
     pub compare_progress: Option<f64>,
@@ -229,6 +231,9 @@ impl App {
         }
         if tab == Tab::Pass {
             self.draw_sparkline();
+        }
+        if tab == Tab::Memory {
+            self.draw_memory();
         }
         self.write_hash();
     }
@@ -967,6 +972,7 @@ impl App {
         let _ = panels::pass_detail(&self.dom, &root, ui.detail.as_ref(), ui.verbose, number);
         drop(ui);
         self.draw_sparkline();
+        self.draw_memory();
     }
 
     pub fn draw_sparkline(&self) {
@@ -1003,6 +1009,44 @@ impl App {
             _ => None,
         };
         draw::sparkline(&ctx, w, h, points, at);
+    }
+
+    /// Paints each domain's live-bytes series on its canvas in the Memory panel.
+    pub fn draw_memory(&self) {
+        let ui = self.ui.borrow();
+        let Some(view) = &ui.memory else { return };
+        let Ok(canvases) = self.dom.document.query_selector_all("canvas.memory-spark") else { return };
+        let frames = view.series.first().map_or(0, |s| s.live_bytes.len());
+        let at = ui.frame.filter(|_| frames > 0).map(|frame| (frame as f64 + 0.5) / frames as f64);
+        for index in 0..canvases.length() {
+            let Some(canvas) = canvases.get(index).and_then(|n| n.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else {
+                continue;
+            };
+            let Some(series) = canvas
+                .get_attribute("data-series")
+                .and_then(|i| i.parse::<usize>().ok())
+                .and_then(|i| view.series.get(i))
+            else {
+                continue;
+            };
+            let (w, h) = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
+            if w <= 0.0 {
+                continue;
+            }
+            let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+            canvas.set_width((w * ratio) as u32);
+            canvas.set_height((h * ratio) as u32);
+            let Some(ctx) = canvas
+                .get_context("2d")
+                .ok()
+                .flatten()
+                .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+            else {
+                continue;
+            };
+            let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+            draw::sparkline(&ctx, w, h, &sparkline(&series.live_bytes, 600), at);
+        }
     }
 
     pub fn render_compare(&self) {

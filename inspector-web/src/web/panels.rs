@@ -6,6 +6,7 @@ use web_sys::Element;
 
 use super::dom::{Dom, clear};
 use super::error::Error;
+use crate::memory::{MemoryView, byte_text};
 use crate::pass_detail::PassDetail;
 use crate::resources::ResourceTable;
 use crate::stats_table::{self, Column, TableState};
@@ -450,9 +451,108 @@ pub fn compare(
     Ok(())
 }
 
-pub fn memory(dom: &Dom, root: &Element) -> Result<(), Error> {
+pub fn memory(dom: &Dom, root: &Element, view: Option<&MemoryView>) -> Result<(), Error> {
     clear(root);
-    dom.add(root, "p", "No memory records in this capture.")?;
+    let Some(view) = view.filter(|view| !view.is_empty()) else {
+        dom.add(root, "p", "No memory records in this capture.")?;
+        return Ok(());
+    };
+    for line in &view.losses {
+        dom.add_class(root, "p", "warning", line)?.set_attribute("data-testid", "memory-loss")?;
+    }
+    dom.add_class(root, "p", "note", &view.source_text())?;
+    if !view.domains.is_empty() {
+        dom.add(root, "h3", "Domains")?;
+        let table = dom.table(
+            root,
+            &[
+                ("Domain", false),
+                ("Live", true),
+                ("Peak", true),
+                ("Allocated", true),
+                ("Freed", true),
+                ("Allocations", true),
+                ("Frees", true),
+                ("Failures", true),
+                ("Validity", false),
+            ],
+        )?;
+        table.set_id("memory-domains");
+        for row in &view.domains {
+            let cells = row.cells();
+            let cells: Vec<(&str, bool)> =
+                cells.iter().enumerate().map(|(i, text)| (text.as_str(), (1..8).contains(&i))).collect();
+            dom.row(&table, &cells)?;
+        }
+    }
+    if !view.series.is_empty() {
+        dom.add(root, "h3", "Live bytes over frames")?;
+        dom.add_class(
+            root,
+            "p",
+            "muted",
+            "Per domain, across every frame as in the frame strip (min–max per column); the red line is the frame shown.",
+        )?;
+        for (index, series) in view.series.iter().enumerate() {
+            let row = dom.add_class(root, "div", "memory-series", "")?;
+            dom.add_class(&row, "span", "muted", &series.domain)?;
+            let canvas = dom.add_class(&row, "canvas", "spark memory-spark", "")?;
+            canvas.set_attribute("data-series", &index.to_string())?;
+        }
+    }
+    for pair in &view.pairs {
+        dom.add(root, "h3", &pair.heading())?;
+        if !pair.exact {
+            dom.add_class(
+                root,
+                "p",
+                "warning",
+                "A live set here is not exact (loss before the checkpoint): this difference proves no leak.",
+            )?;
+        }
+        if pair.expectation_violated {
+            dom.add_class(
+                root,
+                "p",
+                "warning",
+                &format!("{} expected its blocks released, and new blocks remain live.", pair.to),
+            )?;
+        }
+        for (title, rows, count) in [
+            ("Survivors, oldest first", &pair.survivors, pair.counts[2]),
+            ("New live", &pair.new_live, pair.counts[0]),
+            ("Released", &pair.released, pair.counts[1]),
+        ] {
+            if rows.is_empty() {
+                continue;
+            }
+            dom.add_class(root, "p", "muted", title)?;
+            let survivors = title.starts_with("Survivors");
+            let mut headers = vec![("Lifetime", false), ("Domain", false), ("Site", false), ("Size", true)];
+            if survivors {
+                headers.push(("Age", true));
+            }
+            let table = dom.table(root, &headers)?;
+            table.set_class_name(if survivors { "memory-survivors" } else { "memory-blocks" });
+            for row in rows {
+                let size = byte_text(Some(row.size));
+                let age = row.age_text();
+                let mut cells = vec![
+                    (row.lifetime.as_str(), false),
+                    (row.domain.as_str(), false),
+                    (row.site.as_str(), false),
+                    (size.as_str(), true),
+                ];
+                if survivors {
+                    cells.push((age.as_str(), true));
+                }
+                dom.row(&table, &cells)?;
+            }
+            if count > rows.len() {
+                dom.add(root, "p", &format!("Not shown: {} more blocks.", count - rows.len()))?;
+            }
+        }
+    }
     Ok(())
 }
 

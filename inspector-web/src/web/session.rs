@@ -16,6 +16,7 @@ use super::mailbox::{Command, Mailbox};
 use super::panels;
 use super::source::{Input, ReadError};
 use crate::gzip::{self, GzipError, Inflater};
+use crate::memory::MemoryView;
 use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
 use crate::stats::StatsJob;
@@ -174,9 +175,12 @@ fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<(), 
         panels::notes(&app.dom, &root, &notes, capture.notes().len().saturating_sub(MAX_ROWS))?;
     }
     show_defects(app, &summary.defects, false);
+    // With memory gauges, decodes a bounded, evenly spaced sample of frames (memory.rs).
+    let memory = MemoryView::new(capture);
     if let Some(root) = app.dom.document.get_element_by_id("panel-memory") {
-        panels::memory(&app.dom, &root)?;
+        panels::memory(&app.dom, &root, Some(&memory))?;
     }
+    app.ui.borrow_mut().memory = Some(memory);
     app.set_data("frames", &summary.frames.to_string());
     app.set_data("spans", &summary.spans.to_string());
     app.set_data("topologies", &summary.topologies.to_string());
