@@ -8,6 +8,7 @@
 //!
 //! The scene and its frame loop are target-independent; `sgpt-demo` drives them natively.
 
+pub mod memory;
 mod scene;
 
 pub use scene::{DemoError, DemoPass, Scene, SceneOptions, SceneSize};

@@ -2,6 +2,7 @@
 
 use sgpt_recorder::{Level, ProfileSession, SessionOptions, StopFuture};
 
+use crate::memory::DemoMemory;
 use crate::{Scene, SceneOptions};
 
 /// Why a native device could not be had.
@@ -77,14 +78,35 @@ pub fn record(
     queue: &wgpu::Queue,
     frames: u64,
 ) -> Result<sgpt_recorder::CaptureSummary, crate::DemoError> {
+    record_with_memory(scene, None, session, adapter, device, queue, frames)
+}
+
+/// [`record`], running `memory`'s per-frame work before each frame and handing its
+/// exported capture to the session before it stops. The session's options name
+/// `memory`'s ledger for the domain gauges.
+pub fn record_with_memory(
+    scene: &mut Scene,
+    mut memory: Option<&mut DemoMemory>,
+    session: &mut ProfileSession,
+    adapter: &wgpu::Adapter,
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    frames: u64,
+) -> Result<sgpt_recorder::CaptureSummary, crate::DemoError> {
     scene.describe(session);
     session.start(device, queue, adapter).map_err(|error| crate::DemoError::Device(error.to_string()))?;
     let finished: StopFuture = session.finished();
-    for _ in 0..frames {
+    for frame in 0..frames {
+        if let Some(memory) = memory.as_deref_mut() {
+            memory.frame(frame);
+        }
         scene.frame(Some(session))?;
         if !session.is_recording() {
             break;
         }
+    }
+    if let Some(capture) = memory.and_then(DemoMemory::finish) {
+        session.record_memory(&capture)?;
     }
     let summary = pollster::block_on(session.stop())?;
     drop(finished);

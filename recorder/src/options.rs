@@ -2,6 +2,8 @@
 
 use sgpt_format::{Level, NamedText, NamedValue};
 
+use crate::MemorySource;
+
 /// 512 MiB: the default byte budget, past which a session warns once (and goes on).
 pub const DEFAULT_BYTE_BUDGET: u64 = 512 << 20;
 
@@ -40,6 +42,9 @@ pub struct SessionOptions {
     /// application with its own sets this to `false` and forwards the loss with
     /// [`crate::ProfileSession::device_lost_notifier`].
     pub watch_device_lost: bool,
+    /// A ledger whose domains (those registered by `start`) are sampled into
+    /// `memory/<domain>/<field>` counters every frame; `None` records no gauges.
+    pub memory: Option<MemorySource>,
 }
 
 impl Default for SessionOptions {
@@ -58,6 +63,7 @@ impl Default for SessionOptions {
             frames_in_flight: 4,
             max_resolved_indirect_per_frame: 256,
             watch_device_lost: true,
+            memory: None,
         }
     }
 }

@@ -13,13 +13,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
 use sgpt_format::{
-    Attachment, Binding, Command, CpuSpan, Frame, GpuPass, GpuPassKind, Level, Note, Op, QuerySetDef, Span, SpanKind,
-    Topology, TopologyId, Writer, WriterOptions,
+    Attachment, Binding, Command, CpuSpan, Frame, GpuPass, GpuPassKind, Level, MemoryRecord, Note, Op, QuerySetDef,
+    Span, SpanKind, Topology, TopologyId, Writer, WriterOptions,
 };
 
 use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
 use crate::error::{RecordError, StartError};
+use crate::memory::{Gauges, memory_record};
 use crate::meta::{self, Capabilities};
 use crate::shared::Shared;
 use crate::sink::{BoxedSink, CaptureSink};
@@ -268,6 +269,15 @@ impl ProfileSession {
                 .collect();
             writer.declare(&sets).map_err(|error| StartError::Write(error.to_string()))?;
         }
+        // The recorder declares no other counters, so the gauges take ids from 0.
+        let gauges = match self.options.memory {
+            Some(source) => {
+                let (gauges, declarations) = Gauges::new(source, 0);
+                writer.declare(&declarations).map_err(|error| StartError::Write(error.to_string()))?;
+                Some(gauges)
+            }
+            None => None,
+        };
         if self.options.watch_device_lost {
             let lost = Arc::clone(&self.lost);
             device.set_device_lost_callback(move |_, _| lost.store(true, Ordering::Release));
@@ -305,6 +315,8 @@ impl ProfileSession {
             graph_pass: None,
             format_names: Vec::new(),
             write_error: None,
+            gauges,
+            memory_records: Vec::new(),
         }));
         Ok(())
     }
@@ -376,6 +388,25 @@ impl ProfileSession {
         let Some(active) = self.active() else { return Err(RecordError::NotStarted) };
         let frame_number = active.next_frame_number.saturating_sub(1);
         active.note(frame_number, text.to_owned())
+    }
+
+    /// Hands over an exported memory capture (from [`sgpt_memory::Ledger::export`]); it is
+    /// written as a MEMO record when the session finishes. Accepted while recording and
+    /// after a frame limit or `stop()` until the stop future has finished the capture.
+    pub fn record_memory(&mut self, capture: &sgpt_memory::MemoryCapture) -> Result<(), RecordError> {
+        let record = memory_record(capture);
+        if let Some(active) = self.active() {
+            active.memory_records.push(record);
+            return Ok(());
+        }
+        // Stopping: the recording state waits in the stop future's shared state.
+        match self.stop.lock().active.as_mut() {
+            Some(active) => {
+                active.memory_records.push(record);
+                Ok(())
+            }
+            None => Err(RecordError::NotStarted),
+        }
     }
 
     /// Hands the structure of the application's own frame graph to the recorder
@@ -615,6 +646,10 @@ pub(crate) struct Active {
     open: Option<PendingFrame>,
     in_flight: VecDeque<PendingFrame>,
     spare: Vec<PendingFrame>,
+    /// Domain gauges sampled at each `end_frame`.
+    gauges: Option<Gauges>,
+    /// Memory captures handed over by the application, written as MEMO records at stop.
+    memory_records: Vec<MemoryRecord>,
     /// The current frame's topology, updated in place; `topology_dirty` says it differs
     /// from the one `topology_id` names.
     topology: Topology,
@@ -706,6 +741,10 @@ impl Active {
         }
         if !pending.resolved {
             pending.indirect.clear();
+        }
+        if let Some(gauges) = &self.gauges {
+            // Sampled once the frame's CPU work is done: the frame's own allocations count.
+            gauges.sample(&mut pending.frame.counters);
         }
         let written = self.write_structure();
         pending.frame.topology = self.topology_id;
@@ -890,6 +929,14 @@ impl Active {
             self.complete(&mut pending);
         }
         let reason = if self.lost.load(Ordering::Acquire) { StopReason::DeviceLost } else { reason };
+        for record in std::mem::take(&mut self.memory_records) {
+            if self.write_error.is_some() {
+                break;
+            }
+            if let Some(Err(error)) = self.writer.as_mut().map(|writer| writer.memory(&record)) {
+                self.failed(error.into());
+            }
+        }
         let writer = self.writer.take().ok_or(RecordError::NotStarted)?;
         let bytes_written = writer.bytes_written();
         let summary = CaptureSummary {

@@ -15,9 +15,10 @@ mod native {
 
     use anyhow::{Context as _, Result};
     use clap::Parser;
+    use sgpt_demo::memory::{DemoMemory, process_ledger};
     use sgpt_demo::{SceneOptions, native};
     use sgpt_recorder::timing::{self, Collector, TimingLevel};
-    use sgpt_recorder::{FileSink, Level, ProfileSession};
+    use sgpt_recorder::{FileSink, Level, MemorySource, ProfileSession};
 
     /// Renders the demo scene headless and records it into a .sgpt capture.
     #[derive(Debug, Parser)]
@@ -41,6 +42,9 @@ mod native {
         /// off, trace or full: collect CPU timing entries and print a per-track summary.
         #[arg(long, default_value = "off", value_parser = parse_timing)]
         timing: TimingLevel,
+        /// Record no memory profile (domain gauges and the scene-reload capture).
+        #[arg(long)]
+        no_memory: bool,
     }
 
     fn parse_timing(name: &str) -> Result<TimingLevel, String> {
@@ -63,10 +67,27 @@ mod native {
             native::scene(SceneOptions { scale: args.scale, ..SceneOptions::default() })?;
         let mut options = native::session_options(&scene, args.level, Some(args.frames));
         options.note = args.note;
+        // Domains are registered before the session starts, so its gauges include them.
+        let size = scene.size();
+        let mut memory = (!args.no_memory).then(|| DemoMemory::new(process_ledger(), size.instances(), size.particles));
+        if let Some(memory) = &memory {
+            options.memory = Some(MemorySource(memory.ledger()));
+            if let Some(error) = memory.begin_error() {
+                eprintln!("sgpt-demo: no memory capture, gauges only: {error}");
+            }
+        }
         let sink = FileSink::create(&args.output).with_context(|| format!("creating {}", args.output.display()))?;
         let mut session = ProfileSession::new(options, sink);
         let started = std::time::Instant::now();
-        let summary = native::record(&mut scene, &mut session, &adapter, &device, &queue, args.frames)?;
+        let summary = native::record_with_memory(
+            &mut scene,
+            memory.as_mut(),
+            &mut session,
+            &adapter,
+            &device,
+            &queue,
+            args.frames,
+        )?;
         let info = adapter.get_info();
         println!(
             "recorded {} frames at level {} on {} ({}) in {:.1} s: {} bytes, {} dropped spans -> {}",
