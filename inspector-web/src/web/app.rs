@@ -13,7 +13,7 @@ use web_sys::{
     UrlSearchParams, WheelEvent,
 };
 
-use super::canvas::{Canvas, Resizer};
+use super::canvas::{self, Canvas, Resizer};
 use super::dom::Dom;
 use super::draw;
 use super::error::Error;
@@ -986,22 +986,7 @@ impl App {
         };
         let ui = self.ui.borrow();
         let Some(points) = &ui.sparkline else { return };
-        let (w, h) = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
-        if w <= 0.0 {
-            return;
-        }
-        let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-        canvas.set_width((w * ratio) as u32);
-        canvas.set_height((h * ratio) as u32);
-        let Some(ctx) = canvas
-            .get_context("2d")
-            .ok()
-            .flatten()
-            .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-        else {
-            return;
-        };
-        let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+        let Some((ctx, w, h)) = canvas::sized_context(&canvas) else { return };
         let at = match (ui.frame, ui.range) {
             (Some(frame), Some((a, b))) if frame >= a && frame <= b => {
                 Some((frame - a) as f64 / (b - a + 1).max(1) as f64)
@@ -1029,22 +1014,7 @@ impl App {
             else {
                 continue;
             };
-            let (w, h) = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
-            if w <= 0.0 {
-                continue;
-            }
-            let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-            canvas.set_width((w * ratio) as u32);
-            canvas.set_height((h * ratio) as u32);
-            let Some(ctx) = canvas
-                .get_context("2d")
-                .ok()
-                .flatten()
-                .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-            else {
-                continue;
-            };
-            let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+            let Some((ctx, w, h)) = canvas::sized_context(&canvas) else { continue };
             draw::sparkline(&ctx, w, h, &sparkline(&series.live_bytes, 600), at);
         }
     }

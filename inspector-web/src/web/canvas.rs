@@ -11,6 +11,21 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, Resiz
 
 use super::error::Error;
 
+/// Sizes a small, unobserved canvas (a sparkline) to its CSS size in device pixels and
+/// returns its context scaled to CSS pixels, with that size; `None` while it has no width.
+pub fn sized_context(canvas: &HtmlCanvasElement) -> Option<(CanvasRenderingContext2d, f64, f64)> {
+    let (width, height) = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
+    if width <= 0.0 {
+        return None;
+    }
+    let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    canvas.set_width((width * ratio) as u32);
+    canvas.set_height((height * ratio) as u32);
+    let context: CanvasRenderingContext2d = canvas.get_context("2d").ok().flatten()?.dyn_into().ok()?;
+    let _ = context.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+    Some((context, width, height))
+}
+
 #[derive(Debug)]
 pub struct Canvas {
     pub element: HtmlCanvasElement,
