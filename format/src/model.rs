@@ -568,6 +568,25 @@ pub fn parse_memory_gauge(name: &str) -> Option<(&str, &str)> {
     (!domain.is_empty() && MEMORY_GAUGE_FIELDS.iter().any(|(known, _)| *known == field)).then_some((domain, field))
 }
 
+/// Prefix of the counter names that carry per-frame provider metrics:
+/// `provider/<metric>`, e.g. `provider/wasm.linear_memory`. A provider is a memory fact
+/// owned outside the domains (wasm linear memory, GPU bytes the topology declares,
+/// wgpu's internal counters); each is its own quantity and is never summed with domain
+/// gauges or with another provider.
+pub const PROVIDER_GAUGE_PREFIX: &str = "provider/";
+
+/// The counter name of one provider metric.
+#[must_use]
+pub fn provider_gauge_name(metric: &str) -> String {
+    format!("{PROVIDER_GAUGE_PREFIX}{metric}")
+}
+
+/// The metric a provider counter names, e.g. `wasm.linear_memory`.
+#[must_use]
+pub fn parse_provider_gauge(name: &str) -> Option<&str> {
+    name.strip_prefix(PROVIDER_GAUGE_PREFIX).filter(|metric| !metric.is_empty())
+}
+
 /// One exported memory capture (an investigative recording session), as a MEMO record
 /// holds it: definitions, journal, checkpoints and health. Self-contained: its names
 /// are inline, so it needs no other record to be read.
