@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 
 use crate::header::{HEADER_LEN, Header};
 use crate::model::{
-    CounterDef, CounterSample, Declaration, DomainCounters, Frame, GpuPass, GpuPassKind, GraphPass, Level, Lifetime,
-    MEMORY_GAUGE_FIELDS, MemoryBlock, MemoryCheckpoint, MemoryDomain, MemoryEvent, MemoryEventKind, MemoryExpectation,
-    MemoryMode, MemoryRecord, MemorySite, Meta, Note, Scope, Span, Topology, memory_gauge_name,
+    CounterDef, CounterSample, CounterUnit, Declaration, DomainCounters, Frame, GpuPass, GpuPassKind, GraphPass, Level,
+    Lifetime, MEMORY_GAUGE_FIELDS, MemoryBlock, MemoryCheckpoint, MemoryDomain, MemoryEvent, MemoryEventKind,
+    MemoryExpectation, MemoryLoss, MemoryLossReason, MemoryMode, MemoryRecord, MemorySite, Meta, Note, ResourceDesc,
+    ResourceNode, Scope, Span, TextureDimension, Topology, memory_gauge_name, provider_gauge_name,
 };
 use crate::record::FourCc;
 use crate::synth::{SynthOptions, Workload, workload};
@@ -267,6 +268,335 @@ fn memory() -> Vec<u8> {
     result.unwrap_or_default()
 }
 
+/// Domains of the activity-loss fixture, by id.
+const ACTIVITY_DOMAINS: [(u32, &str); 3] = [(1, "scene"), (2, "particles"), (3, "scratch")];
+/// The activity capture sees operations `[6, 18)`; 1 to 5 happened before it began.
+const ACTIVITY_BEGIN: u64 = 6;
+const ACTIVITY_END: u64 = 18;
+/// Journal capacity: operations 6 to 13 fit, 14 to 17 are lost.
+const ACTIVITY_JOURNAL: usize = 8;
+/// Lifetimes of this capture carry epoch 2: an earlier capture used epoch 1.
+const ACTIVITY_EPOCH: u64 = 2;
+/// Each frame samples the gauges after the operations below its boundary.
+const ACTIVITY_FRAMES: [u64; 8] = [8, 10, 12, 13, 14, 16, 17, 18];
+const WGPU_UNAVAILABLE: &str = "the browser's WebGPU exposes no internal counters";
+
+/// Every operation of the ledger, before and during the capture: (seq, alloc, block,
+/// domain charged, size). A block is named by its address; `alloc` false is a free.
+const ACTIVITY_SCRIPT: [(u64, bool, u64, u32, u64); 17] = [
+    // Before the capture: the scene loads, particles start, scratch comes and goes.
+    (1, true, 1, 1, 8192),
+    (2, true, 2, 1, 2048),
+    (3, true, 3, 2, 512),
+    (4, true, 4, 3, 64),
+    (5, false, 4, 3, 64),
+    // The capture: 7 and 11 free blocks it never saw allocated.
+    (6, true, 5, 2, 256),
+    (7, false, 2, 1, 2048),
+    (8, true, 6, 3, 128),
+    (9, false, 6, 3, 128),
+    (10, true, 7, 1, 4096),
+    (11, false, 3, 2, 512),
+    // Block 1 belongs to scene, but the free is charged to scratch: scratch's live
+    // counters underflow, clamp to 0 and turn invalid for good.
+    (12, false, 1, 3, 8192),
+    (13, true, 8, 2, 256),
+    // The journal is full from here on; the live table still follows.
+    (14, true, 9, 3, 64),
+    (15, false, 5, 2, 256),
+    (16, true, 10, 1, 1024),
+    (17, false, 9, 3, 64),
+];
+
+/// What an activity capture and the domain counters hold before `boundary`.
+struct ActivityState {
+    counters: Vec<DomainCounters>,
+    /// The capture's live table, ordered by lifetime.
+    live: Vec<MemoryBlock>,
+    journal: Vec<MemoryEvent>,
+    journal_loss: Option<MemoryLoss>,
+    unknown_baseline_frees: u64,
+}
+
+/// Replays the script before `boundary` as the ledger would: checked counters from the
+/// first operation, and a capture that sees only `[ACTIVITY_BEGIN, ACTIVITY_END)`.
+fn activity_state(boundary: u64) -> ActivityState {
+    let mut state = ActivityState {
+        counters: ACTIVITY_DOMAINS
+            .iter()
+            .map(|&(domain, _)| DomainCounters { domain, valid: true, ..DomainCounters::default() })
+            .collect(),
+        live: Vec::new(),
+        journal: Vec::new(),
+        journal_loss: None,
+        unknown_baseline_frees: 0,
+    };
+    let mut next_lifetime = 1;
+    for &(seq, alloc, block, domain, size) in ACTIVITY_SCRIPT.iter().filter(|op| op.0 < boundary) {
+        let Some(c) = state.counters.iter_mut().find(|c| c.domain == domain) else { continue };
+        if alloc {
+            c.live_bytes += size;
+            c.live_blocks += 1;
+            c.peak_bytes = c.peak_bytes.max(c.live_bytes);
+            c.allocated_bytes += size;
+            c.allocations += 1;
+        } else {
+            // Underflow clamps to 0 and is sticky, as the ledger's checked counters do.
+            let underflow = c.live_bytes < size || c.live_blocks == 0;
+            c.live_bytes = c.live_bytes.saturating_sub(size);
+            c.live_blocks = c.live_blocks.saturating_sub(1);
+            c.valid &= !underflow;
+            c.freed_bytes += size;
+            c.frees += 1;
+        }
+        if seq < ACTIVITY_BEGIN {
+            continue;
+        }
+        let site = domain;
+        let address = 0x20_0000 + 0x1000 * block;
+        let time = 1_000 * seq;
+        let event = if alloc {
+            let lifetime = Lifetime { epoch: ACTIVITY_EPOCH, seq: next_lifetime };
+            next_lifetime += 1;
+            state.live.push(MemoryBlock {
+                address,
+                lifetime,
+                alloc_seq: seq,
+                domain,
+                site,
+                size,
+                align: 16,
+                thread: 0,
+                time,
+            });
+            MemoryEvent {
+                seq,
+                kind: MemoryEventKind::Alloc,
+                lifetime: Some(lifetime),
+                domain,
+                site,
+                address,
+                size,
+                align: 16,
+                thread: 0,
+                time,
+            }
+        } else if let Some(at) = state.live.iter().position(|b| b.address == address) {
+            let origin = state.live.remove(at);
+            MemoryEvent {
+                seq,
+                kind: MemoryEventKind::Free,
+                lifetime: Some(origin.lifetime),
+                domain: origin.domain,
+                site: origin.site,
+                address,
+                size: origin.size,
+                align: origin.align,
+                thread: 0,
+                time,
+            }
+        } else {
+            // Allocated before the capture: no lifetime is invented for it.
+            state.unknown_baseline_frees += 1;
+            MemoryEvent {
+                seq,
+                kind: MemoryEventKind::UnknownFree,
+                lifetime: None,
+                domain,
+                site: 0,
+                address,
+                size,
+                align: 16,
+                thread: 0,
+                time,
+            }
+        };
+        if state.journal.len() < ACTIVITY_JOURNAL {
+            state.journal.push(event);
+        } else {
+            let loss = state.journal_loss.get_or_insert(MemoryLoss {
+                reason: MemoryLossReason::JournalFull,
+                first_lost_seq: seq,
+                domain: event.domain,
+                count: 0,
+            });
+            loss.count += 1;
+        }
+    }
+    state
+}
+
+/// A domain's counters in [`MEMORY_GAUGE_FIELDS`] order, as gauge samples.
+fn gauge_values(c: &DomainCounters) -> [u64; MEMORY_GAUGE_FIELDS.len()] {
+    [
+        c.live_bytes,
+        c.live_blocks,
+        c.peak_bytes,
+        c.allocated_bytes,
+        c.freed_bytes,
+        c.allocations,
+        c.frees,
+        c.failures,
+        u64::from(c.valid),
+    ]
+}
+
+/// A browser capture: an activity-mode memory capture that began late and lost the end
+/// of its journal, a domain whose counters saturated, and provider gauges of which one
+/// is never available.
+fn memory_activity_loss() -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Structure), timestamp_query: true, ..Meta::default() };
+    let topology = Topology {
+        graph_passes: vec![GraphPass {
+            name: "main".into(),
+            side_effects: true,
+            reads: vec![0],
+            writes: vec![1],
+            ..GraphPass::default()
+        }],
+        resources: vec![
+            ResourceNode {
+                name: "vertices".into(),
+                version: 0,
+                imported: true,
+                declared_bytes: 1_048_576,
+                // wgpu::BufferUsages::VERTEX
+                desc: ResourceDesc::Buffer { size: 1_048_576, usage: 0x20 },
+            },
+            ResourceNode {
+                name: "hdr".into(),
+                version: 0,
+                imported: false,
+                declared_bytes: 1280 * 720 * 8,
+                desc: ResourceDesc::Texture {
+                    dimension: TextureDimension::D2,
+                    width: 1280,
+                    height: 720,
+                    depth_or_array_layers: 1,
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    format: "rgba16float".into(),
+                    // wgpu::TextureUsages::RENDER_ATTACHMENT
+                    usage: 0x10,
+                },
+            },
+        ],
+        gpu_passes: vec![GpuPass {
+            label: "main".into(),
+            graph_pass: Some(0),
+            kind: GpuPassKind::Render,
+            ..GpuPass::default()
+        }],
+        ..Topology::default()
+    };
+    let declared_bytes: u64 = topology.resources.iter().map(|r| r.declared_bytes).sum();
+    let fields = MEMORY_GAUGE_FIELDS.len();
+    let mut declarations: Vec<Declaration> = ACTIVITY_DOMAINS
+        .iter()
+        .enumerate()
+        .flat_map(|(d, &(_, domain))| {
+            MEMORY_GAUGE_FIELDS.iter().enumerate().map(move |(f, &(field, unit))| {
+                Declaration::Counter(CounterDef {
+                    id: (d * fields + f) as u32,
+                    name: memory_gauge_name(domain, field),
+                    unit,
+                })
+            })
+        })
+        .collect();
+    // Provider metrics follow the gauges; wgpu's is declared though it is never sampled.
+    let provider_base = (ACTIVITY_DOMAINS.len() * fields) as u32;
+    let [gpu_declared, wasm_memory, wgpu_buffers] = [0, 1, 2].map(|i| provider_base + i);
+    for (id, metric) in [
+        (gpu_declared, "gpu.declared_bytes"),
+        (wasm_memory, "wasm.linear_memory"),
+        (wgpu_buffers, "wgpu.buffer_memory"),
+    ] {
+        declarations.push(Declaration::Counter(CounterDef {
+            id,
+            name: provider_gauge_name(metric),
+            unit: CounterUnit::Bytes,
+        }));
+    }
+    // The linear memory grows by 16 pages of 64 KiB twice; it never shrinks.
+    let wasm_pages: [u64; ACTIVITY_FRAMES.len()] = [288, 288, 288, 304, 304, 304, 320, 320];
+
+    let checkpoint = |id: u32, name: &str, expectation, boundary_seq: u64| {
+        let state = activity_state(boundary_seq);
+        MemoryCheckpoint {
+            id,
+            name: name.into(),
+            owner: 7,
+            expectation,
+            boundary_seq,
+            time: 1_000 * boundary_seq,
+            // The live table never overflowed; the journal did, from operation 14.
+            table_exact: true,
+            history_complete: state.journal_loss.is_none(),
+            domains: state.counters,
+            live: state.live,
+        }
+    };
+    let end = activity_state(ACTIVITY_END);
+    let record = MemoryRecord {
+        capture_id: 2,
+        epoch: ACTIVITY_EPOCH,
+        mode: MemoryMode::Activity,
+        begin_seq: ACTIVITY_BEGIN,
+        end_seq: ACTIVITY_END,
+        storage_bytes: 16_384,
+        domains: ACTIVITY_DOMAINS.iter().map(|&(id, name)| MemoryDomain { id, name: name.into() }).collect(),
+        sites: vec![
+            MemorySite { id: 0, file: String::new(), line: 0, column: 0, name: "unknown".into() },
+            MemorySite { id: 1, file: "demo/src/scene.rs".into(), line: 42, column: 9, name: "scene load".into() },
+            MemorySite { id: 2, file: "demo/src/particles.rs".into(), line: 17, column: 5, name: String::new() },
+            MemorySite { id: 3, file: "demo/src/frame.rs".into(), line: 88, column: 13, name: "scratch".into() },
+        ],
+        checkpoints: vec![
+            checkpoint(0, "level loaded", MemoryExpectation::Retained, 12),
+            checkpoint(1, "wave 1", MemoryExpectation::Unspecified, 14),
+            checkpoint(2, "end", MemoryExpectation::Unspecified, ACTIVITY_END),
+        ],
+        events: end.journal,
+        health: crate::model::MemoryHealth {
+            journal_loss: end.journal_loss,
+            table_loss: None,
+            recursion: None,
+            unknown_baseline_frees: end.unknown_baseline_frees,
+            ownership_errors: 0,
+        },
+    };
+    let result = (|| {
+        let mut writer = Writer::new(Vec::new(), &meta)?;
+        let id = writer.topology(&topology)?;
+        writer.declare(&declarations)?;
+        for (index, (&boundary, &pages)) in ACTIVITY_FRAMES.iter().zip(&wasm_pages).enumerate() {
+            // The capture began late in the application's life: frame numbers start at 300.
+            let frame_number = 300 + index as u64;
+            let base = 1_000_000 * (index as u64 + 1);
+            let mut frame = Frame { frame_number, topology: id, culled: vec![false], ..Frame::default() };
+            frame.cpu.begin_ns = base;
+            frame.cpu.end_ns = base + 16_000;
+            frame.spans.push(Span { pass: 0, begin_ns: base, end_ns: base + 40_000, ..Span::default() });
+            for (d, c) in activity_state(boundary).counters.iter().enumerate() {
+                for (f, value) in gauge_values(c).into_iter().enumerate() {
+                    frame.counters.push(CounterSample { counter: (d * fields + f) as u32, value: value as f64 });
+                }
+            }
+            frame.counters.push(CounterSample { counter: gpu_declared, value: declared_bytes as f64 });
+            frame.counters.push(CounterSample { counter: wasm_memory, value: (pages * 65_536) as f64 });
+            writer.frame(&frame)?;
+            if index == 0 {
+                let text = format!("provider wgpu.buffer_memory unavailable: {WGPU_UNAVAILABLE}");
+                writer.note(&Note { frame_number, text })?;
+            }
+        }
+        writer.memory(&record)?;
+        writer.finish()
+    })();
+    result.unwrap_or_default()
+}
+
 /// Every fixture of format version 1.
 #[must_use]
 pub fn all() -> Vec<Fixture> {
@@ -375,6 +705,11 @@ pub fn all() -> Vec<Fixture> {
         name: "memory.sgpt",
         description: "8 frames with per-frame gauges of 3 memory domains, and one MEMO record: a complete-mode capture whose scene unloads and reloads between checkpoints",
         bytes: memory(),
+    });
+    fixtures.push(Fixture {
+        name: "memory_activity_loss.sgpt",
+        description: "8 browser frames (300-307) with memory and provider gauges, and an activity-mode MEMO record that began late (3 unknown-baseline frees), lost operations 14-17 to a full journal, and saw scratch's counters saturate; wgpu.buffer_memory is declared, never sampled, and noted unavailable",
+        bytes: memory_activity_loss(),
     });
     fixtures
 }

@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use sgpt_format::{Capture, DefectKind, OpenError};
+use sgpt_format::{
+    Capture, CounterUnit, DefectKind, DomainCounters, Lifetime, MemoryEventKind, MemoryLoss, MemoryLossReason,
+    MemoryMode, Note, OpenError, parse_memory_gauge, parse_provider_gauge,
+};
 
 fn fixture(version: &str, name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(version).join(name);
@@ -40,6 +43,7 @@ const V1: &[Expect] = &[
     Expect { name: "dropped_spans.sgpt", frames: 16, closed: true, defects: &[] },
     Expect { name: "html_labels.sgpt", frames: 3, closed: true, defects: &[] },
     Expect { name: "memory.sgpt", frames: 8, closed: true, defects: &[] },
+    Expect { name: "memory_activity_loss.sgpt", frames: 8, closed: true, defects: &[] },
 ];
 
 #[test]
@@ -114,7 +118,7 @@ fn the_memory_fixture_carries_one_capture_and_domain_gauges() {
     let bytes = fixture("v1", "memory.sgpt");
     let capture = Capture::open(&bytes).unwrap();
     let [record] = capture.memory_records() else { panic!("one MEMO record") };
-    assert_eq!(record.mode, sgpt_format::MemoryMode::Complete);
+    assert_eq!(record.mode, MemoryMode::Complete);
     assert_eq!((record.begin_seq, record.end_seq), (100, 111));
     assert_eq!(record.events.len(), 11);
     assert_eq!(record.checkpoints.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["loaded", "unloaded", "end"]);
@@ -130,4 +134,131 @@ fn the_memory_fixture_carries_one_capture_and_domain_gauges() {
     let last = capture.frame(7).unwrap();
     let scene_live = last.counters.iter().find(|s| s.counter == 0).unwrap().value;
     assert_eq!(scene_live, 5120.0);
+}
+
+#[test]
+fn the_activity_loss_fixture_reports_what_it_lost_and_invents_nothing() {
+    let bytes = fixture("v1", "memory_activity_loss.sgpt");
+    let capture = Capture::open(&bytes).unwrap();
+    assert!(capture.is_intact(), "{:?}", capture.verify());
+    let numbers: Vec<u64> = capture.frames().iter().map(|f| f.frame_number).collect();
+    assert_eq!(numbers, (300..308).collect::<Vec<_>>());
+
+    let [record] = capture.memory_records() else { panic!("one MEMO record") };
+    assert_eq!(record.mode, MemoryMode::Activity);
+    assert_eq!((record.capture_id, record.epoch, record.begin_seq, record.end_seq), (2, 2, 6, 18));
+    // The journal holds operations 6 to 13 only: the lost ones are not made up.
+    let journal: Vec<(u64, MemoryEventKind)> = record.events.iter().map(|e| (e.seq, e.kind)).collect();
+    use MemoryEventKind::{Alloc, Free, UnknownFree};
+    assert_eq!(
+        journal,
+        [
+            (6, Alloc),
+            (7, UnknownFree),
+            (8, Alloc),
+            (9, Free),
+            (10, Alloc),
+            (11, UnknownFree),
+            (12, UnknownFree),
+            (13, Alloc)
+        ]
+    );
+    // Blocks from before the capture get no lifetime and no site.
+    for event in &record.events {
+        assert_eq!(event.lifetime.is_none(), event.kind == UnknownFree, "{event:?}");
+        if event.kind == UnknownFree {
+            assert_eq!(event.site, 0);
+        }
+    }
+    let unknown: Vec<(u32, u64)> =
+        record.events.iter().filter(|e| e.kind == UnknownFree).map(|e| (e.domain, e.size)).collect();
+    assert_eq!(unknown, [(1, 2048), (2, 512), (3, 8192)]);
+
+    let health = &record.health;
+    assert!(!health.is_complete());
+    assert_eq!(
+        health.journal_loss,
+        Some(MemoryLoss { reason: MemoryLossReason::JournalFull, first_lost_seq: 14, domain: 3, count: 4 })
+    );
+    assert_eq!((health.table_loss, health.recursion), (None, None));
+    assert_eq!((health.unknown_baseline_frees, health.ownership_errors), (3, 0));
+
+    // Checkpoints: (name, boundary, live set exact, journal complete, valid per domain).
+    let checkpoints: Vec<(&str, u64, bool, bool, Vec<bool>)> = record
+        .checkpoints
+        .iter()
+        .map(|c| {
+            let valid = c.domains.iter().map(|d| d.valid).collect();
+            (c.name.as_str(), c.boundary_seq, c.table_exact, c.history_complete, valid)
+        })
+        .collect();
+    assert_eq!(
+        checkpoints,
+        [
+            ("level loaded", 12, true, true, vec![true, true, true]),
+            ("wave 1", 14, true, true, vec![true, true, false]),
+            ("end", 18, true, false, vec![true, true, false]),
+        ]
+    );
+    let end = &record.checkpoints[2];
+    assert_eq!(
+        end.domains[2],
+        DomainCounters {
+            domain: 3,
+            live_bytes: 0,
+            live_blocks: 0,
+            peak_bytes: 128,
+            allocated_bytes: 256,
+            freed_bytes: 8448,
+            allocations: 3,
+            frees: 4,
+            failures: 0,
+            valid: false,
+        }
+    );
+    // The live table kept following after the journal filled: lifetime 6 was allocated
+    // by operation 16, which has no journal event.
+    let live: Vec<(Lifetime, u64, u64)> = end.live.iter().map(|b| (b.lifetime, b.alloc_seq, b.size)).collect();
+    let lifetime = |seq| Lifetime { epoch: 2, seq };
+    assert_eq!(live, [(lifetime(3), 10, 4096), (lifetime(4), 13, 256), (lifetime(6), 16, 1024)]);
+    let diff = record.diff(1, 2).unwrap();
+    assert!(diff.exact);
+    assert_eq!(diff.released.iter().map(|b| b.lifetime).collect::<Vec<_>>(), [lifetime(1)]);
+    assert_eq!(diff.new_live.iter().map(|b| b.lifetime).collect::<Vec<_>>(), [lifetime(6)]);
+
+    // Gauges, frame by frame.
+    let gauge = |name: &str| capture.counters().find(|c| c.name == name).unwrap_or_else(|| panic!("{name}")).id;
+    let providers: Vec<&str> = capture.counters().filter_map(|c| parse_provider_gauge(&c.name)).collect();
+    assert_eq!(providers, ["gpu.declared_bytes", "wasm.linear_memory", "wgpu.buffer_memory"]);
+    assert_eq!(capture.counters().filter(|c| parse_memory_gauge(&c.name).is_some()).count(), 27);
+    let wgpu = gauge("provider/wgpu.buffer_memory");
+    assert_eq!(capture.counter(wgpu).unwrap().unit, CounterUnit::Bytes);
+    let series = |id: u32| -> Vec<Option<f64>> {
+        (0..capture.frames().len())
+            .map(|index| {
+                let frame = capture.frame(index).unwrap();
+                frame.counters.iter().find(|s| s.counter == id).map(|s| s.value)
+            })
+            .collect()
+    };
+    let every = |value: f64| vec![Some(value); 8];
+    assert_eq!(series(gauge("memory/scratch/valid")), [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0].map(Some));
+    assert_eq!(series(gauge("memory/scene/valid")), every(1.0));
+    let declared: u64 = capture.topology(0).unwrap().resources.iter().map(|r| r.declared_bytes).sum();
+    assert_eq!(declared, 8_421_376);
+    assert_eq!(series(gauge("provider/gpu.declared_bytes")), every(8_421_376.0));
+    let mib = |n: f64| Some(n * 1_048_576.0);
+    assert_eq!(
+        series(gauge("provider/wasm.linear_memory")),
+        [mib(18.0), mib(18.0), mib(18.0), mib(19.0), mib(19.0), mib(19.0), mib(20.0), mib(20.0)]
+    );
+    // Never sampled: unavailable in every frame, not 0.
+    assert_eq!(series(wgpu), vec![None; 8]);
+    assert_eq!(
+        capture.notes(),
+        [Note {
+            frame_number: 300,
+            text: "provider wgpu.buffer_memory unavailable: the browser's WebGPU exposes no internal counters".into(),
+        }]
+    );
 }

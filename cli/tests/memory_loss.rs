@@ -1,0 +1,91 @@
+//! `sgpt memory` on an activity-mode capture that lost part of its journal: the loss is
+//! reported exactly, reconciliation is unavailable rather than guessed, and the command
+//! still succeeds, since the capture itself is intact.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn sgpt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("sgpt exited, not killed by a signal")
+}
+
+fn fixture() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1/memory_activity_loss.sgpt");
+    path.to_str().expect("UTF-8 path").to_owned()
+}
+
+fn report(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    })
+}
+
+#[test]
+fn the_loss_is_reported_exactly_and_reconciliation_is_unavailable() {
+    let output = sgpt(&["memory", &fixture(), "--json"]);
+    assert_eq!(code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
+    let report = report(&output);
+    assert_eq!(report["memory_records"], 1);
+    assert_eq!(report["source"], "memory_record");
+    assert_eq!(
+        report["loss"],
+        json!([{
+            "capture": 2,
+            "journal": {"reason": "journal_full", "first_lost_seq": 14, "domain": 3, "count": 4},
+            "table": null,
+            "recursion": null,
+        }])
+    );
+    // Activity mode would be `bounded` at best; with a lost journal it is not claimed at all.
+    assert_eq!(report["reconciliation"]["status"], "unavailable");
+    assert_eq!(
+        report["reconciliation"]["domains"],
+        json!([
+            {"domain": "scene", "counter_live_bytes": 13312, "tracked_live_bytes": 5120, "journal_net_bytes": 2048},
+            {"domain": "particles", "counter_live_bytes": 256, "tracked_live_bytes": 256, "journal_net_bytes": 0},
+            {"domain": "scratch", "counter_live_bytes": 0, "tracked_live_bytes": 0, "journal_net_bytes": -8192},
+        ])
+    );
+    assert_eq!(report["unknown_baseline_frees"], 3);
+    assert_eq!(report["ownership_errors"], 0);
+
+    // Providers are their own metrics: the domain table holds domains only.
+    let names: Vec<&str> =
+        report["domains"].as_array().expect("a list").iter().filter_map(|d| d["name"].as_str()).collect();
+    assert_eq!(names, ["scene", "particles", "scratch"]);
+    let scratch = &report["domains"][2];
+    assert_eq!(scratch["valid"], false, "saturated counters are flagged");
+    assert_eq!((scratch["live_bytes"].as_u64(), scratch["freed_bytes"].as_u64()), (Some(0), Some(8448)));
+
+    // The live table outlived the journal, so the diffs stay exact.
+    let diffs: Vec<(&str, &str, bool)> = report["checkpoints"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|c| (c["from"].as_str().unwrap_or(""), c["to"].as_str().unwrap_or(""), c["exact"] == true))
+        .collect();
+    assert_eq!(diffs, [("level loaded", "wave 1", true), ("wave 1", "end", true), ("level loaded", "end", true)]);
+}
+
+#[test]
+fn the_text_report_says_incomplete_and_the_capture_validates_intact() {
+    let output = sgpt(&["memory", &fixture()]);
+    assert_eq!(code(&output), 0);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("reconciliation: unavailable"), "{text}");
+    assert!(text.contains("loss in capture 2: INCOMPLETE"), "{text}");
+    assert!(text.contains("from operation 14, 4 operation(s) lost"), "{text}");
+    assert!(text.contains("unknown-baseline frees: 3"), "{text}");
+    assert!(text.contains("NO (saturated)"), "{text}");
+
+    // Memory loss is the recorder's, not damage to the file.
+    let validate = sgpt(&["validate", &fixture(), "--json"]);
+    assert_eq!(code(&validate), 0);
+    assert_eq!(report(&validate)["verdict"], "intact");
+}
