@@ -13,8 +13,20 @@ use crate::web;
 
 /// Playwright refuses older Node versions at start-up.
 const MIN_NODE_MAJOR: u32 = 20;
-const WASM_CRATES: [&str; 10] =
-    ["-p", "sgpt-inspector", "-p", "sgpt-gpu-smoke", "-p", "sgpt-recorder", "-p", "sgpt-demo", "-p", "sgpt-memory"];
+const WASM_CRATES: [&str; 12] = [
+    "-p",
+    "sgpt-inspector",
+    "-p",
+    "sgpt-gpu-smoke",
+    "-p",
+    "sgpt-recorder",
+    "-p",
+    "sgpt-demo",
+    "-p",
+    "sgpt-memory",
+    "-p",
+    "sgpt-memory-wasm-bench",
+];
 
 pub fn test(ctx: &Context) -> Result<()> {
     let started = Instant::now();

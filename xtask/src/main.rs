@@ -7,8 +7,11 @@
 //! cargo xtask test       everything CI runs, fast checks first
 //! cargo xtask test-browser  only the browser tests, over the dist/ already built
 //! cargo xtask fixtures   write the fixtures missing from fixtures/v1/ (existing ones are kept)
+//! cargo xtask bench-memory-wasm [--pairs N] [--runs N] [--json]
+//!                        print the memory bench built for wasm32, in Node and headless Chromium
 //! ```
 
+mod bench_memory_wasm;
 mod ci;
 mod context;
 mod install;
@@ -21,7 +24,7 @@ use anyhow::{Context as _, Result, bail};
 
 use crate::context::Context;
 
-const USAGE: &str = "usage: cargo xtask <install|web|serve|test|test-browser|fixtures>";
+const USAGE: &str = "usage: cargo xtask <install|web|serve|test|test-browser|fixtures|bench-memory-wasm>";
 
 fn main() -> ExitCode {
     match run() {
@@ -38,7 +41,11 @@ fn run() -> Result<()> {
     let Some(task) = args.next() else {
         bail!("{USAGE}");
     };
-    if let Some(extra) = args.next() {
+    let rest: Vec<String> = args.collect();
+    // Only the bench takes options, and hands them to its runner.
+    if let Some(extra) = rest.first()
+        && task != "bench-memory-wasm"
+    {
         bail!("unexpected argument {extra:?}\n{USAGE}");
     }
     let ctx = Context::new()?;
@@ -64,6 +71,7 @@ fn run() -> Result<()> {
         // For iterating on tests/browser/: no install, no rebuild.
         "test-browser" => ci::browser_tests(&ctx),
         "fixtures" => fixtures(&ctx),
+        "bench-memory-wasm" => bench_memory_wasm::bench(&ctx, &rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
