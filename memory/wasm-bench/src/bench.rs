@@ -1,5 +1,5 @@
 //! The measurement itself, target-independent: the clock is a parameter, so the same code
-//! runs natively in the smoke test and in wasm under `performance.now()`.
+//! runs natively in the smoke test and in wasm on the JS clock.
 
 use std::hint::black_box;
 

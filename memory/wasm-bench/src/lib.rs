@@ -15,7 +15,7 @@
 //!
 //! On `wasm32-unknown-unknown` the system allocator is dlmalloc, which Rust's std bundles for
 //! that target, and the ledger's lock spins: single-threaded there, so it is never contended.
-//! `performance.now()` is coarse in browsers (100 µs in Chromium, 5 µs in the cross-origin
+//! The JS clock is coarse in browsers (100 µs in Chromium, 5 µs in the cross-origin
 //! isolated page the runner serves), so every figure comes from a whole batch's total, the
 //! median of several batches.
 
