@@ -57,6 +57,7 @@ mod memory;
 mod meta;
 mod options;
 mod pass;
+mod providers;
 mod session;
 mod shared;
 mod sink;

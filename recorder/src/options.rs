@@ -45,6 +45,14 @@ pub struct SessionOptions {
     /// A ledger whose domains (those registered by `start`) are sampled into
     /// `memory/<domain>/<field>` counters every frame; `None` records no gauges.
     pub memory: Option<MemorySource>,
+    /// Samples provider metrics every frame as `provider/<metric>` counters
+    /// (SGPT_FORMAT.md §3.8.1): `wasm.linear_memory` (wasm32 builds), `gpu.declared_bytes`
+    /// (the frame graph's declared resource bytes, level `Structure` and up) and
+    /// `wgpu.<counter>` (wgpu's internal counters: native builds with the `wgpu-counters`
+    /// feature). A provider that cannot answer is declared, never sampled, and named in a
+    /// note. Off by default: each provider that answers adds about 9 bytes to every frame
+    /// record, and an application that does not ask keeps its bytes per frame.
+    pub providers: bool,
 }
 
 impl Default for SessionOptions {
@@ -64,6 +72,7 @@ impl Default for SessionOptions {
             max_resolved_indirect_per_frame: 256,
             watch_device_lost: true,
             memory: None,
+            providers: false,
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::device::DeviceClaim;
 use crate::error::{RecordError, StartError};
 use crate::memory::{Gauges, memory_record};
 use crate::meta::{self, Capabilities};
+use crate::providers::Providers;
 use crate::shared::Shared;
 use crate::sink::{BoxedSink, CaptureSink};
 use crate::timer::{INDIRECT_SLOT_BYTES, QUERY_BYTES, TimerPool, WakeSlot};
@@ -269,15 +270,22 @@ impl ProfileSession {
                 .collect();
             writer.declare(&sets).map_err(|error| StartError::Write(error.to_string()))?;
         }
-        // The recorder declares no other counters, so the gauges take ids from 0.
-        let gauges = match self.options.memory {
-            Some(source) => {
-                let (gauges, declarations) = Gauges::new(source, 0);
-                writer.declare(&declarations).map_err(|error| StartError::Write(error.to_string()))?;
-                Some(gauges)
-            }
-            None => None,
-        };
+        // Counter ids: the domain gauges from 0, then the providers; the recorder declares
+        // no other counters, and each declaration here is one counter.
+        let mut counters = Vec::new();
+        let gauges = self.options.memory.map(|source| {
+            let (gauges, declarations) = Gauges::new(source, 0);
+            counters.extend(declarations);
+            gauges
+        });
+        let providers = self.options.providers.then(|| {
+            let (providers, declarations) = Providers::new(counters.len() as u32, self.options.level, backend, device);
+            counters.extend(declarations);
+            providers
+        });
+        if !counters.is_empty() {
+            writer.declare(&counters).map_err(|error| StartError::Write(error.to_string()))?;
+        }
         if self.options.watch_device_lost {
             let lost = Arc::clone(&self.lost);
             device.set_device_lost_callback(move |_, _| lost.store(true, Ordering::Release));
@@ -316,6 +324,7 @@ impl ProfileSession {
             format_names: Vec::new(),
             write_error: None,
             gauges,
+            providers,
             memory_records: Vec::new(),
         }));
         Ok(())
@@ -648,6 +657,8 @@ pub(crate) struct Active {
     spare: Vec<PendingFrame>,
     /// Domain gauges sampled at each `end_frame`.
     gauges: Option<Gauges>,
+    /// Provider metrics sampled at each `end_frame`, after the gauges.
+    providers: Option<Providers>,
     /// Memory captures handed over by the application, written as MEMO records at stop.
     memory_records: Vec<MemoryRecord>,
     /// The current frame's topology, updated in place; `topology_dirty` says it differs
@@ -746,7 +757,10 @@ impl Active {
             // Sampled once the frame's CPU work is done: the frame's own allocations count.
             gauges.sample(&mut pending.frame.counters);
         }
-        let written = self.write_structure();
+        if let Some(providers) = self.providers.as_mut() {
+            providers.sample(&mut pending.frame.counters);
+        }
+        let written = self.write_structure().and_then(|()| self.write_provider_notes(pending.frame.frame_number));
         pending.frame.topology = self.topology_id;
         if let (Some(pool), Some(set)) = (self.pool.as_mut(), pending.set) {
             let queries = pending.frame.spans.len() as u64 * 2;
@@ -795,6 +809,20 @@ impl Active {
                 return Err(self.failed(error.into()));
             }
             self.registry.pending.clear();
+        }
+        Ok(())
+    }
+
+    /// The first frame's notes on providers that cannot answer in this session.
+    fn write_provider_notes(&mut self, frame_number: u64) -> Result<(), RecordError> {
+        let Some(notes) = self.providers.as_mut().map(Providers::take_notes) else { return Ok(()) };
+        for text in notes {
+            if self.write_error.is_some() {
+                break;
+            }
+            if let Err(error) = self.note(frame_number, text) {
+                return Err(self.failed(error));
+            }
         }
         Ok(())
     }
@@ -929,6 +957,14 @@ impl Active {
             self.complete(&mut pending);
         }
         let reason = if self.lost.load(Ordering::Acquire) { StopReason::DeviceLost } else { reason };
+        // Known only now: a provider that never answered in any frame. Frame 0 is the first.
+        if self.frames_written > 0
+            && self.write_error.is_none()
+            && let Some(text) = self.providers.as_ref().and_then(Providers::closing_note)
+            && let Err(error) = self.note(0, text)
+        {
+            self.failed(error);
+        }
         for record in std::mem::take(&mut self.memory_records) {
             if self.write_error.is_some() {
                 break;
@@ -969,8 +1005,11 @@ impl Active {
         let topology = &mut self.topology;
         let mut dirty = sync::vec_clone(&mut topology.scopes, &graph.scopes);
         dirty |= sync::vec_clone(&mut topology.graph_passes, &graph.graph_passes);
-        dirty |= sync::vec_clone(&mut topology.resources, &graph.resources);
-        self.topology_dirty |= dirty;
+        let resources = sync::vec_clone(&mut topology.resources, &graph.resources);
+        self.topology_dirty |= dirty | resources;
+        if let Some(providers) = self.providers.as_mut() {
+            providers.graph(&self.topology.resources, resources);
+        }
         if let Some(open) = self.open.as_mut() {
             open.frame.culled.clear();
             open.frame.culled.extend_from_slice(culled);

@@ -733,7 +733,8 @@ fn a_recording_session_does_not_grow_the_heap_frame_after_frame() {
             Ok(Vec::new())
         }
     }
-    // Domain gauges are sampled every frame too; they reuse the frame's sample vector.
+    // Domain gauges and provider metrics are sampled every frame too; they reuse the
+    // frame's sample vector.
     let ledger: &'static sgpt_memory::Ledger = Box::leak(Box::new(sgpt_memory::Ledger::new()));
     ledger.register_domain("gauged").expect("registers");
     // A frame limit sizes the writer's frame index up front.
@@ -741,6 +742,7 @@ fn a_recording_session_does_not_grow_the_heap_frame_after_frame() {
         SessionOptions {
             frame_limit: Some(10_000),
             memory: Some(sgpt_recorder::MemorySource(ledger)),
+            providers: true,
             ..SessionOptions::at(Level::Workload)
         },
         Discard,
