@@ -1,30 +1,42 @@
-//! `sgpt-demo` records memory by default: domain gauges for its three domains and a
-//! memory capture whose checkpoints bracket a scene unload and reload. Runs the binary
-//! on a real Vulkan adapter (lavapipe in CI).
+//! `sgpt-demo` records memory by default: domain gauges for its three domains, provider
+//! metrics, and a memory capture whose checkpoints bracket a scene unload and reload.
+//! Runs the binary on a real Vulkan adapter (lavapipe in CI).
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::process::Command;
 
 use sgpt_demo::memory::{LOADED_FRAME, RELOADED_FRAME};
 use sgpt_demo::native;
-use sgpt_format::{Capture, MemoryMode, memory_gauge_name};
+use sgpt_format::{Capture, MemoryMode, PROVIDER_GAUGE_PREFIX, memory_gauge_name, provider_gauge_name};
 
-#[test]
-fn the_demo_binary_records_three_domains_and_survivors_across_a_scene_reload() {
-    if let Err(error) = native::device() {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the GPU tests cannot run: {error}");
-        eprintln!("skipping a GPU test: {error}");
-        return;
-    }
-    let path = std::env::temp_dir().join(format!("sgpt-demo-memory-{}.sgpt", std::process::id()));
-    let status = Command::new(env!("CARGO_BIN_EXE_sgpt-demo"))
-        .args(["--frames", "240", "--level", "workload", "-o"])
-        .arg(&path)
-        .status()
-        .expect("sgpt-demo runs");
+/// Runs `sgpt-demo` with `args` into a temporary capture and returns its bytes.
+fn record(name: &str, args: &[&str]) -> Vec<u8> {
+    let path = std::env::temp_dir().join(format!("sgpt-demo-{name}-{}.sgpt", std::process::id()));
+    let status =
+        Command::new(env!("CARGO_BIN_EXE_sgpt-demo")).args(args).arg("-o").arg(&path).status().expect("sgpt-demo runs");
     assert!(status.success(), "sgpt-demo failed: {status}");
     let bytes = std::fs::read(&path).expect("the capture was written");
     let _ = std::fs::remove_file(&path);
+    bytes
+}
+
+fn gpu_available() -> bool {
+    match native::device() {
+        Ok(_) => true,
+        Err(error) => {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the GPU tests cannot run: {error}");
+            eprintln!("skipping a GPU test: {error}");
+            false
+        }
+    }
+}
+
+#[test]
+fn the_demo_binary_records_three_domains_and_survivors_across_a_scene_reload() {
+    if !gpu_available() {
+        return;
+    }
+    let bytes = record("memory", &["--frames", "240", "--level", "workload"]);
     let capture = Capture::open(&bytes).expect("opens");
 
     for domain in ["scene", "particles", "scratch"] {
@@ -68,4 +80,31 @@ fn the_demo_binary_records_three_domains_and_survivors_across_a_scene_reload() {
     let mut new_live: Vec<_> = diff.new_live.iter().map(|block| site_of(block.site)).collect();
     new_live.sort_unstable();
     assert_eq!(new_live, ["scene/materials", "scene/transforms", "scratch/visible"]);
+}
+
+#[test]
+fn the_demo_binary_records_provider_metrics_and_notes_the_ones_a_native_build_lacks() {
+    if !gpu_available() {
+        return;
+    }
+    let bytes = record("providers", &["--frames", "3", "--level", "workload"]);
+    let capture = Capture::open(&bytes).expect("opens");
+    let id = |metric: &str| {
+        let name = provider_gauge_name(metric);
+        capture.counters().find(|def| def.name == name).unwrap_or_else(|| panic!("{name} declared")).id
+    };
+    let frame = capture.frame(capture.frames().len() - 1).expect("decodes");
+    let value = |metric: &str| frame.counters.iter().find(|sample| sample.counter == id(metric)).map(|s| s.value);
+    // The binary enables the recorder's `wgpu-counters` feature.
+    assert!(value("wgpu.buffer_memory").is_some_and(|bytes| bytes > 0.0));
+    assert!(value("wgpu.texture_views").is_some_and(|count| count > 0.0));
+    assert!(value("gpu.declared_bytes").is_some_and(|bytes| bytes > 0.0));
+    assert_eq!(value("wasm.linear_memory"), None, "a native build has no linear memory: never sampled");
+    assert!(capture.notes().iter().any(|note| note.text.starts_with("provider wasm.linear_memory unavailable: ")));
+
+    let bytes = record("no-providers", &["--frames", "3", "--level", "timing", "--no-providers"]);
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.counters().any(|def| def.name == memory_gauge_name("scene", "live_bytes")));
+    assert!(!capture.counters().any(|def| def.name.starts_with(PROVIDER_GAUGE_PREFIX)));
+    assert!(!capture.notes().iter().any(|note| note.text.starts_with("provider ")));
 }

@@ -7,6 +7,10 @@
 // The page reports on <body>: data-state (loading, running, recording, recorded, error),
 // data-error, data-backend, data-timestamp-query, and for the capture data-frames,
 // data-bytes and data-record-ms.
+//
+// Recordings include the demo's memory profile unless `?memory=0`: domain gauges
+// (memory/<domain>/<field>), provider metrics (provider/<metric>) and a MEMO record of the
+// capture around the scene unload (frame 80) and reload (120), checkpointed at 40, 80, 160.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,9 +32,57 @@ const DEMO_ARGS = [...CHROMIUM_ARGS, '--use-angle=vulkan'];
 
 function sgpt(...args) {
   const cli = sgptCli();
-  const run = spawnSync(cli, args, { encoding: 'utf8' });
+  // The Chrome trace of a few hundred frames is a few MB.
+  const run = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 256 << 20 });
   assert.equal(run.error, undefined, `${cli} did not run: ${run.error}`);
   return { ...run, command: `${cli} ${args.join(' ')}` };
+}
+
+/** `sgpt <command> --json FILE`, parsed; the command must succeed. */
+function sgptJson(command, file) {
+  const run = sgpt(command, '--json', file);
+  assert.equal(run.status, 0, `${run.command} exited ${run.status}\n${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+/** Per counter name, its sampled values in frame order, from the capture's Chrome trace. */
+function counterSeries(file) {
+  const run = sgpt('export', file, '--chrome', '-');
+  assert.equal(run.status, 0, `${run.command} exited ${run.status}\n${run.stderr}`);
+  const series = new Map();
+  for (const event of JSON.parse(run.stdout).traceEvents) {
+    if (event.ph !== 'C') continue;
+    const values = series.get(event.name) ?? [];
+    values.push(Object.values(event.args)[0]);
+    series.set(event.name, values);
+  }
+  return series;
+}
+
+/** The page's last capture (window.sgpt.capture), written to a temporary file. */
+async function saveCapture(t, page, name) {
+  const base64 = await page.evaluate(async () => {
+    const bytes = new Uint8Array(await window.sgpt.capture.arrayBuffer());
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) {
+      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    }
+    return btoa(binary);
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sgpt-demo-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, Buffer.from(base64, 'base64'));
+  return file;
+}
+
+async function waitForState(page, states, timeout, log = []) {
+  await page
+    .waitForFunction((wanted) => wanted.includes(document.body.dataset.state), states, { timeout })
+    .catch((error) => {
+      throw new Error(`the demo never reached ${states.join(' or ')}: ${error.message}\n${log.join('\n')}`);
+    });
+  return page.evaluate(() => ({ ...document.body.dataset }));
 }
 
 test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates and opens in the inspector`, {
@@ -211,4 +263,153 @@ test('a capture cut by a device loss keeps every frame recorded before it', { ti
     `closed ${info.closed}, validate exit ${validate.status}, defects ${JSON.stringify(info.defects)}`);
   assert.equal(info.frames, frames);
   assert.equal(validate.status, 0, `${validate.command} exited ${validate.status}\n${validate.stdout}${validate.stderr}`);
+});
+
+// wgpu's internal counters the recorder declares; the browser's WebGPU has none of them.
+const WGPU_COUNTERS = [
+  'buffer_memory',
+  'texture_memory',
+  'memory_allocations',
+  'buffers',
+  'textures',
+  'texture_views',
+  'bind_groups',
+  'samplers',
+  'query_sets',
+];
+// Past the last checkpoint (frame 160).
+const MEMORY_FRAMES = 170;
+
+test(`/demo/?record=${MEMORY_FRAMES} records the memory profile, and a second recording stopped early records it again`, {
+  timeout: 240_000,
+}, async (t) => {
+  const browser = await launchChromium({ args: DEMO_ARGS });
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  const log = [];
+  const problems = [];
+  page.on('console', (message) => log.push(`${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+
+  await page.goto(`${baseUrl()}/demo/?record=${MEMORY_FRAMES}&level=${LEVEL}`);
+  const data = await waitForState(page, ['recorded', 'error'], 200_000, log);
+  assert.equal(data.state, 'recorded', `page error: ${data.error}\n${log.join('\n')}`);
+  assert.equal(await page.isChecked('#memory'), true, 'memory is on by default');
+  const file = await saveCapture(t, page, 'memory.sgpt');
+
+  const validate = sgpt('validate', file);
+  assert.equal(validate.status, 0, `${validate.command} exited ${validate.status}\n${validate.stdout}${validate.stderr}`);
+  const info = sgptJson('info', file);
+  assert.equal(info.frames, MEMORY_FRAMES);
+  assert.deepEqual(info.defects, []);
+  const declared = new Set(info.counters.map((counter) => counter.name));
+  const providers = ['wasm.linear_memory', 'gpu.declared_bytes', ...WGPU_COUNTERS.map((name) => `wgpu.${name}`)];
+  for (const name of [
+    ...['scene', 'particles', 'scratch'].map((domain) => `memory/${domain}/live_bytes`),
+    ...providers.map((metric) => `provider/${metric}`),
+  ]) {
+    assert.ok(declared.has(name), `${name} is declared: ${[...declared].join(', ')}`);
+  }
+  const providerNotes = info.notes.filter((note) => note.text.startsWith('provider '));
+  assert.deepEqual(
+    providerNotes,
+    WGPU_COUNTERS.map((name) => ({
+      frame_number: 0,
+      text: `provider wgpu.${name} unavailable: the browser's WebGPU exposes no internal counters`,
+    })),
+    'each wgpu counter is noted unavailable at the first frame, and only those',
+  );
+
+  const series = counterSeries(file);
+  const scene = series.get('memory/scene/live_bytes') ?? [];
+  assert.equal(scene.length, MEMORY_FRAMES, 'the scene gauge is sampled every frame');
+  for (const domain of ['particles', 'scratch']) {
+    assert.ok((series.get(`memory/${domain}/live_bytes`) ?? []).every((bytes) => bytes > 0), `${domain} holds bytes`);
+  }
+  // The gauge is sampled after the frame's memory work: frame 80 unloads, 120 reloads.
+  assert.ok(scene[80] < scene[79], `the unload shows in the scene gauge: ${scene[79]} -> ${scene[80]}`);
+  assert.equal(scene[120], scene[79], 'the reload brings the scene back to its loaded size');
+
+  const linear = series.get('provider/wasm.linear_memory') ?? [];
+  assert.equal(linear.length, MEMORY_FRAMES, 'linear memory is sampled every frame');
+  assert.ok(linear.every((bytes) => bytes > 0 && bytes % 65536 === 0), 'whole wasm pages');
+  assert.ok(linear.every((bytes, i) => i === 0 || bytes >= linear[i - 1]), 'linear memory never shrinks');
+  const declaredBytes = series.get('provider/gpu.declared_bytes') ?? [];
+  assert.equal(declaredBytes.length, MEMORY_FRAMES, 'every frame has a frame graph at workload');
+  assert.ok(declaredBytes.every((bytes) => bytes > 0));
+  for (const name of WGPU_COUNTERS) {
+    assert.equal(series.get(`provider/wgpu.${name}`), undefined, `wgpu.${name} is never sampled, not 0`);
+  }
+
+  const memory = sgptJson('memory', file);
+  assert.equal(memory.memory_records, 1);
+  assert.equal(memory.source, 'memory_record');
+  assert.equal(memory.loss, null);
+  assert.equal(memory.reconciliation.status, 'exact', 'a complete capture that reconciles');
+  assert.deepEqual(memory.domains.map((domain) => domain.name), ['scene', 'particles', 'scratch']);
+  const pair = (from, to) => {
+    const found = memory.checkpoints.find((c) => c.from === from && c.to === to);
+    assert.ok(found, `${from} -> ${to}: ${JSON.stringify(memory.checkpoints.map((c) => [c.from, c.to]))}`);
+    return found;
+  };
+  assert.ok(pair('loaded', 'unloaded').released_blocks > 0, 'the unload releases the scene data');
+  const reload = pair('unloaded', 'reloaded');
+  assert.ok(reload.new_live_blocks > 0, 'the reload allocates the scene data again');
+  assert.ok(reload.survivor_blocks >= 2, 'the name table and the particle state survive');
+  assert.ok(pair('loaded', 'end').survivors.length > 0);
+  console.log(
+    `demo memory: ${MEMORY_FRAMES} frames at ${LEVEL} recorded in ${(Number(data.recordMs) / 1e3).toFixed(1)} s, ` +
+      `${data.bytes} bytes; linear memory ${linear[0]} -> ${linear.at(-1)} B; declared ` +
+      `${declaredBytes[0]} B; survivors loaded -> end ${pair('loaded', 'end').survivor_blocks}`,
+  );
+
+  // Again on the same page, stopped early: the domains are the same, and the capture
+  // begins again on empty domains once the first one was released.
+  await page.fill('#frames', '');
+  await page.getByTestId('start').click();
+  await waitForState(page, ['recording'], 30_000, log);
+  await page.waitForFunction(() => /: ([5-9]|\d\d+) frames/.test(document.getElementById('status').textContent), null, {
+    timeout: 30_000,
+  });
+  await page.getByTestId('stop').click();
+  const again = await waitForState(page, ['recorded', 'error'], 60_000, log);
+  assert.equal(again.state, 'recorded', again.error);
+  const second = await saveCapture(t, page, 'again.sgpt');
+  assert.equal(sgpt('validate', second).status, 0);
+  const frames = Number(again.frames);
+  const secondMemory = sgptJson('memory', second);
+  assert.equal(secondMemory.memory_records, 1, 'the early stop still exports the memory capture');
+  assert.equal(secondMemory.reconciliation.status, 'exact', 'complete again: every domain began empty');
+  assert.equal(
+    secondMemory.checkpoints.some((c) => c.from === 'loaded'),
+    frames > 40,
+    `${frames} frames: the checkpoints reached, and only those`,
+  );
+  const secondSeries = counterSeries(second);
+  assert.equal((secondSeries.get('memory/scene/live_bytes') ?? []).length, frames);
+  assert.equal((secondSeries.get('provider/wasm.linear_memory') ?? []).length, frames);
+  assert.deepEqual(problems, []);
+});
+
+test('?memory=0 records no memory gauges, provider metrics or memory capture', { timeout: 90_000 }, async (t) => {
+  const browser = await launchChromium({ args: DEMO_ARGS });
+  t.after(() => browser.close());
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  await page.goto(`${baseUrl()}/demo/?record=10&level=${LEVEL}&memory=0`);
+  const data = await waitForState(page, ['recorded', 'error'], 60_000);
+  assert.equal(data.state, 'recorded', data.error);
+  assert.equal(await page.isChecked('#memory'), false, 'the panel shows memory off');
+  const file = await saveCapture(t, page, 'no-memory.sgpt');
+  assert.equal(sgpt('validate', file).status, 0);
+  const info = sgptJson('info', file);
+  assert.equal(info.frames, 10);
+  const named = info.counters.map((counter) => counter.name);
+  assert.deepEqual(named.filter((name) => /^(memory|provider)\//.test(name)), []);
+  assert.deepEqual(info.notes.filter((note) => note.text.startsWith('provider ')), []);
+  const memory = sgptJson('memory', file);
+  assert.equal(memory.memory_records, 0);
+  assert.equal(memory.source, 'none');
+  assert.deepEqual(problems, []);
 });

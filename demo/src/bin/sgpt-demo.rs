@@ -42,9 +42,15 @@ mod native {
         /// off, trace or full: collect CPU timing entries and print a per-track summary.
         #[arg(long, default_value = "off", value_parser = parse_timing)]
         timing: TimingLevel,
-        /// Record no memory profile (domain gauges and the scene-reload capture).
+        /// Record no memory profile: no domain gauges, no scene-reload capture and no
+        /// provider metrics.
         #[arg(long)]
         no_memory: bool,
+        /// Record no provider metrics (provider/gpu.declared_bytes, provider/wgpu.*,
+        /// provider/wasm.linear_memory), keeping the rest of the memory profile. Each adds
+        /// about 9 bytes to every frame.
+        #[arg(long)]
+        no_providers: bool,
     }
 
     fn parse_timing(name: &str) -> Result<TimingLevel, String> {
@@ -72,6 +78,7 @@ mod native {
         let mut memory = (!args.no_memory).then(|| DemoMemory::new(process_ledger(), size.instances(), size.particles));
         if let Some(memory) = &memory {
             options.memory = Some(MemorySource(memory.ledger()));
+            options.providers = !args.no_providers;
             if let Some(error) = memory.begin_error() {
                 eprintln!("sgpt-demo: no memory capture, gauges only: {error}");
             }

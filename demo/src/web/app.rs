@@ -105,15 +105,16 @@ impl App {
         };
     }
 
-    /// Starts recording; a session already recording is left alone.
-    pub(crate) fn start_recording(&mut self, level: Level, frames: Option<u64>) -> Result<(), String> {
+    /// Starts recording, with the demo's memory profile when `memory`; a session already
+    /// recording is left alone.
+    pub(crate) fn start_recording(&mut self, level: Level, frames: Option<u64>, memory: bool) -> Result<(), String> {
         if self.halted {
             return Err("the page stopped rendering after an error".to_owned());
         }
         if self.recording.is_some() {
             return Err("a recording is already running".to_owned());
         }
-        self.recording = Some(Recording::start(&self.scene, &self.gpu, level, frames)?);
+        self.recording = Some(Recording::start(&self.scene, &self.gpu, level, frames, memory)?);
         dom::set_data("level", level.name());
         dom::set_state("recording");
         Panel::recording(true);
@@ -145,7 +146,7 @@ impl App {
         if self.in_flight.load(Ordering::Acquire) >= MAX_FRAMES_IN_FLIGHT {
             return None;
         }
-        let session = self.recording.as_mut().and_then(Recording::active);
+        let session = self.recording.as_mut().and_then(Recording::frame);
         let mut phases = PhaseClock::start(track::PHASES);
         match self.scene.frame_phased(session, &mut phases) {
             Ok(()) => {}
@@ -260,8 +261,8 @@ impl Panel {
         let on_start = {
             let app = Rc::clone(app);
             move |_: web_sys::Event| {
-                let chosen =
-                    Panel::chosen().and_then(|(level, frames)| app.borrow_mut().start_recording(level, frames));
+                let chosen = Panel::chosen()
+                    .and_then(|(level, frames, memory)| app.borrow_mut().start_recording(level, frames, memory));
                 if let Err(error) = chosen {
                     dom::set_text("status", &error);
                 }
@@ -281,14 +282,23 @@ impl Panel {
         Ok(vec![Listener::new(&start, "click", on_start)?, Listener::new(&stop, "click", on_stop)?])
     }
 
-    /// The level and frame count the panel is set to; an empty frame count records until Stop.
-    fn chosen() -> Result<(Level, Option<u64>), String> {
+    /// The level, frame count and memory switch the panel is set to; an empty frame count
+    /// records until Stop.
+    fn chosen() -> Result<(Level, Option<u64>, bool), String> {
         let level = dom::element::<web_sys::HtmlSelectElement>("level").map_err(|error| error.to_string())?;
         let frames = dom::element::<web_sys::HtmlInputElement>("frames").map_err(|error| error.to_string())?;
+        let memory = dom::element::<web_sys::HtmlInputElement>("memory").map_err(|error| error.to_string())?;
         let level = query::level(&level.value())?;
         let frames = frames.value();
         let frames = if frames.trim().is_empty() { None } else { Some(query::frames(&frames, "frames")?) };
-        Ok((level, frames))
+        Ok((level, frames, memory.checked()))
+    }
+
+    /// Sets the memory switch to what the query asked for (`?memory=0` clears it).
+    pub(crate) fn show_memory(memory: bool) {
+        if let Ok(input) = dom::element::<web_sys::HtmlInputElement>("memory") {
+            input.set_checked(memory);
+        }
     }
 
     /// Sets the panel to the values a `?record=` link asked for.

@@ -1,11 +1,17 @@
 //! The `/demo/` page (`demo/index.html`): the scene on the browser's WebGPU, shown in a
-//! canvas, with a Record panel (level, frames, Start/Stop, Download, Open in inspector).
+//! canvas, with a Record panel (level, frames, memory, Start/Stop, Download, Open in
+//! inspector).
 //!
 //! `?record=N&level=L` records N frames as soon as the scene runs, then publishes the
 //! capture as `window.sgpt.capture` (a Blob) and `window.sgpt.captureUrl` (its object
 //! URL), and shows the "Open in inspector" link (`/?file=<object URL>`, a new tab: this
 //! tab owns the Blob). `?scale=S` scales the scene up for real GPUs; `?lose-device=F`
 //! destroys the device after frame F, to see what a capture cut by a device loss keeps.
+//!
+//! Recordings include the demo's memory profile by default: domain gauges, provider
+//! metrics, and the memory capture around the scene unload (frame 80) and reload (120),
+//! checkpointed at frames 40, 80 and 160. `?memory=0`, or the panel's Memory box, leaves
+//! it out.
 //!
 //! The page reports on `<body>`: `data-state` (loading, running, recording, recorded,
 //! error), `data-error`, `data-backend`, `data-timestamp-query`, `data-level`, and for
@@ -100,9 +106,10 @@ async fn run(query: PageQuery, mut boot: PhaseClock) -> Result<(), String> {
     let listeners = Panel::wire(&app).map_err(|error: JsError| error.to_string())?;
     app::install_profile(&app).map_err(|error| error.to_string())?;
     dom::set_state("running");
+    Panel::show_memory(query.memory);
     if let Some(frames) = query.record {
         Panel::show(query.level, frames);
-        app.borrow_mut().start_recording(query.level, Some(frames))?;
+        app.borrow_mut().start_recording(query.level, Some(frames), query.memory)?;
     }
     let frames = {
         let app = Rc::clone(&app);

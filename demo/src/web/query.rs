@@ -1,4 +1,4 @@
-//! The page's query: `?record=N&level=L&scale=S&lose-device=F&timing=T`.
+//! The page's query: `?record=N&level=L&scale=S&lose-device=F&timing=T&memory=0`.
 
 use sgpt_recorder::Level;
 use sgpt_recorder::timing::TimingLevel;
@@ -19,6 +19,8 @@ pub(crate) struct PageQuery {
     pub(crate) lose_device: Option<u64>,
     /// `?timing=off|trace|full`: the timing port's level, over the stored preference.
     pub(crate) timing: Option<TimingLevel>,
+    /// `?memory=0|1`: record the demo's memory profile (on unless `0`).
+    pub(crate) memory: bool,
 }
 
 impl PageQuery {
@@ -47,7 +49,12 @@ impl PageQuery {
             ),
             None => None,
         };
-        Ok(Self { record, level, scale, lose_device, timing })
+        let memory = match params.get("memory").as_deref() {
+            None | Some("1") => true,
+            Some("0") => false,
+            Some(value) => return Err(format!("memory={value:?}: expected 0 or 1")),
+        };
+        Ok(Self { record, level, scale, lose_device, timing, memory })
     }
 }
 

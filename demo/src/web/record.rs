@@ -1,13 +1,14 @@
 //! One recording into a Blob, and the finished capture the page hands out.
 
 use sgpt_format::NamedText;
-use sgpt_recorder::{BlobSink, CaptureSummary, Level, ProfileSession, SessionOptions, StopFuture};
+use sgpt_recorder::{BlobSink, CaptureSummary, Level, MemorySource, ProfileSession, SessionOptions, StopFuture};
 use wasm_bindgen::JsValue;
 use web_time::Instant;
 
 use super::dom::{self, JsError};
 use super::gpu::Gpu;
 use crate::Scene;
+use crate::memory::{DemoMemory, process_ledger};
 
 /// A session recording the scene into a [`BlobSink`].
 pub(crate) struct Recording {
@@ -16,17 +17,29 @@ pub(crate) struct Recording {
     started: Instant,
     /// The stop future was handed out: the page is waiting for the last readbacks.
     stopping: bool,
+    /// The demo's memory profile for this recording; dropped with it, so the next
+    /// recording's capture begins on empty domains again.
+    memory: Option<DemoMemory>,
+    /// The number of the next frame the session records: the memory profile's clock.
+    next_frame: u64,
 }
 
 impl Recording {
     /// Starts a session at `level` on the scene's device, for `frames` frames or until
-    /// stopped.
-    pub(crate) fn start(scene: &Scene, gpu: &Gpu, level: Level, frames: Option<u64>) -> Result<Self, String> {
+    /// stopped; with `memory`, also the demo's memory profile (domain gauges, provider
+    /// metrics and the scene-reload capture).
+    pub(crate) fn start(
+        scene: &Scene,
+        gpu: &Gpu,
+        level: Level,
+        frames: Option<u64>,
+        memory: bool,
+    ) -> Result<Self, String> {
         let sink = BlobSink::new();
         let mut settings = scene.settings_meta();
         settings.push(NamedText { name: "page".to_owned(), value: "/demo/ (wasm32, browser WebGPU)".to_owned() });
         settings.extend(gpu.adapter_settings.iter().cloned());
-        let options = SessionOptions {
+        let mut options = SessionOptions {
             level,
             frame_limit: frames,
             application: "sgpt-demo".to_owned(),
@@ -38,15 +51,33 @@ impl Recording {
             watch_device_lost: false,
             ..SessionOptions::default()
         };
+        // Domains are registered before the session starts, so its gauges include them.
+        let size = scene.size();
+        let memory = memory.then(|| DemoMemory::new(process_ledger(), size.instances(), size.particles));
+        if let Some(memory) = &memory {
+            options.memory = Some(MemorySource(memory.ledger()));
+            options.providers = true;
+            if let Some(error) = memory.begin_error() {
+                dom::show_notice(&format!("No memory capture, domain gauges only: {error}"));
+            }
+        }
         let mut session = ProfileSession::new(options, sink.clone());
         scene.describe(&mut session);
         session.start(&gpu.device, &gpu.queue, &gpu.adapter).map_err(|error| error.to_string())?;
-        Ok(Self { session, sink, started: Instant::now(), stopping: false })
+        Ok(Self { session, sink, started: Instant::now(), stopping: false, memory, next_frame: 0 })
     }
 
-    /// The session, while it records frames.
-    pub(crate) fn active(&mut self) -> Option<&mut ProfileSession> {
-        Some(&mut self.session).filter(|session| session.is_recording())
+    /// The session for the frame about to be rendered, while it records frames; runs the
+    /// memory profile's work for that frame first, as `sgpt-demo` does.
+    pub(crate) fn frame(&mut self) -> Option<&mut ProfileSession> {
+        if !self.session.is_recording() {
+            return None;
+        }
+        if let Some(memory) = self.memory.as_mut() {
+            memory.frame(self.next_frame);
+        }
+        self.next_frame += 1;
+        Some(&mut self.session)
     }
 
     pub(crate) fn level(&self) -> Level {
@@ -72,6 +103,13 @@ impl Recording {
             return None;
         }
         self.stopping = true;
+        // Before the stop future finishes the capture, which writes it as a MEMO record; a
+        // recording stopped early exports the checkpoints it reached.
+        if let Some(capture) = self.memory.as_mut().and_then(DemoMemory::finish)
+            && let Err(error) = self.session.record_memory(&capture)
+        {
+            dom::show_notice(&format!("The memory capture was not recorded: {error}"));
+        }
         Some(self.session.stop())
     }
 
