@@ -1,7 +1,5 @@
 //! Write-only spans and markers.
 
-use std::borrow::Cow;
-
 use super::clock::now_ms;
 use super::entry::{Entry, EntryKind};
 use super::hub;
@@ -9,6 +7,10 @@ use super::track::Track;
 
 /// Properties a span carries inline, so an open span allocates nothing of its own.
 const PROPERTIES: usize = 2;
+
+/// Bytes of a copied name a span carries inline: graph-pass names fit, so a copied name
+/// allocates nothing either.
+const INLINE_NAME: usize = 38;
 
 /// A timed interval on a track, emitted when it ends (on drop, or [`Span::end`]).
 ///
@@ -31,7 +33,7 @@ pub struct Span {
 
 #[derive(Debug)]
 struct Open {
-    name: Cow<'static, str>,
+    name: Name,
     track: Track,
     start_ms: f64,
     properties: [(&'static str, f64); PROPERTIES],
@@ -45,7 +47,7 @@ impl Span {
         if !hub::enabled() {
             return Self { open: None };
         }
-        Self::open(track, Cow::Borrowed(name))
+        Self::open(track, Name::Static(name))
     }
 
     /// Opens a span whose name is copied, only when the level is not `off`.
@@ -54,10 +56,10 @@ impl Span {
         if !hub::enabled() {
             return Self { open: None };
         }
-        Self::open(track, Cow::Owned(name.to_owned()))
+        Self::open(track, Name::copied(name))
     }
 
-    fn open(track: Track, name: Cow<'static, str>) -> Self {
+    fn open(track: Track, name: Name) -> Self {
         let start_ms = now_ms();
         Self { open: Some(Open { name, track, start_ms, properties: [("", 0.0); PROPERTIES], len: 0 }) }
     }
@@ -84,7 +86,7 @@ impl Drop for Span {
             let end_ms = now_ms();
             hub::emit(&Entry {
                 kind: EntryKind::Span,
-                name: &open.name,
+                name: open.name.as_str(),
                 track: open.track,
                 start_ms: open.start_ms,
                 end_ms,
@@ -92,6 +94,36 @@ impl Drop for Span {
                 properties: &open.properties[..open.len],
                 tooltip: None,
             });
+        }
+    }
+}
+
+/// A span's name: borrowed, copied inline, or on the heap past [`INLINE_NAME`] bytes.
+#[derive(Debug)]
+enum Name {
+    Static(&'static str),
+    Inline { len: u8, bytes: [u8; INLINE_NAME] },
+    Heap(Box<str>),
+}
+
+impl Name {
+    fn copied(name: &str) -> Self {
+        match u8::try_from(name.len()) {
+            Ok(len) if name.len() <= INLINE_NAME => {
+                let mut bytes = [0; INLINE_NAME];
+                bytes[..name.len()].copy_from_slice(name.as_bytes());
+                Self::Inline { len, bytes }
+            }
+            _ => Self::Heap(name.into()),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Self::Static(name) => name,
+            // Whole UTF-8 copied from a `str`: it cannot fail.
+            Self::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            Self::Heap(name) => name,
         }
     }
 }
@@ -113,4 +145,19 @@ pub fn marker(track: Track, name: &'static str) {
         properties: &[],
         tooltip: None,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{INLINE_NAME, Name};
+
+    #[test]
+    fn a_copied_name_reads_back_whether_inline_or_not() {
+        let long = "x".repeat(INLINE_NAME + 1);
+        for name in ["", "hzb/build", "ombres \u{e9}t\u{e9} \u{2192} cascade 2", &"y".repeat(INLINE_NAME), &long] {
+            let copied = Name::copied(name);
+            assert_eq!(copied.as_str(), name);
+            assert_eq!(matches!(copied, Name::Heap(_)), name.len() > INLINE_NAME, "{name}");
+        }
+    }
 }

@@ -21,6 +21,20 @@ pub enum Color {
 }
 
 impl Color {
+    /// Every colour, in declaration order: `Color::ALL[color as usize] == color`.
+    pub const ALL: [Self; 10] = [
+        Self::Primary,
+        Self::PrimaryLight,
+        Self::PrimaryDark,
+        Self::Secondary,
+        Self::SecondaryLight,
+        Self::SecondaryDark,
+        Self::Tertiary,
+        Self::TertiaryLight,
+        Self::TertiaryDark,
+        Self::Error,
+    ];
+
     /// The name DevTools' `color` field takes.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -59,3 +73,15 @@ pub const PHASES: Track = Track { name: "Engine phases", color: Color::PrimaryLi
 pub const GPU_ENCODE: Track = Track { name: "GPU encode", color: Color::Tertiary };
 /// Start-up: adapter, pipelines, first frame.
 pub const BOOT: Track = Track { name: "Boot", color: Color::SecondaryDark };
+
+#[cfg(test)]
+mod tests {
+    use super::Color;
+
+    #[test]
+    fn every_colour_is_listed_at_its_own_index() {
+        for (index, color) in Color::ALL.into_iter().enumerate() {
+            assert_eq!(color as usize, index, "{color:?}");
+        }
+    }
+}
