@@ -76,6 +76,16 @@ async function saveCapture(t, page, name) {
   return file;
 }
 
+/** Collects the page's Content-Security-Policy violations in window.__cspViolations. */
+async function watchCsp(context) {
+  await context.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
+  });
+}
+
 async function waitForState(page, states, timeout, log = []) {
   await page
     .waitForFunction((wanted) => wanted.includes(document.body.dataset.state), states, { timeout })
@@ -91,6 +101,7 @@ test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates an
   const browser = await launchChromium({ args: DEMO_ARGS });
   t.after(() => browser.close());
   const context = await browser.newContext();
+  await watchCsp(context);
   const page = await context.newPage();
   const log = [];
   const problems = [];
@@ -173,6 +184,10 @@ test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates an
   assert.equal(shown.path, '/');
   assert.equal(Number(shown.frames), FRAMES);
 
+  // Both pages ran under their Content-Security-Policy, the inspector reading the demo's blob: URL.
+  assert.match(await page.$eval('meta[http-equiv=Content-Security-Policy]', (m) => m.content), /default-src 'none'/);
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
+  assert.deepEqual(await inspector.evaluate(() => window.__cspViolations), []);
   assert.deepEqual(problems, []);
   console.log(
     `demo: ${FRAMES} frames at ${LEVEL} recorded in ${(Number(data.recordMs) / 1e3).toFixed(1)} s ` +
@@ -185,6 +200,7 @@ test('the Record panel records until Stop, and Download saves the capture', { ti
   const browser = await launchChromium({ args: DEMO_ARGS });
   t.after(() => browser.close());
   const context = await browser.newContext({ acceptDownloads: true });
+  await watchCsp(context);
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
@@ -226,6 +242,7 @@ test('the Record panel records until Stop, and Download saves the capture', { ti
   assert.equal(info.level, 'timing');
   assert.equal(info.frames, Number(data.frames));
   assert.equal(info.closed, true);
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'the blob: download is allowed');
   assert.deepEqual(problems, []);
 });
 
@@ -240,7 +257,9 @@ test('a capture cut by a device loss keeps every frame recorded before it', { ti
   assert.equal(data.state, 'error');
   assert.match(data.error, /device was lost/);
   const frames = Number(data.frames);
-  assert.ok(frames >= 1 && frames <= 10, `${frames} frames before the loss`);
+  // The browser reports the loss asynchronously: until its callback runs, the page may render
+  // on the destroyed device, at most its two frames in flight (their GPU work never completes).
+  assert.ok(frames >= 1 && frames <= 12, `${frames} frames before the loss was reported`);
 
   const bytes = Buffer.from(
     await page.evaluate(async () => {
