@@ -553,3 +553,63 @@ fn memory_shows_declared_domain_gauges_never_sampled_as_unavailable() {
     assert_eq!(report["domains"][0]["live_bytes"], Value::Null, "never sampled: unavailable, not 0");
     assert_eq!(report["providers"], serde_json::json!([]));
 }
+
+#[test]
+fn synth_with_memory_adds_domain_gauges_and_providers_one_unavailable() {
+    let temp = Temp::new("synth-memory.sgpt");
+    let output = sgpt(&["synth", "--frames", "601", "--passes", "10", "--memory", "-o", temp.arg()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(code(&sgpt(&["validate", temp.arg()])), 0, "intact");
+    let again = Temp::new("synth-memory-again.sgpt");
+    sgpt(&["synth", "--frames", "601", "--passes", "10", "--memory", "-o", again.arg()]);
+    assert_eq!(std::fs::read(temp.path()).unwrap(), std::fs::read(again.path()).unwrap(), "deterministic");
+
+    let report = json(&sgpt(&["memory", temp.arg(), "--json"]));
+    assert_eq!(report["source"], "gauges");
+    let domains: Vec<(&str, u64, u64, u64, u64)> = report["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let n = |key: &str| d[key].as_u64().unwrap();
+            (d["name"].as_str().unwrap(), n("live_bytes"), n("peak_bytes"), n("allocated_bytes"), n("freed_bytes"))
+        })
+        .collect();
+    // At frame 600 the scene is loaded (48 MiB) for the second time, after an unload to
+    // 8 MiB; particles grew 32 KiB a frame and churned 32 KiB more, reset every 120 frames;
+    // scratch churned 1 MiB a frame and is empty on every fourth.
+    let (kib, mib) = (1u64 << 10, 1u64 << 20);
+    let particles = 4 * mib + 32 * kib + 595 * 64 * kib + 5 * 32 * kib;
+    let scratch = 601 * mib + 450 * 256 * kib;
+    assert_eq!(
+        domains,
+        [
+            ("scene", 48 * mib, 48 * mib, 88 * mib, 40 * mib),
+            ("particles", 4 * mib, 4 * mib + 119 * 32 * kib, particles, particles - 4 * mib),
+            ("scratch", 0, 768 * kib, scratch, scratch),
+        ]
+    );
+    assert_eq!(report["domains"][0]["valid"], true);
+    let providers: Vec<(&str, bool, Value, Value)> = report["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (p["name"].as_str().unwrap(), p["available"].as_bool().unwrap(), p["last"].clone(), p["reason"].clone())
+        })
+        .collect();
+    assert_eq!(
+        providers,
+        [
+            ("wasm.linear_memory", true, Value::from(68u64 << 20), Value::Null),
+            ("gpu.declared_bytes", true, Value::from(320u64 << 20), Value::Null),
+            (
+                "wgpu.buffer_memory",
+                false,
+                Value::Null,
+                Value::from("the browser's WebGPU exposes no internal counters")
+            ),
+        ]
+    );
+    assert_eq!(report["providers"][0]["samples"], 601);
+}
