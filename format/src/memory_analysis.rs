@@ -207,8 +207,8 @@ impl ProviderSummary {
         self.samples > 0
     }
 
-    fn add(&mut self, value: u64) {
-        self.samples += 1;
+    fn add(&mut self, value: u64, new_frame: bool) {
+        self.samples += u64::from(new_frame);
         self.last = Some(value);
         self.min = Some(self.min.map_or(value, |min| min.min(value)));
         self.max = Some(self.max.map_or(value, |max| max.max(value)));
@@ -272,6 +272,9 @@ enum Target {
 pub struct GaugeScan {
     gauges: Gauges,
     targets: BTreeMap<u32, Target>,
+    /// Per provider, the last position that sampled it: a frame counts once however
+    /// many of its samples name the metric.
+    provider_seen: Vec<Option<usize>>,
     next: usize,
     frame: Frame,
 }
@@ -318,7 +321,8 @@ impl GaugeScan {
         for provider in &mut gauges.providers {
             provider.summary.reason = unavailable_reason(capture, &provider.summary.name);
         }
-        Self { gauges, targets, next: 0, frame: Frame::default() }
+        let provider_seen = vec![None; gauges.providers.len()];
+        Self { gauges, targets, provider_seen, next: 0, frame: Frame::default() }
     }
 
     /// The capture declares no memory gauge and no provider: there is nothing to read.
@@ -364,9 +368,10 @@ impl GaugeScan {
                             *point = Some(value);
                         }
                     }
-                    Target::Provider(provider) => {
-                        let provider = &mut self.gauges.providers[provider];
-                        provider.summary.add(value);
+                    Target::Provider(index) => {
+                        let seen = self.provider_seen[index].replace(position);
+                        let provider = &mut self.gauges.providers[index];
+                        provider.summary.add(value, seen != Some(position));
                         if let Some(point) = provider.values.get_mut(position) {
                             *point = Some(value);
                         }

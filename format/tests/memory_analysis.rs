@@ -368,12 +368,14 @@ fn provider_capture() -> Vec<u8> {
             def(4, "memory/ui/live_bytes", CounterUnit::Bytes),
             def(5, "gpu_memory_usage", CounterUnit::Bytes),
             def(6, "provider/", CounterUnit::Bytes),
+            // The same metric under a second id: one provider, a frame counted once.
+            def(7, "provider/wasm.linear_memory", CounterUnit::Bytes),
         ])
         .expect("a valid synthetic capture");
     let frames: [&[(u32, f64)]; 3] = [
         &[(0, 65_536.0), (4, 100.0), (5, 1.0), (6, 9.0)],
         &[(0, 131_072.0), (1, 2048.0), (4, 300.0), (3, -5.0)],
-        &[(0, 131_072.0), (1, 1024.0), (3, f64::NAN)],
+        &[(0, 131_072.0), (1, 1024.0), (3, f64::NAN), (7, 98_304.0)],
     ];
     for (frame_number, samples) in frames.into_iter().enumerate() {
         let counters = samples.iter().map(|&(counter, value)| CounterSample { counter, value }).collect();
@@ -412,7 +414,8 @@ fn a_provider_never_sampled_is_unavailable_with_its_reason_never_zero() {
         gauges.provider_summaries(),
         [
             // A NOTE that its samples contradict is dropped.
-            provider("wasm.linear_memory", CounterUnit::Bytes, 3, Some([131_072, 65_536, 131_072]), None),
+            // Frame 2 samples it twice (under two ids): its last value is the later sample.
+            provider("wasm.linear_memory", CounterUnit::Bytes, 3, Some([98_304, 65_536, 131_072]), None),
             // No sample on the first frame: no value there, not 0.
             provider("gpu.declared_bytes", CounterUnit::Bytes, 2, Some([1024, 1024, 2048]), None),
             provider(
@@ -427,7 +430,7 @@ fn a_provider_never_sampled_is_unavailable_with_its_reason_never_zero() {
         ]
     );
     assert!(gauges.providers[0].summary.is_available() && !gauges.providers[2].summary.is_available());
-    assert_eq!(gauges.providers[0].values, [65_536, 131_072, 131_072].map(Some));
+    assert_eq!(gauges.providers[0].values, [65_536, 131_072, 98_304].map(Some));
     assert_eq!(gauges.providers[1].values, [None, Some(2048), Some(1024)]);
     // Providers are never domains: the one domain is `ui`, whose last reading is frame 1's.
     let table = domain_table(&[], Some(&gauges));
