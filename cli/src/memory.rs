@@ -1,15 +1,18 @@
-//! `sgpt memory`: memory domains, site traffic, checkpoint differences, reconciliation
-//! and loss, from the capture's MEMO records and its per-frame domain gauges.
+//! `sgpt memory`: memory domains, site traffic, checkpoint differences, reconciliation,
+//! loss and provider metrics, from the capture's MEMO records and its per-frame gauges.
+//! The analysis is `sgpt_format::memory_analysis`, shared with the inspector; this file
+//! maps it onto the `--json` contract (cli/README.md) and the text tables.
 
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use sgpt_format::{
-    Capture, MemoryEventKind, MemoryLoss, MemoryMode, MemoryRecord, MemoryRecursionLoss, parse_memory_gauge,
+use sgpt_format::memory_analysis::{
+    self, CheckpointDiff, DomainRow, FrameSampler, GaugeScan, Gauges, ProviderSummary, RecordLoss, SiteTraffic,
+    SizeBucket,
 };
+use sgpt_format::{Capture, CounterUnit, MemoryLoss, MemoryRecursionLoss};
 
 use crate::input::{self, printable};
 use crate::json::{self, SCHEMA};
@@ -135,6 +138,20 @@ impl From<MemoryRecursionLoss> for RecursionJson {
 }
 
 #[derive(Debug, Serialize)]
+struct ProviderJson {
+    name: String,
+    unit: CounterUnit,
+    /// False when no frame sampled it: then `last`, `min` and `max` are `null`, never 0.
+    available: bool,
+    last: Option<u64>,
+    min: Option<u64>,
+    max: Option<u64>,
+    samples: u64,
+    /// Why it is unavailable, from the writer's NOTE; `null` when available or unexplained.
+    reason: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
 struct MemoryJson<'p> {
     schema: u32,
     file: &'p str,
@@ -151,13 +168,16 @@ struct MemoryJson<'p> {
     loss: Option<Vec<LossJson>>,
     unknown_baseline_frees: u64,
     ownership_errors: u64,
+    /// Provider metrics (`provider/<metric>` counters), each its own quantity.
+    providers: Vec<ProviderJson>,
 }
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     let bytes = input::read(path)?;
     let capture = input::open(path, &bytes)?;
     let file = path.to_string_lossy();
-    let report = analyse(&capture, &file);
+    let gauges = read_gauges(&capture, input::is_large(&capture, bytes.len()));
+    let report = analyse(&capture, &gauges, &file);
     if as_json {
         json::print(&report)?;
     } else {
@@ -166,242 +186,151 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn analyse<'p>(capture: &Capture<'_>, file: &'p str) -> MemoryJson<'p> {
-    let records = capture.memory_records();
-    let (source, domains) = match records.last().and_then(terminal_domains) {
-        Some(domains) => ("memory_record", domains),
-        None => match gauge_domains(capture) {
-            domains if domains.is_empty() => ("none", domains),
-            domains => ("gauges", domains),
-        },
-    };
-    let mut sites: BTreeMap<u32, SiteJson> = BTreeMap::new();
-    let mut buckets: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
-    let mut checkpoints = Vec::new();
-    let mut losses = Vec::new();
-    let (mut unknown_baseline_frees, mut ownership_errors) = (0, 0);
-    for record in records {
-        for event in &record.events {
-            let site = sites.entry(event.site).or_insert_with(|| site_json(record, event.site));
-            match event.kind {
-                MemoryEventKind::Alloc => {
-                    site.allocations += 1;
-                    site.allocated_bytes = site.allocated_bytes.saturating_add(event.size);
-                    let bucket = buckets.entry(event.size.max(1).ilog2()).or_default();
-                    bucket.0 += 1;
-                    bucket.1 = bucket.1.saturating_add(event.size);
-                }
-                MemoryEventKind::Free | MemoryEventKind::UnknownFree => {
-                    site.frees += 1;
-                    site.freed_bytes = site.freed_bytes.saturating_add(event.size);
-                }
-                MemoryEventKind::Failure => site.failures += 1,
-            }
-        }
-        checkpoints.extend(checkpoint_diffs(record));
-        let health = &record.health;
-        if !health.is_complete() {
-            losses.push(LossJson {
-                capture: record.capture_id,
-                journal: health.journal_loss.map(Into::into),
-                table: health.table_loss.map(Into::into),
-                recursion: health.recursion.map(Into::into),
-            });
-        }
-        unknown_baseline_frees += health.unknown_baseline_frees;
-        ownership_errors += health.ownership_errors;
+/// Every frame's gauges and providers (the inspector samples; a report reads them all),
+/// with a progress bar on large captures.
+fn read_gauges(capture: &Capture<'_>, large: bool) -> Gauges {
+    let sampler = FrameSampler::all(capture.frames().len());
+    let mut scan = GaugeScan::new(capture, sampler, false);
+    let bar = input::bar(sampler.len() as u64, large && !scan.is_empty(), "memory gauges");
+    while !scan.step(capture, 1024) {
+        bar.set_position((scan.progress() * sampler.len() as f64) as u64);
     }
-    let mut sites: Vec<SiteJson> = sites.into_values().collect();
-    sites.sort_by(|a, b| b.allocated_bytes.cmp(&a.allocated_bytes).then(a.id.cmp(&b.id)));
-    let size_distribution = buckets
-        .into_iter()
-        .map(|(log, (allocations, bytes))| BucketJson {
-            min_bytes: if log == 0 { 0 } else { 1 << log },
-            max_bytes: (1u64 << log).saturating_mul(2) - 1,
-            allocations,
-            bytes,
-        })
-        .collect();
+    bar.finish_and_clear();
+    scan.finish()
+}
+
+fn analyse<'p>(capture: &Capture<'_>, gauges: &Gauges, file: &'p str) -> MemoryJson<'p> {
+    let records = capture.memory_records();
+    let table = memory_analysis::domain_table(records, Some(gauges));
+    let losses = memory_analysis::losses(records);
+    let health = memory_analysis::health_totals(records);
+    let reconciliation = memory_analysis::reconcile(records.last());
     MemoryJson {
         schema: SCHEMA,
         file,
         memory_records: records.len(),
-        source,
-        domains,
-        sites,
-        size_distribution,
-        checkpoints,
-        reconciliation: reconcile(records.last()),
-        loss: (!losses.is_empty()).then_some(losses),
-        unknown_baseline_frees,
-        ownership_errors,
-    }
-}
-
-fn site_json(record: &MemoryRecord, id: u32) -> SiteJson {
-    let site = record.site(id);
-    SiteJson {
-        id,
-        name: site.map(|s| s.name.clone()).unwrap_or_default(),
-        file: site.map(|s| s.file.clone()).unwrap_or_default(),
-        line: site.map_or(0, |s| s.line),
-        column: site.map_or(0, |s| s.column),
-        ..SiteJson::default()
-    }
-}
-
-fn domain_name(record: &MemoryRecord, id: u32) -> String {
-    record.domain_name(id).map_or_else(|| format!("domain {id}"), str::to_owned)
-}
-
-/// The domain table from a record's terminal checkpoint: exact counters at its boundary.
-fn terminal_domains(record: &MemoryRecord) -> Option<Vec<DomainJson>> {
-    let terminal = record.checkpoints.last()?;
-    Some(
-        terminal
-            .domains
+        source: table.source.map_or("none", |source| source.as_str()),
+        domains: table.rows.iter().map(domain_json).collect(),
+        sites: memory_analysis::site_ranking(records).into_iter().map(site_json).collect(),
+        size_distribution: memory_analysis::size_distribution(records).iter().map(bucket_json).collect(),
+        checkpoints: records
             .iter()
-            .map(|c| DomainJson {
-                name: domain_name(record, c.domain),
-                live_bytes: Some(c.live_bytes),
-                peak_bytes: Some(c.peak_bytes),
-                allocated_bytes: Some(c.allocated_bytes),
-                freed_bytes: Some(c.freed_bytes),
-                allocations: Some(c.allocations),
-                frees: Some(c.frees),
-                failures: Some(c.failures),
-                valid: Some(c.valid),
+            .flat_map(|record| {
+                memory_analysis::checkpoint_diffs(record)
+                    .iter()
+                    .map(|diff| checkpoint_json(record, diff))
+                    .collect::<Vec<_>>()
             })
             .collect(),
-    )
+        reconciliation: ReconciliationJson {
+            status: reconciliation.status.as_str(),
+            domains: reconciliation
+                .domains
+                .into_iter()
+                .map(|d| ReconcileJson {
+                    domain: d.domain,
+                    counter_live_bytes: d.counter_live_bytes,
+                    tracked_live_bytes: d.tracked_live_bytes,
+                    journal_net_bytes: d.journal_net_bytes,
+                })
+                .collect(),
+        },
+        loss: (!losses.is_empty()).then(|| losses.iter().map(loss_json).collect()),
+        unknown_baseline_frees: health.unknown_baseline_frees,
+        ownership_errors: health.ownership_errors,
+        providers: gauges.providers.iter().map(|p| provider_json(&p.summary)).collect(),
+    }
 }
 
-/// The domain table from the last sample of each `memory/<domain>/<field>` gauge.
-fn gauge_domains(capture: &Capture<'_>) -> Vec<DomainJson> {
-    let gauges: BTreeMap<u32, (String, String)> = capture
-        .counters()
-        .filter_map(|def| parse_memory_gauge(&def.name).map(|(d, f)| (def.id, (d.to_owned(), f.to_owned()))))
-        .collect();
-    let mut last: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
-    if gauges.is_empty() {
-        return Vec::new();
+fn domain_json(row: &DomainRow) -> DomainJson {
+    DomainJson {
+        name: row.name.clone(),
+        live_bytes: row.live_bytes,
+        peak_bytes: row.peak_bytes,
+        allocated_bytes: row.allocated_bytes,
+        freed_bytes: row.freed_bytes,
+        allocations: row.allocations,
+        frees: row.frees,
+        failures: row.failures,
+        valid: row.valid,
     }
-    for index in 0..capture.frames().len() {
-        // A frame that does not decode is reported by `sgpt validate`; the gauges keep
-        // their previous values.
-        let Ok(frame) = capture.frame(index) else { continue };
-        for sample in &frame.counters {
-            if let Some((domain, field)) = gauges.get(&sample.counter) {
-                last.entry(domain.clone()).or_default().insert(field.clone(), sample.value);
-            }
-        }
-    }
-    last.into_iter()
-        .map(|(name, fields)| {
-            // Gauges are integral counts carried as f64; a missing one stays unavailable.
-            let get = |field: &str| fields.get(field).map(|&value| value as u64);
-            DomainJson {
-                name,
-                live_bytes: get("live_bytes"),
-                peak_bytes: get("peak_bytes"),
-                allocated_bytes: get("allocated_bytes"),
-                freed_bytes: get("freed_bytes"),
-                allocations: get("allocations"),
-                frees: get("frees"),
-                failures: get("failures"),
-                valid: fields.get("valid").map(|&value| value != 0.0),
-            }
-        })
-        .collect()
 }
 
-/// Each consecutive checkpoint pair, and the first against the terminal one.
-fn checkpoint_diffs(record: &MemoryRecord) -> Vec<CheckpointJson> {
-    let n = record.checkpoints.len();
-    let mut pairs: Vec<(usize, usize)> = (1..n).map(|to| (to - 1, to)).collect();
-    if n > 2 {
-        pairs.push((0, n - 1));
+fn site_json(site: SiteTraffic) -> SiteJson {
+    SiteJson {
+        id: site.id,
+        name: site.name,
+        file: site.file,
+        line: site.line,
+        column: site.column,
+        allocations: site.allocations,
+        allocated_bytes: site.allocated_bytes,
+        frees: site.frees,
+        freed_bytes: site.freed_bytes,
+        failures: site.failures,
     }
-    pairs
-        .into_iter()
-        .filter_map(|(from, to)| {
-            let diff = record.diff(from, to)?;
-            let total = |blocks: &mut dyn Iterator<Item = u64>| blocks.fold(0u64, u64::saturating_add);
-            let mut survivors: Vec<_> = diff.survivors.iter().collect();
-            survivors.sort_by_key(|s| std::cmp::Reverse(s.age_ops));
-            Some(CheckpointJson {
-                capture: record.capture_id,
-                from: record.checkpoints[from].name.clone(),
-                to: record.checkpoints[to].name.clone(),
-                expectation: record.checkpoints[to].expectation,
-                exact: diff.exact,
-                expectation_violated: diff.expectation_violated,
-                new_live_blocks: diff.new_live.len(),
-                new_live_bytes: total(&mut diff.new_live.iter().map(|b| b.size)),
-                released_blocks: diff.released.len(),
-                released_bytes: total(&mut diff.released.iter().map(|b| b.size)),
-                survivor_blocks: diff.survivors.len(),
-                survivor_bytes: total(&mut diff.survivors.iter().map(|s| s.block.size)),
-                survivors: survivors
-                    .into_iter()
-                    .take(SURVIVORS_SHOWN)
-                    .map(|s| SurvivorJson {
-                        epoch: s.block.lifetime.epoch,
-                        seq: s.block.lifetime.seq,
-                        domain: domain_name(record, s.block.domain),
-                        site: s.block.site,
-                        size: s.block.size,
-                        age_ops: s.age_ops,
-                        age_time: s.age_time,
-                    })
-                    .collect(),
-            })
-        })
-        .collect()
 }
 
-/// Counters against the terminal live set and the journal, per domain. Exact only for a
-/// complete-mode capture without loss: then all three must agree.
-fn reconcile(record: Option<&MemoryRecord>) -> ReconciliationJson {
-    let Some(record) = record else { return ReconciliationJson { status: "unavailable", domains: Vec::new() } };
-    let Some(terminal) = record.checkpoints.last() else {
-        return ReconciliationJson { status: "unavailable", domains: Vec::new() };
-    };
-    let mut domains = Vec::new();
-    let mut agree = true;
-    let mut bounded = true;
-    for counters in &terminal.domains {
-        let tracked: u64 =
-            terminal.live.iter().filter(|b| b.domain == counters.domain).map(|b| b.size).fold(0, u64::saturating_add);
-        let net: i128 = record
-            .events
+fn bucket_json(bucket: &SizeBucket) -> BucketJson {
+    BucketJson {
+        min_bytes: bucket.min_bytes,
+        max_bytes: bucket.max_bytes,
+        allocations: bucket.allocations,
+        bytes: bucket.bytes,
+    }
+}
+
+fn checkpoint_json(record: &sgpt_format::MemoryRecord, diff: &CheckpointDiff) -> CheckpointJson {
+    CheckpointJson {
+        capture: diff.capture,
+        from: diff.from_name.clone(),
+        to: diff.to_name.clone(),
+        expectation: diff.expectation,
+        exact: diff.exact,
+        expectation_violated: diff.expectation_violated,
+        new_live_blocks: diff.new_live.len(),
+        new_live_bytes: diff.new_live_bytes,
+        released_blocks: diff.released.len(),
+        released_bytes: diff.released_bytes,
+        survivor_blocks: diff.survivors.len(),
+        survivor_bytes: diff.survivor_bytes,
+        survivors: diff
+            .survivors
             .iter()
-            .filter(|e| e.domain == counters.domain && e.seq < terminal.boundary_seq)
-            .map(|e| match e.kind {
-                MemoryEventKind::Alloc => i128::from(e.size),
-                MemoryEventKind::Free | MemoryEventKind::UnknownFree => -i128::from(e.size),
-                MemoryEventKind::Failure => 0,
+            .take(SURVIVORS_SHOWN)
+            .map(|s| SurvivorJson {
+                epoch: s.block.lifetime.epoch,
+                seq: s.block.lifetime.seq,
+                domain: memory_analysis::domain_name(record, s.block.domain),
+                site: s.block.site,
+                size: s.block.size,
+                age_ops: s.age_ops,
+                age_time: s.age_time,
             })
-            .sum();
-        agree &= counters.valid && counters.live_bytes == tracked && i128::from(tracked) == net;
-        bounded &= counters.valid && tracked <= counters.live_bytes;
-        domains.push(ReconcileJson {
-            domain: domain_name(record, counters.domain),
-            counter_live_bytes: counters.live_bytes,
-            tracked_live_bytes: tracked,
-            journal_net_bytes: net,
-        });
+            .collect(),
     }
-    let status = if !record.health.is_complete() {
-        "unavailable"
-    } else if record.mode == MemoryMode::Complete {
-        if agree { "exact" } else { "mismatch" }
-    } else if bounded {
-        "bounded"
-    } else {
-        "mismatch"
-    };
-    ReconciliationJson { status, domains }
+}
+
+fn loss_json(loss: &RecordLoss) -> LossJson {
+    LossJson {
+        capture: loss.capture,
+        journal: loss.journal.map(Into::into),
+        table: loss.table.map(Into::into),
+        recursion: loss.recursion.map(Into::into),
+    }
+}
+
+fn provider_json(provider: &ProviderSummary) -> ProviderJson {
+    ProviderJson {
+        name: provider.name.clone(),
+        unit: provider.unit,
+        available: provider.is_available(),
+        last: provider.last,
+        min: provider.min,
+        max: provider.max,
+        samples: provider.samples,
+        reason: provider.reason.clone(),
+    }
 }
 
 fn opt(value: Option<u64>) -> String {
@@ -411,7 +340,7 @@ fn opt(value: Option<u64>) -> String {
 fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
     if report.source == "none" {
         writeln!(out, "{}: no memory records and no memory domain gauges in this capture", printable(report.file))?;
-        return Ok(());
+        return write_providers(out, &report.providers);
     }
     writeln!(
         out,
@@ -543,5 +472,40 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
             report.unknown_baseline_frees, report.ownership_errors
         )?;
     }
-    Ok(())
+    write_providers(out, &report.providers)
+}
+
+/// Providers, each its own quantity: never summed with each other or with the domains.
+fn write_providers(out: &mut impl Write, providers: &[ProviderJson]) -> io::Result<()> {
+    if providers.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nproviders (each its own quantity, never summed)")?;
+    let mut table = Table::new(&[
+        ("provider", Align::Left),
+        ("unit", Align::Left),
+        ("last", Align::Right),
+        ("min", Align::Right),
+        ("max", Align::Right),
+        ("frames", Align::Right),
+        ("", Align::Left),
+    ]);
+    for p in providers {
+        let unit = serde_json::to_value(p.unit).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let note = match (&p.reason, p.available) {
+            (_, true) => String::new(),
+            (Some(reason), false) => printable(reason),
+            (None, false) => "never sampled".to_owned(),
+        };
+        table.row(vec![
+            printable(&p.name),
+            unit,
+            if p.available { opt(p.last) } else { "unavailable".to_owned() },
+            opt(p.min),
+            opt(p.max),
+            p.samples.to_string(),
+            note,
+        ]);
+    }
+    table.write(out)
 }

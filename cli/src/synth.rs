@@ -6,8 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use sgpt_format::Level;
-use sgpt_format::synth::{SynthOptions, workload};
+use sgpt_format::synth::{SynthOptions, Workload, workload};
+use sgpt_format::{
+    CounterDef, CounterSample, CounterUnit, Declaration, Level, MEMORY_GAUGE_FIELDS, Note, memory_gauge_name,
+    provider_gauge_name,
+};
 
 use crate::input::printable;
 
@@ -28,6 +31,11 @@ pub struct Args {
     /// Floor every timestamp to a multiple of NS, as a default Chrome does at 100000.
     #[arg(long, value_name = "NS")]
     quantize: Option<u64>,
+    /// Also sample memory domain gauges (scene, particles, scratch) and provider metrics
+    /// every frame, as the recorder in a browser does: wasm linear memory and GPU declared
+    /// bytes sampled, wgpu's buffer memory declared but unavailable, with its NOTE.
+    #[arg(long)]
+    memory: bool,
     /// Where to write the capture.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
@@ -49,7 +57,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         quantize_ns: args.quantize.filter(|&q| q > 0),
     };
     // The generator builds the whole workload in memory before writing it.
-    let workload = workload(&options);
+    let mut workload = workload(&options);
+    if args.memory {
+        add_memory(&mut workload);
+    }
     let out = &args.output;
     let file = File::create(out).with_context(|| format!("{}: cannot create", out.display()))?;
     // `File` is a Sink: each record goes straight to disk, and the header is patched at stop.
@@ -67,4 +78,86 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         options.level
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Domains of `--memory`: name, live bytes at frame `f`, block size and bytes churned (allocated
+/// and freed) each frame.
+type LiveBytes = fn(u64) -> u64;
+const DOMAINS: [(&str, LiveBytes, u64, u64); 3] = [
+    // A scene loaded (48 MiB) and unloaded to 8 MiB every 300 frames.
+    ("scene", |f| if (f / 300) % 2 == 0 { 48 << 20 } else { 8 << 20 }, 1 << 20, 0),
+    // Particles growing 32 KiB a frame, reset every 120 frames.
+    ("particles", |f| (4 << 20) + (f % 120) * (32 << 10), 32 << 10, 32 << 10),
+    // Per-frame scratch, freed within the frame.
+    ("scratch", |f| (f % 4) * (256 << 10), 256 << 10, 1 << 20),
+];
+
+/// Adds `--memory`'s gauges and providers to `workload`, deterministically from the frame
+/// index. Values follow one another as the recorder's counters would: live = allocated -
+/// freed, a running peak, counts in whole blocks.
+fn add_memory(workload: &mut Workload) {
+    let first = workload
+        .declarations
+        .iter()
+        .filter_map(|d| if let Declaration::Counter(c) = d { Some(c.id + 1) } else { None })
+        .max()
+        .unwrap_or(0);
+    let mut id = first;
+    let mut next = || {
+        id += 1;
+        id - 1
+    };
+    for (domain, ..) in DOMAINS {
+        for (field, unit) in MEMORY_GAUGE_FIELDS {
+            let name = memory_gauge_name(domain, field);
+            workload.declarations.push(Declaration::Counter(CounterDef { id: next(), name, unit }));
+        }
+    }
+    let providers = [
+        ("wasm.linear_memory", CounterUnit::Bytes),
+        ("gpu.declared_bytes", CounterUnit::Bytes),
+        ("wgpu.buffer_memory", CounterUnit::Bytes),
+    ];
+    let provider_ids: Vec<u32> = providers
+        .iter()
+        .map(|&(metric, unit)| {
+            let id = next();
+            workload.declarations.push(Declaration::Counter(CounterDef {
+                id,
+                name: provider_gauge_name(metric),
+                unit,
+            }));
+            id
+        })
+        .collect();
+    let frames = workload.frames.len() as u64;
+    // Per domain: live bytes at the previous frame, running peak, bytes ever allocated.
+    let mut state = [(0u64, 0u64, 0u64); DOMAINS.len()];
+    for (f, frame) in workload.frames.iter_mut().enumerate() {
+        let f = f as u64;
+        for (d, &(_, live, block, churn)) in DOMAINS.iter().enumerate() {
+            let live = live(f);
+            let (previous, peak, allocated) = &mut state[d];
+            *allocated += live.saturating_sub(*previous) + churn;
+            *peak = (*peak).max(live);
+            *previous = live;
+            let (allocated, freed) = (*allocated, *allocated - live);
+            let values = [live, live / block, *peak, allocated, freed, allocated / block, freed / block, 0, 1];
+            for (field, value) in values.into_iter().enumerate() {
+                let counter = first + (d * MEMORY_GAUGE_FIELDS.len() + field) as u32;
+                frame.counters.push(CounterSample { counter, value: value as f64 });
+            }
+        }
+        // Linear memory grows in 4 MiB steps and never shrinks; declared bytes follow the
+        // resolution change halfway. wgpu's counters do not exist in a browser: no sample.
+        let linear = (64 << 20) + (f / 600).min(16) * (4 << 20);
+        let declared: u64 = if f < frames / 2 { 256 << 20 } else { 320 << 20 };
+        frame.counters.push(CounterSample { counter: provider_ids[0], value: linear as f64 });
+        frame.counters.push(CounterSample { counter: provider_ids[1], value: declared as f64 });
+    }
+    if let Some(first_frame) = workload.frames.first().map(|f| f.frame_number) {
+        let text =
+            format!("provider {} unavailable: the browser's WebGPU exposes no internal counters", providers[2].0);
+        workload.notes.insert(0, Note { frame_number: first_frame, text });
+    }
 }

@@ -469,3 +469,147 @@ fn memory_falls_back_to_the_last_gauges_when_no_record_survives() {
     assert_eq!(domains[0]["valid"], false);
     assert_eq!(domains[0]["peak_bytes"], Value::Null, "an absent gauge is unavailable, never 0");
 }
+
+/// Providers as a browser build writes them: linear memory sampled, wgpu's buffer memory
+/// declared but never sampled and explained by a NOTE, wgpu's buffer count unexplained.
+fn provider_capture() -> Temp {
+    use sgpt_format::{CounterDef, CounterSample, CounterUnit, Declaration, Frame, Meta, Note, Topology, Writer};
+    let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("meta");
+    let id = writer.topology(&Topology::default()).expect("topology");
+    let def = |id, name: &str, unit| Declaration::Counter(CounterDef { id, name: name.into(), unit });
+    writer
+        .declare(&[
+            def(0, "provider/wasm.linear_memory", CounterUnit::Bytes),
+            def(1, "provider/wgpu.buffer_memory", CounterUnit::Bytes),
+            def(2, "provider/wgpu.buffers", CounterUnit::Count),
+        ])
+        .expect("declare");
+    for (n, bytes) in [(0u64, 65_536.0), (1, 131_072.0)] {
+        let counters = vec![CounterSample { counter: 0, value: bytes }];
+        writer.frame(&Frame { frame_number: n, topology: id, counters, ..Frame::default() }).expect("frame");
+        if n == 0 {
+            let text = "provider wgpu.buffer_memory unavailable: the browser's WebGPU exposes no internal counters";
+            writer.note(&Note { frame_number: 0, text: text.into() }).expect("note");
+        }
+    }
+    let temp = Temp::new("providers.sgpt");
+    std::fs::write(temp.path(), writer.finish().expect("finish")).expect("write");
+    temp
+}
+
+#[test]
+fn memory_lists_providers_and_one_never_sampled_is_unavailable_with_its_reason_never_zero() {
+    let temp = provider_capture();
+    let output = sgpt(&["memory", temp.arg(), "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report = json(&output);
+    assert_eq!(report["source"], "none");
+    assert_eq!(
+        report["providers"],
+        serde_json::json!([
+            {"name": "wasm.linear_memory", "unit": "bytes", "available": true, "last": 131072, "min": 65536,
+             "max": 131072, "samples": 2, "reason": null},
+            {"name": "wgpu.buffer_memory", "unit": "bytes", "available": false, "last": null, "min": null,
+             "max": null, "samples": 0, "reason": "the browser's WebGPU exposes no internal counters"},
+            {"name": "wgpu.buffers", "unit": "count", "available": false, "last": null, "min": null,
+             "max": null, "samples": 0, "reason": null},
+        ])
+    );
+
+    let text = sgpt(&["memory", temp.arg()]);
+    assert_eq!(code(&text), 0);
+    let text = String::from_utf8_lossy(&text.stdout);
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let at = lines.iter().position(|l| l.starts_with("providers")).unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        lines[at..],
+        [
+            "providers (each its own quantity, never summed)",
+            "provider            unit          last    min     max  frames",
+            "wasm.linear_memory  bytes       131072  65536  131072       2",
+            "wgpu.buffer_memory  bytes  unavailable      -       -       0  the browser's WebGPU exposes no internal counters",
+            "wgpu.buffers        count  unavailable      -       -       0  never sampled",
+        ],
+        "{text}"
+    );
+}
+
+#[test]
+fn memory_shows_declared_domain_gauges_never_sampled_as_unavailable() {
+    use sgpt_format::{CounterDef, CounterUnit, Declaration, Frame, Meta, Topology, Writer};
+    let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+    let id = writer.topology(&Topology::default()).unwrap();
+    let gauge =
+        Declaration::Counter(CounterDef { id: 0, name: "memory/ui/live_bytes".into(), unit: CounterUnit::Bytes });
+    writer.declare(&[gauge]).unwrap();
+    writer.frame(&Frame { frame_number: 0, topology: id, ..Frame::default() }).unwrap();
+    let temp = Temp::new("unsampled.sgpt");
+    std::fs::write(temp.path(), writer.finish().unwrap()).unwrap();
+    let report = json(&sgpt(&["memory", temp.arg(), "--json"]));
+    assert_eq!(report["source"], "gauges");
+    assert_eq!(report["domains"][0]["name"], "ui");
+    assert_eq!(report["domains"][0]["live_bytes"], Value::Null, "never sampled: unavailable, not 0");
+    assert_eq!(report["providers"], serde_json::json!([]));
+}
+
+#[test]
+fn synth_with_memory_adds_domain_gauges_and_providers_one_unavailable() {
+    let temp = Temp::new("synth-memory.sgpt");
+    let output = sgpt(&["synth", "--frames", "601", "--passes", "10", "--memory", "-o", temp.arg()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(code(&sgpt(&["validate", temp.arg()])), 0, "intact");
+    let again = Temp::new("synth-memory-again.sgpt");
+    sgpt(&["synth", "--frames", "601", "--passes", "10", "--memory", "-o", again.arg()]);
+    assert_eq!(std::fs::read(temp.path()).unwrap(), std::fs::read(again.path()).unwrap(), "deterministic");
+
+    let report = json(&sgpt(&["memory", temp.arg(), "--json"]));
+    assert_eq!(report["source"], "gauges");
+    let domains: Vec<(&str, u64, u64, u64, u64)> = report["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let n = |key: &str| d[key].as_u64().unwrap();
+            (d["name"].as_str().unwrap(), n("live_bytes"), n("peak_bytes"), n("allocated_bytes"), n("freed_bytes"))
+        })
+        .collect();
+    // At frame 600 the scene is loaded (48 MiB) for the second time, after an unload to
+    // 8 MiB; particles grew 32 KiB a frame and churned 32 KiB more, reset every 120 frames;
+    // scratch churned 1 MiB a frame and is empty on every fourth.
+    let (kib, mib) = (1u64 << 10, 1u64 << 20);
+    let particles = 4 * mib + 32 * kib + 595 * 64 * kib + 5 * 32 * kib;
+    let scratch = 601 * mib + 450 * 256 * kib;
+    assert_eq!(
+        domains,
+        [
+            ("scene", 48 * mib, 48 * mib, 88 * mib, 40 * mib),
+            ("particles", 4 * mib, 4 * mib + 119 * 32 * kib, particles, particles - 4 * mib),
+            ("scratch", 0, 768 * kib, scratch, scratch),
+        ]
+    );
+    assert_eq!(report["domains"][0]["valid"], true);
+    let providers: Vec<(&str, bool, Value, Value)> = report["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (p["name"].as_str().unwrap(), p["available"].as_bool().unwrap(), p["last"].clone(), p["reason"].clone())
+        })
+        .collect();
+    assert_eq!(
+        providers,
+        [
+            ("wasm.linear_memory", true, Value::from(68u64 << 20), Value::Null),
+            ("gpu.declared_bytes", true, Value::from(320u64 << 20), Value::Null),
+            (
+                "wgpu.buffer_memory",
+                false,
+                Value::Null,
+                Value::from("the browser's WebGPU exposes no internal counters")
+            ),
+        ]
+    );
+    assert_eq!(report["providers"][0]["samples"], 601);
+}

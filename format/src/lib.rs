@@ -37,6 +37,7 @@ mod frame;
 pub mod fuzz;
 mod header;
 mod memory;
+pub mod memory_analysis;
 mod meta;
 mod model;
 mod note;

@@ -6,6 +6,7 @@
 
 pub mod gzip;
 pub mod memory;
+pub mod memory_lane;
 pub mod pass_detail;
 pub mod resources;
 pub mod stats;

@@ -1,10 +1,19 @@
-//! The Memory view: the domain table (live, peak, traffic, validity), each domain's
-//! gauges over frames, checkpoint differences with their new live, released and
-//! surviving blocks, and loss banners. Mirrors what `sgpt memory` reports.
+//! The Memory view: the domain table (live, peak, traffic, validity), each domain's gauges
+//! over frames, provider metrics, checkpoint differences with their new live, released and
+//! surviving blocks, reconciliation, site traffic, allocation sizes and loss banners.
+//!
+//! The numbers come from `sgpt_format::memory_analysis`, which `sgpt memory` uses too; this
+//! module only turns them into what the page shows: clipped strings, grouped units, rows cut
+//! to [`MAX_ROWS`]. Gauges are read from at most about [`MAX_DECODED_FRAMES`] frames, by a
+//! [`GaugeScan`] the page runs in short slices.
 
-use std::collections::BTreeMap;
+use sgpt_format::memory_analysis::{
+    self, CheckpointDiff, DomainGauges, DomainRow, FrameSampler, GaugeScan, Gauges, ProviderSummary, Reconciliation,
+    ReconciliationStatus, SiteTraffic, SizeBucket,
+};
+use sgpt_format::{Capture, CounterUnit, MemoryBlock, MemoryExpectation, MemoryLossReason, MemoryRecord};
 
-use sgpt_format::{Capture, MemoryBlock, MemoryExpectation, MemoryLossReason, MemoryRecord, parse_memory_gauge};
+pub use sgpt_format::memory_analysis::DomainSource;
 
 use crate::summary::{MAX_ROWS, clip};
 use crate::units;
@@ -12,51 +21,18 @@ use crate::units;
 /// What a value the capture never sampled reads as; never 0, which would be a claim.
 pub const NOT_RECORDED: &str = "not recorded";
 
-/// Where the domain table comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DomainSource {
-    /// The last memory record's terminal checkpoint: exact counters at its boundary.
-    Checkpoint,
-    /// The last sampled value of each per-frame domain gauge.
-    Gauges,
-}
+/// What a provider no frame sampled reads as.
+pub const UNAVAILABLE: &str = "unavailable";
 
-/// One domain's counters; `None` where the source has no such value.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DomainRow {
-    pub name: String,
-    pub live_bytes: Option<u64>,
-    pub live_blocks: Option<u64>,
-    pub peak_bytes: Option<u64>,
-    pub allocated_bytes: Option<u64>,
-    pub freed_bytes: Option<u64>,
-    pub allocations: Option<u64>,
-    pub frees: Option<u64>,
-    pub failures: Option<u64>,
-    pub valid: Option<bool>,
-}
+/// The most frames the page decodes for gauges. A series drawn in a panel or the lane never
+/// needs more points than it has pixels, and a capture of hours stays a few short tasks;
+/// frames between samples stay empty points, never filled in.
+pub const MAX_DECODED_FRAMES: usize = 2048;
 
-impl DomainRow {
-    /// The table's cells: name, live, peak, allocated, freed, allocations, frees,
-    /// failures, validity.
-    #[must_use]
-    pub fn cells(&self) -> [String; 9] {
-        [
-            self.name.clone(),
-            byte_text(self.live_bytes),
-            byte_text(self.peak_bytes),
-            byte_text(self.allocated_bytes),
-            byte_text(self.freed_bytes),
-            count_text(self.allocations),
-            count_text(self.frees),
-            count_text(self.failures),
-            match self.valid {
-                Some(true) => "valid".to_owned(),
-                Some(false) => "invalid: a counter overflowed or underflowed".to_owned(),
-                None => NOT_RECORDED.to_owned(),
-            },
-        ]
-    }
+/// The frames the page reads gauges from.
+#[must_use]
+pub fn sampler(frames: usize) -> FrameSampler {
+    FrameSampler::at_most(frames, MAX_DECODED_FRAMES)
 }
 
 /// Exact bytes, or [`NOT_RECORDED`].
@@ -70,13 +46,134 @@ pub fn count_text(value: Option<u64>) -> String {
     value.map_or_else(|| NOT_RECORDED.to_owned(), units::grouped)
 }
 
-/// One domain's gauges per frame index (aligned with the frame strip); `None` where
-/// the frame sampled no such gauge or did not decode.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GaugeSeries {
-    pub domain: String,
-    pub live_bytes: Vec<Option<u64>>,
-    pub peak_bytes: Vec<Option<u64>>,
+/// A value in its counter's unit.
+fn unit_text(unit: CounterUnit, value: u64) -> String {
+    match unit {
+        CounterUnit::Bytes => format!("{} B", units::grouped(value)),
+        CounterUnit::Nanoseconds => units::exact_ns(value),
+        CounterUnit::Percent => format!("{} %", units::grouped(value)),
+        CounterUnit::Count => units::grouped(value),
+    }
+}
+
+fn unit_name(unit: CounterUnit) -> &'static str {
+    match unit {
+        CounterUnit::Bytes => "bytes",
+        CounterUnit::Nanoseconds => "ns",
+        CounterUnit::Percent => "percent",
+        CounterUnit::Count => "count",
+    }
+}
+
+/// The domain table's cells: name, live, peak, allocated, freed, allocations, frees,
+/// failures, validity.
+#[must_use]
+pub fn domain_cells(row: &DomainRow) -> [String; 9] {
+    [
+        clip(&row.name),
+        byte_text(row.live_bytes),
+        byte_text(row.peak_bytes),
+        byte_text(row.allocated_bytes),
+        byte_text(row.freed_bytes),
+        count_text(row.allocations),
+        count_text(row.frees),
+        count_text(row.failures),
+        match row.valid {
+            Some(true) => "valid".to_owned(),
+            Some(false) => "invalid: a counter overflowed or underflowed".to_owned(),
+            None => NOT_RECORDED.to_owned(),
+        },
+    ]
+}
+
+/// A provider's cells: metric, unit, last, min, max, frames sampled, note. An unavailable
+/// one reads [`UNAVAILABLE`] and its reason, never 0.
+#[must_use]
+pub fn provider_cells(provider: &ProviderSummary, frames_read: usize) -> [String; 7] {
+    let value = |value: Option<u64>| value.map_or_else(|| "—".to_owned(), |v| unit_text(provider.unit, v));
+    let (last, note) = if provider.is_available() {
+        (value(provider.last), String::new())
+    } else {
+        let reason = provider.reason.as_deref().map_or_else(|| "never sampled".to_owned(), clip);
+        (UNAVAILABLE.to_owned(), reason)
+    };
+    [
+        clip(&provider.name),
+        unit_name(provider.unit).to_owned(),
+        last,
+        value(provider.min),
+        value(provider.max),
+        format!("{} of {}", units::grouped(provider.samples), units::grouped(frames_read as u64)),
+        note,
+    ]
+}
+
+/// A site's cells: site, location, allocations, allocated, frees, freed, failures.
+#[must_use]
+pub fn site_cells(site: &SiteTraffic) -> [String; 7] {
+    [
+        if site.name.is_empty() { format!("#{}", site.id) } else { clip(&site.name) },
+        if site.file.is_empty() {
+            "—".to_owned()
+        } else {
+            clip(&format!("{}:{}:{}", site.file, site.line, site.column))
+        },
+        units::grouped(site.allocations),
+        byte_text(Some(site.allocated_bytes)),
+        units::grouped(site.frees),
+        byte_text(Some(site.freed_bytes)),
+        units::grouped(site.failures),
+    ]
+}
+
+/// A size bucket's cells: from, to, allocations, bytes.
+#[must_use]
+pub fn size_cells(bucket: &SizeBucket) -> [String; 4] {
+    [
+        byte_text(Some(bucket.min_bytes)),
+        byte_text(Some(bucket.max_bytes)),
+        units::grouped(bucket.allocations),
+        byte_text(Some(bucket.bytes)),
+    ]
+}
+
+/// What the reconciliation status means, in a sentence.
+#[must_use]
+pub fn reconciliation_text(reconciliation: &Reconciliation) -> String {
+    let what = match reconciliation.status {
+        ReconciliationStatus::Exact => {
+            "exact: per domain, the checked counters, the terminal live set and the journal agree"
+        }
+        ReconciliationStatus::Mismatch => {
+            "MISMATCH: a domain's counters, terminal live set and journal disagree, or a counter saturated"
+        }
+        ReconciliationStatus::Bounded => {
+            "bounded: the recording began late (activity mode), so the tracked live set only bounds the counters"
+        }
+        ReconciliationStatus::Unavailable => {
+            "unavailable: no memory record with a checkpoint, or the last record lost operations"
+        }
+    };
+    format!("Reconciliation {what}.")
+}
+
+/// A domain's reconciliation cells: domain, counters' live bytes, tracked live bytes,
+/// journal net bytes.
+#[must_use]
+pub fn reconciliation_cells(reconciliation: &Reconciliation) -> Vec<[String; 4]> {
+    reconciliation
+        .domains
+        .iter()
+        .map(|d| {
+            let net = units::grouped(d.journal_net_bytes.unsigned_abs().try_into().unwrap_or(u64::MAX));
+            [
+                clip(&d.domain),
+                byte_text(Some(d.counter_live_bytes)),
+                byte_text(Some(d.tracked_live_bytes)),
+                format!("{}{net} B", if d.journal_net_bytes < 0 { "−" } else { "" }),
+            ]
+        })
+        .collect()
 }
 
 /// A block in a checkpoint table.
@@ -96,7 +193,7 @@ impl BlockRow {
     fn new(record: &MemoryRecord, block: &MemoryBlock) -> Self {
         Self {
             lifetime: format!("({}, {})", block.lifetime.epoch, block.lifetime.seq),
-            domain: domain_name(record, block.domain),
+            domain: clip(&memory_analysis::domain_name(record, block.domain)),
             site: site_name(record, block.site),
             size: block.size,
             age_ops: None,
@@ -113,7 +210,7 @@ impl BlockRow {
     }
 }
 
-/// The difference between two checkpoints of one record.
+/// The difference between two checkpoints of one record, cut for the page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CheckpointPair {
     pub capture: u64,
@@ -135,6 +232,38 @@ pub struct CheckpointPair {
 }
 
 impl CheckpointPair {
+    fn new(record: &MemoryRecord, diff: &CheckpointDiff) -> Self {
+        let rows = |blocks: &[MemoryBlock]| blocks.iter().take(MAX_ROWS).map(|b| BlockRow::new(record, b)).collect();
+        Self {
+            capture: diff.capture,
+            from: clip(&diff.from_name),
+            to: clip(&diff.to_name),
+            expectation: match diff.expectation {
+                MemoryExpectation::Unspecified => "unspecified",
+                MemoryExpectation::Retained => "retained",
+                MemoryExpectation::Released => "released",
+            },
+            exact: diff.exact,
+            expectation_violated: diff.expectation_violated,
+            new_live_bytes: diff.new_live_bytes,
+            released_bytes: diff.released_bytes,
+            survivor_bytes: diff.survivor_bytes,
+            counts: [diff.new_live.len(), diff.released.len(), diff.survivors.len()],
+            new_live: rows(&diff.new_live),
+            released: rows(&diff.released),
+            survivors: diff
+                .survivors
+                .iter()
+                .take(MAX_ROWS)
+                .map(|s| BlockRow {
+                    age_ops: Some(s.age_ops),
+                    age_time: Some(s.age_time),
+                    ..BlockRow::new(record, &s.block)
+                })
+                .collect(),
+        }
+    }
+
     #[must_use]
     pub fn heading(&self) -> String {
         format!(
@@ -156,57 +285,123 @@ pub struct MemoryView {
     pub records: usize,
     pub source: Option<DomainSource>,
     pub domains: Vec<DomainRow>,
-    /// In the order the capture declares the gauges.
-    pub series: Vec<GaugeSeries>,
+    /// Sites ranked by allocated bytes, cut to [`MAX_ROWS`]; `site_count` counts them all.
+    pub sites: Vec<SiteTraffic>,
+    pub site_count: usize,
+    pub sizes: Vec<SizeBucket>,
     pub pairs: Vec<CheckpointPair>,
+    pub reconciliation: Reconciliation,
     /// One line per lost or incomplete part of a record.
     pub losses: Vec<String>,
+    /// The capture declares domain gauges or providers.
+    pub has_gauges: bool,
+    /// What the gauge scan read; `None` until it finished.
+    pub gauges: Option<Gauges>,
 }
 
 impl MemoryView {
-    /// Decodes at most about [`MAX_DECODED_FRAMES`] evenly spaced frames (always the last)
-    /// when the capture declares memory gauges, to build their series and the domain table.
+    /// Everything the memory records give, without decoding a frame, and the scan that
+    /// reads the gauges and providers (`None` when the capture declares none).
     #[must_use]
-    pub fn new(capture: &Capture<'_>) -> Self {
+    pub fn from_records(capture: &Capture<'_>) -> (Self, Option<GaugeScan>) {
         let records = capture.memory_records();
-        let series = gauge_series(capture);
-        let (source, domains) = match records.last().and_then(terminal_domains) {
-            Some(domains) => (Some(DomainSource::Checkpoint), domains),
-            None if series.is_empty() => (None, Vec::new()),
-            None => (Some(DomainSource::Gauges), gauge_domains(capture)),
-        };
+        let scan = GaugeScan::new(capture, sampler(capture.frames().len()), true);
+        let table = memory_analysis::domain_table(records, None);
+        let has_domains = scan.has_domains();
+        let ranking = memory_analysis::site_ranking(records);
         let mut pairs = Vec::new();
-        let mut losses = Vec::new();
         for record in records {
-            pairs.extend(checkpoint_pairs(record));
-            losses.extend(loss_lines(record));
+            pairs
+                .extend(memory_analysis::checkpoint_diffs(record).iter().map(|diff| CheckpointPair::new(record, diff)));
         }
-        Self { records: records.len(), source, domains, series: series.into_values().collect(), pairs, losses }
+        let view = Self {
+            records: records.len(),
+            // Declared gauges are the source even before they are read.
+            source: table.source.or(has_domains.then_some(DomainSource::Gauges)),
+            domains: table.rows,
+            site_count: ranking.len(),
+            sites: ranking.into_iter().take(MAX_ROWS).collect(),
+            sizes: memory_analysis::size_distribution(records),
+            pairs,
+            reconciliation: memory_analysis::reconcile(records.last()),
+            losses: records.iter().flat_map(loss_lines).collect(),
+            has_gauges: !scan.is_empty(),
+            gauges: None,
+        };
+        (view, (!scan.is_empty()).then_some(scan))
     }
 
-    /// No memory record and no domain gauge: the view has nothing to show.
+    /// The whole view at once: the records, then the sampled frames' gauges.
+    #[must_use]
+    pub fn new(capture: &Capture<'_>) -> Self {
+        let (mut view, scan) = Self::from_records(capture);
+        if let Some(mut scan) = scan {
+            while !scan.step(capture, usize::MAX) {}
+            view.set_gauges(scan.finish());
+        }
+        view
+    }
+
+    /// Takes the scan's result: series, providers, and the domain table when no record
+    /// gave it.
+    pub fn set_gauges(&mut self, gauges: Gauges) {
+        if self.source == Some(DomainSource::Gauges) {
+            self.domains = gauges.domain_rows();
+        }
+        self.gauges = Some(gauges);
+    }
+
+    /// No memory record, no domain gauge and no provider: the view has nothing to show.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.records == 0 && self.source.is_none()
+        self.records == 0 && !self.has_gauges
+    }
+
+    /// The capture declares gauges that are not read yet.
+    #[must_use]
+    pub fn is_reading(&self) -> bool {
+        self.has_gauges && self.gauges.is_none()
+    }
+
+    /// Each domain's gauges, once read.
+    #[must_use]
+    pub fn series(&self) -> &[DomainGauges] {
+        self.gauges.as_ref().map_or(&[], |g| g.domains.as_slice())
     }
 
     #[must_use]
     pub fn source_text(&self) -> String {
+        let records = self.records;
         match self.source {
-            Some(DomainSource::Checkpoint) => {
-                format!("{} memory record(s); domains from the last record's terminal checkpoint.", self.records)
+            Some(DomainSource::MemoryRecord) => {
+                format!("{records} memory record(s); domains from the last record's terminal checkpoint.")
             }
             Some(DomainSource::Gauges) => format!(
-                "{} memory record(s); domains from the last sampled per-frame gauges (a gauge never sampled reads {NOT_RECORDED}).",
-                self.records
+                "{records} memory record(s); domains from the last sampled per-frame gauges (a gauge never sampled reads {NOT_RECORDED})."
             ),
-            None => format!("{} memory record(s) without a checkpoint and no domain gauges.", self.records),
+            None => format!("{records} memory record(s) without a checkpoint and no domain gauges."),
         }
     }
-}
 
-fn domain_name(record: &MemoryRecord, id: u32) -> String {
-    record.domain_name(id).map_or_else(|| format!("domain {id}"), clip)
+    /// Which frames the gauges come from, when not every frame was read.
+    #[must_use]
+    pub fn sampling_text(&self) -> Option<String> {
+        let gauges = self.gauges.as_ref()?;
+        let sampler = gauges.sampler;
+        let mut text = (sampler.stride() > 1).then(|| {
+            format!(
+                "Gauges and providers are read from {} of the {} frames (one in {}, and the last); `sgpt memory` reads them all.",
+                units::grouped(sampler.len() as u64),
+                units::grouped(sampler.frames() as u64),
+                sampler.stride()
+            )
+        });
+        if gauges.undecoded > 0 {
+            let damaged = format!("{} frames read did not decode; their points are empty.", gauges.undecoded);
+            text = Some(text.map_or(damaged.clone(), |t| format!("{t} {damaged}")));
+        }
+        text
+    }
 }
 
 fn site_name(record: &MemoryRecord, id: u32) -> String {
@@ -217,179 +412,13 @@ fn site_name(record: &MemoryRecord, id: u32) -> String {
     }
 }
 
-fn terminal_domains(record: &MemoryRecord) -> Option<Vec<DomainRow>> {
-    let terminal = record.checkpoints.last()?;
-    Some(
-        terminal
-            .domains
-            .iter()
-            .map(|c| DomainRow {
-                name: domain_name(record, c.domain),
-                live_bytes: Some(c.live_bytes),
-                live_blocks: Some(c.live_blocks),
-                peak_bytes: Some(c.peak_bytes),
-                allocated_bytes: Some(c.allocated_bytes),
-                freed_bytes: Some(c.freed_bytes),
-                allocations: Some(c.allocations),
-                frees: Some(c.frees),
-                failures: Some(c.failures),
-                valid: Some(c.valid),
-            })
-            .collect(),
-    )
-}
-
-/// Gauges are integral counts carried as f64; anything else is not a reading.
-fn gauge_value(value: f64) -> Option<u64> {
-    (value.is_finite() && value >= 0.0).then_some(value as u64)
-}
-
-/// Counter id → (domain, field) for every memory gauge the capture declares.
-fn gauge_ids(capture: &Capture<'_>) -> BTreeMap<u32, (String, String)> {
-    capture
-        .counters()
-        .filter_map(|def| parse_memory_gauge(&def.name).map(|(d, f)| (def.id, (clip(d), f.to_owned()))))
-        .collect()
-}
-
-/// Per domain, keyed by its first gauge's counter id so that the order is the capture's.
-/// The most frames the memory view decodes when it opens. A series drawn in a panel never
-/// needs more points than it has pixels, and opening a capture of hours stays one short
-/// task; frames between samples stay empty points, never filled in.
-pub const MAX_DECODED_FRAMES: usize = 2048;
-
-/// Evenly spaced frame indices, at most about `MAX_DECODED_FRAMES`, always ending with the
-/// last frame (the domain table reads the last sampled gauges).
-fn sampled_frames(frames: usize) -> impl Iterator<Item = usize> {
-    let stride = frames.div_ceil(MAX_DECODED_FRAMES).max(1);
-    let last = frames.checked_sub(1).filter(|last| last % stride != 0);
-    (0..frames).step_by(stride).chain(last)
-}
-
-fn gauge_series(capture: &Capture<'_>) -> BTreeMap<u32, GaugeSeries> {
-    let ids = gauge_ids(capture);
-    let mut by_domain: BTreeMap<u32, GaugeSeries> = BTreeMap::new();
-    let mut key_of: BTreeMap<String, u32> = BTreeMap::new();
-    for (&id, (domain, _)) in &ids {
-        let key = *key_of.entry(domain.clone()).or_insert(id);
-        by_domain.entry(key).or_insert_with(|| GaugeSeries {
-            domain: domain.clone(),
-            live_bytes: vec![None; capture.frames().len()],
-            peak_bytes: vec![None; capture.frames().len()],
-        });
-    }
-    if ids.is_empty() {
-        return by_domain;
-    }
-    for index in sampled_frames(capture.frames().len()) {
-        // A frame that does not decode is listed under defects; its point stays empty.
-        let Ok(frame) = capture.frame(index) else { continue };
-        for sample in &frame.counters {
-            let Some((domain, field)) = ids.get(&sample.counter) else { continue };
-            let Some(series) = key_of.get(domain).and_then(|key| by_domain.get_mut(key)) else { continue };
-            match field.as_str() {
-                "live_bytes" => series.live_bytes[index] = gauge_value(sample.value),
-                "peak_bytes" => series.peak_bytes[index] = gauge_value(sample.value),
-                _ => {}
-            }
-        }
-    }
-    by_domain
-}
-
-/// The domain table from the last sample of each gauge, in declaration order.
-fn gauge_domains(capture: &Capture<'_>) -> Vec<DomainRow> {
-    let ids = gauge_ids(capture);
-    let mut order: Vec<String> = Vec::new();
-    for (domain, _) in ids.values() {
-        if !order.contains(domain) {
-            order.push(domain.clone());
-        }
-    }
-    let mut last: BTreeMap<(String, String), f64> = BTreeMap::new();
-    for index in sampled_frames(capture.frames().len()) {
-        let Ok(frame) = capture.frame(index) else { continue };
-        for sample in &frame.counters {
-            if let Some(key) = ids.get(&sample.counter) {
-                last.insert(key.clone(), sample.value);
-            }
-        }
-    }
-    order
-        .into_iter()
-        .map(|name| {
-            let get = |field: &str| last.get(&(name.clone(), field.to_owned())).copied().and_then(gauge_value);
-            DomainRow {
-                live_bytes: get("live_bytes"),
-                live_blocks: get("live_blocks"),
-                peak_bytes: get("peak_bytes"),
-                allocated_bytes: get("allocated_bytes"),
-                freed_bytes: get("freed_bytes"),
-                allocations: get("allocations"),
-                frees: get("frees"),
-                failures: get("failures"),
-                valid: last.get(&(name.clone(), "valid".to_owned())).map(|&v| v != 0.0),
-                name,
-            }
-        })
-        .collect()
-}
-
-/// Each consecutive checkpoint pair, and the first against the terminal one, as the
-/// CLI reports them.
-fn checkpoint_pairs(record: &MemoryRecord) -> Vec<CheckpointPair> {
-    let n = record.checkpoints.len();
-    let mut pairs: Vec<(usize, usize)> = (1..n).map(|to| (to - 1, to)).collect();
-    if n > 2 {
-        pairs.push((0, n - 1));
-    }
-    let total = |sizes: &mut dyn Iterator<Item = u64>| sizes.fold(0u64, u64::saturating_add);
-    pairs
-        .into_iter()
-        .filter_map(|(from, to)| {
-            let diff = record.diff(from, to)?;
-            let mut survivors: Vec<_> = diff.survivors.iter().collect();
-            survivors.sort_by_key(|s| std::cmp::Reverse(s.age_ops));
-            let rows = |blocks: &[MemoryBlock]| {
-                blocks.iter().take(MAX_ROWS).map(|b| BlockRow::new(record, b)).collect::<Vec<_>>()
-            };
-            Some(CheckpointPair {
-                capture: record.capture_id,
-                from: clip(&record.checkpoints[from].name),
-                to: clip(&record.checkpoints[to].name),
-                expectation: match record.checkpoints[to].expectation {
-                    MemoryExpectation::Unspecified => "unspecified",
-                    MemoryExpectation::Retained => "retained",
-                    MemoryExpectation::Released => "released",
-                },
-                exact: diff.exact,
-                expectation_violated: diff.expectation_violated,
-                new_live_bytes: total(&mut diff.new_live.iter().map(|b| b.size)),
-                released_bytes: total(&mut diff.released.iter().map(|b| b.size)),
-                survivor_bytes: total(&mut diff.survivors.iter().map(|s| s.block.size)),
-                counts: [diff.new_live.len(), diff.released.len(), diff.survivors.len()],
-                new_live: rows(&diff.new_live),
-                released: rows(&diff.released),
-                survivors: survivors
-                    .into_iter()
-                    .take(MAX_ROWS)
-                    .map(|s| BlockRow {
-                        age_ops: Some(s.age_ops),
-                        age_time: Some(s.age_time),
-                        ..BlockRow::new(record, &s.block)
-                    })
-                    .collect(),
-            })
-        })
-        .collect()
-}
-
 fn loss_lines(record: &MemoryRecord) -> Vec<String> {
-    let health = &record.health;
+    let domain = |id| clip(&memory_analysis::domain_name(record, id));
+    let Some(loss) = memory_analysis::losses(std::slice::from_ref(record)).pop() else { return Vec::new() };
     let mut lines = Vec::new();
-    for (what, loss) in [("journal", health.journal_loss), ("live-block table", health.table_loss)] {
-        let Some(loss) = loss else { continue };
-        let reason = match loss.reason {
+    for (what, lost) in [("journal", loss.journal), ("live-block table", loss.table)] {
+        let Some(lost) = lost else { continue };
+        let reason = match lost.reason {
             MemoryLossReason::JournalFull => "the journal was full",
             MemoryLossReason::TableFull => "the live-block table was full",
             MemoryLossReason::DuplicateAddress => "an address was allocated twice",
@@ -397,19 +426,19 @@ fn loss_lines(record: &MemoryRecord) -> Vec<String> {
         };
         lines.push(format!(
             "Memory capture {}: {what} incomplete — {reason}; {} operations lost from seq {} on (domain {}). Everything after it is incomplete, not interpolated.",
-            record.capture_id,
-            units::grouped(loss.count),
-            loss.first_lost_seq,
-            domain_name(record, loss.domain),
+            loss.capture,
+            units::grouped(lost.count),
+            lost.first_lost_seq,
+            domain(lost.domain),
         ));
     }
-    if let Some(recursion) = health.recursion {
+    if let Some(recursion) = loss.recursion {
         lines.push(format!(
             "Memory capture {}: {} re-entered allocation hooks were not recorded, at or after seq {} (domain {}); live sets after it are incomplete.",
-            record.capture_id,
+            loss.capture,
             units::grouped(recursion.count),
             recursion.after_seq,
-            domain_name(record, recursion.domain),
+            domain(recursion.domain),
         ));
     }
     lines
@@ -418,7 +447,7 @@ fn loss_lines(record: &MemoryRecord) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use sgpt_format::{
-        CounterDef, CounterSample, CounterUnit, Declaration, Frame, Level, MemoryHealth, MemoryLoss, Meta, Writer,
+        CounterDef, CounterSample, Declaration, Frame, Level, MemoryHealth, MemoryLoss, Meta, Note, Writer,
     };
 
     use super::*;
@@ -427,18 +456,21 @@ mod tests {
         sgpt_format::fixtures::all().into_iter().find(|f| f.name == "memory.sgpt").expect("memory fixture").bytes
     }
 
+    fn strings<const N: usize>(cells: [&str; N]) -> [String; N] {
+        cells.map(str::to_owned)
+    }
+
     #[test]
     fn the_domain_table_mirrors_the_cli_from_the_terminal_checkpoint() {
         let bytes = fixture();
         let view = MemoryView::new(&Capture::open(&bytes).expect("opens"));
-        assert!(!view.is_empty());
-        assert_eq!((view.records, view.source), (1, Some(DomainSource::Checkpoint)));
-        let cells: Vec<[String; 9]> = view.domains.iter().map(DomainRow::cells).collect();
-        let row = |cells: [&str; 9]| cells.map(str::to_owned);
+        assert!(!view.is_empty() && !view.is_reading());
+        assert_eq!((view.records, view.source), (1, Some(DomainSource::MemoryRecord)));
+        let cells: Vec<[String; 9]> = view.domains.iter().map(domain_cells).collect();
         assert_eq!(
             cells,
             [
-                row([
+                strings([
                     "scene",
                     "5\u{2009}120 B",
                     "5\u{2009}120 B",
@@ -449,24 +481,87 @@ mod tests {
                     "0",
                     "valid"
                 ]),
-                row(["particles", "768 B", "768 B", "768 B", "0 B", "2", "0", "0", "valid"]),
-                row(["scratch", "0 B", "64 B", "64 B", "64 B", "1", "1", "1", "valid"]),
+                strings(["particles", "768 B", "768 B", "768 B", "0 B", "2", "0", "0", "valid"]),
+                strings(["scratch", "0 B", "64 B", "64 B", "64 B", "1", "1", "1", "valid"]),
             ]
         );
         assert!(view.losses.is_empty());
+        assert_eq!(view.sampling_text(), None, "eight frames are all read");
     }
 
     #[test]
     fn gauge_series_follow_the_frames() {
         let bytes = fixture();
         let view = MemoryView::new(&Capture::open(&bytes).expect("opens"));
-        let names: Vec<&str> = view.series.iter().map(|s| s.domain.as_str()).collect();
+        let names: Vec<&str> = view.series().iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["scene", "particles", "scratch"]);
-        let live = |i: usize| view.series[i].live_bytes.iter().map(|v| v.expect("sampled")).collect::<Vec<_>>();
+        let live = |i: usize| view.series()[i].live_bytes.iter().map(|v| v.expect("sampled")).collect::<Vec<_>>();
         assert_eq!(live(0), [4096, 5120, 0, 0, 0, 4096, 5120, 5120]);
         assert_eq!(live(1), [0, 256, 256, 256, 256, 256, 256, 768]);
         assert_eq!(live(2), [0; 8]);
-        assert_eq!(view.series[2].peak_bytes, [0, 0, 0, 64, 64, 64, 64, 64].map(Some));
+        assert_eq!(view.series()[2].peak_bytes, [0, 0, 0, 64, 64, 64, 64, 64].map(Some));
+    }
+
+    #[test]
+    fn the_records_are_shown_before_any_frame_is_read() {
+        let bytes = fixture();
+        let capture = Capture::open(&bytes).expect("opens");
+        let (view, scan) = MemoryView::from_records(&capture);
+        assert!(view.is_reading());
+        assert_eq!(view.domains.len(), 3, "the terminal checkpoint needs no frame");
+        assert!(view.series().is_empty());
+        let mut scan = scan.expect("the fixture declares gauges");
+        assert!(!scan.step(&capture, 5));
+        assert!(scan.step(&capture, 5));
+    }
+
+    #[test]
+    fn sites_sizes_and_reconciliation_read_as_the_page_shows_them() {
+        let bytes = fixture();
+        let view = MemoryView::new(&Capture::open(&bytes).expect("opens"));
+        let sites: Vec<[String; 7]> = view.sites.iter().map(site_cells).collect();
+        assert_eq!(
+            sites,
+            [
+                strings(["scene load", "demo/src/scene.rs:42:9", "4", "10\u{2009}240 B", "2", "5\u{2009}120 B", "0"]),
+                strings(["#2", "demo/src/particles.rs:17:5", "2", "768 B", "0", "0 B", "0"]),
+                strings(["scratch", "demo/src/frame.rs:88:13", "1", "64 B", "1", "64 B", "1"]),
+            ]
+        );
+        assert_eq!(view.site_count, 3);
+        let sizes: Vec<[String; 4]> = view.sizes.iter().map(size_cells).collect();
+        assert_eq!(
+            sizes,
+            [
+                strings(["64 B", "127 B", "1", "64 B"]),
+                strings(["256 B", "511 B", "1", "256 B"]),
+                strings(["512 B", "1\u{2009}023 B", "1", "512 B"]),
+                strings(["1\u{2009}024 B", "2\u{2009}047 B", "2", "2\u{2009}048 B"]),
+                strings(["4\u{2009}096 B", "8\u{2009}191 B", "2", "8\u{2009}192 B"]),
+            ]
+        );
+        assert_eq!(
+            reconciliation_text(&view.reconciliation),
+            "Reconciliation exact: per domain, the checked counters, the terminal live set and the journal agree."
+        );
+        assert_eq!(
+            reconciliation_cells(&view.reconciliation),
+            [
+                strings(["scene", "5\u{2009}120 B", "5\u{2009}120 B", "5\u{2009}120 B"]),
+                strings(["particles", "768 B", "768 B", "768 B"]),
+                strings(["scratch", "0 B", "0 B", "0 B"]),
+            ]
+        );
+        let negative = Reconciliation {
+            status: ReconciliationStatus::Bounded,
+            domains: vec![memory_analysis::DomainReconciliation {
+                domain: "a".into(),
+                counter_live_bytes: 10,
+                tracked_live_bytes: 0,
+                journal_net_bytes: -2048,
+            }],
+        };
+        assert_eq!(reconciliation_cells(&negative)[0][3], "−2\u{2009}048 B");
     }
 
     #[test]
@@ -511,6 +606,8 @@ mod tests {
                 def(0, "memory/ui/live_bytes", CounterUnit::Bytes),
                 def(1, "memory/ui/peak_bytes", CounterUnit::Bytes),
                 def(2, "gpu memory", CounterUnit::Bytes),
+                def(3, "provider/wasm.linear_memory", CounterUnit::Bytes),
+                def(4, "provider/wgpu.buffer_memory", CounterUnit::Bytes),
             ])
             .expect("declare");
         for frame_number in 0..2 {
@@ -521,29 +618,89 @@ mod tests {
                 .collect();
             writer.frame(&Frame { frame_number, topology, counters, ..Frame::default() }).expect("frame");
         }
+        let text = "provider wgpu.buffer_memory unavailable: the browser's WebGPU exposes no internal counters";
+        writer.note(&Note { frame_number: 1, text: text.into() }).expect("note");
         writer.finish().expect("finish")
     }
 
     #[test]
     fn without_a_record_the_last_gauges_fill_the_table_and_unsampled_ones_read_not_recorded() {
-        let bytes = gauge_capture(&[(0, 300.0), (2, 9.0)]);
-        let view = MemoryView::new(&Capture::open(&bytes).expect("opens"));
+        let bytes = gauge_capture(&[(0, 300.0), (2, 9.0), (3, 1_048_576.0)]);
+        let capture = Capture::open(&bytes).expect("opens");
+        let (waiting, _) = MemoryView::from_records(&capture);
+        assert_eq!(waiting.source, Some(DomainSource::Gauges), "declared gauges, not read yet");
+        assert!(waiting.domains.is_empty() && waiting.is_reading());
+        let view = MemoryView::new(&capture);
         assert_eq!(view.source, Some(DomainSource::Gauges));
-        let cells = view.domains[0].cells();
+        let cells = domain_cells(&view.domains[0]);
         assert_eq!(cells[..3], ["ui", "300 B", NOT_RECORDED]);
         assert_eq!(cells[5], NOT_RECORDED);
         assert_eq!(cells[8], NOT_RECORDED);
-        assert_eq!(view.series[0].live_bytes, [None, Some(300)]);
-        assert_eq!(view.series[0].peak_bytes, [None, None]);
+        assert_eq!(view.series()[0].live_bytes, [None, Some(300)]);
+        assert_eq!(view.series()[0].peak_bytes, [None, None]);
         assert!(view.source_text().contains("per-frame gauges"));
+    }
+
+    #[test]
+    fn an_unavailable_provider_reads_unavailable_with_its_reason_never_zero() {
+        let bytes = gauge_capture(&[(3, 1_048_576.0)]);
+        let view = MemoryView::new(&Capture::open(&bytes).expect("opens"));
+        let gauges = view.gauges.as_ref().expect("read");
+        let cells: Vec<[String; 7]> =
+            gauges.providers.iter().map(|p| provider_cells(&p.summary, gauges.frames_read)).collect();
+        assert_eq!(
+            cells,
+            [
+                strings([
+                    "wasm.linear_memory",
+                    "bytes",
+                    "1\u{2009}048\u{2009}576 B",
+                    "1\u{2009}048\u{2009}576 B",
+                    "1\u{2009}048\u{2009}576 B",
+                    "1 of 2",
+                    ""
+                ]),
+                strings([
+                    "wgpu.buffer_memory",
+                    "bytes",
+                    UNAVAILABLE,
+                    "—",
+                    "—",
+                    "0 of 2",
+                    "the browser's WebGPU exposes no internal counters"
+                ]),
+            ]
+        );
+        let unexplained = ProviderSummary { name: "wgpu.buffers".into(), ..ProviderSummary::default() };
+        assert_eq!(provider_cells(&unexplained, 2)[2..], strings([UNAVAILABLE, "—", "—", "0 of 2", "never sampled"]));
     }
 
     #[test]
     fn a_capture_without_memory_data_is_empty() {
         let bytes = sgpt_format::fixtures::all().into_iter().find(|f| f.name == "minimal.sgpt").expect("fixture").bytes;
-        let view = MemoryView::new(&Capture::open(&bytes).expect("opens"));
-        assert!(view.is_empty());
-        assert!(view.series.is_empty() && view.pairs.is_empty());
+        let capture = Capture::open(&bytes).expect("opens");
+        let (view, scan) = MemoryView::from_records(&capture);
+        assert!(view.is_empty() && scan.is_none());
+        assert!(view.series().is_empty() && view.pairs.is_empty() && view.sites.is_empty());
+        assert_eq!(view.reconciliation.status, ReconciliationStatus::Unavailable);
+    }
+
+    #[test]
+    fn a_large_capture_says_which_frames_its_gauges_come_from() {
+        let mut view = MemoryView { has_gauges: true, ..MemoryView::default() };
+        view.set_gauges(Gauges {
+            sampler: sampler(216_000),
+            domains: Vec::new(),
+            providers: Vec::new(),
+            frames_read: 2_000,
+            undecoded: 2,
+        });
+        assert_eq!(
+            view.sampling_text().as_deref(),
+            Some(
+                "Gauges and providers are read from 2\u{2009}039 of the 216\u{2009}000 frames (one in 106, and the last); `sgpt memory` reads them all. 2 frames read did not decode; their points are empty."
+            )
+        );
     }
 
     #[test]
@@ -573,22 +730,5 @@ mod tests {
             lines[0]
         );
         assert!(lines[1].contains("2 re-entered allocation hooks") && lines[1].contains("(domain domain 9)"));
-    }
-}
-
-#[cfg(test)]
-mod sampling_tests {
-    use super::{MAX_DECODED_FRAMES, sampled_frames};
-
-    #[test]
-    fn sampling_is_bounded_even_and_ends_with_the_last_frame() {
-        assert_eq!(sampled_frames(0).count(), 0);
-        assert_eq!(sampled_frames(8).collect::<Vec<_>>(), (0..8).collect::<Vec<_>>());
-        for frames in [MAX_DECODED_FRAMES, MAX_DECODED_FRAMES + 1, 216_000, 1_000_003] {
-            let sampled: Vec<usize> = sampled_frames(frames).collect();
-            assert!(sampled.len() <= MAX_DECODED_FRAMES + 1, "{frames}: {}", sampled.len());
-            assert_eq!(sampled.last(), Some(&(frames - 1)));
-            assert!(sampled.windows(2).all(|pair| pair[0] < pair[1]));
-        }
     }
 }

@@ -3,7 +3,11 @@
 // collect what must never happen (uncaught errors, dialogs, CSP violations).
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { baseUrl } from './chromium.mjs';
+import { ROOT, sgptCli } from './sgpt_cli.mjs';
 
 export async function fixtureBytes(name) {
   const response = await fetch(`${baseUrl()}/captures/${name}`);
@@ -84,5 +88,45 @@ export async function paintedPixels(page, selector) {
     let painted = 0;
     for (let i = 3; i < data.length; i += 4) painted += data[i] > 0 ? 1 : 0;
     return painted;
+  });
+}
+
+/** A `sgpt synth --memory` capture of `frames` frames of `passes` passes, written once
+ *  under target/browser-captures/ and reused; returns its path. */
+export function memoryCapture(frames, passes) {
+  const dir = join(ROOT, 'target', 'browser-captures');
+  const file = join(dir, `memory_${frames}x${passes}.sgpt`);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    const args = ['synth', '--frames', String(frames), '--passes', String(passes), '--memory', '-o', file];
+    const done = spawnSync(sgptCli(), args, { encoding: 'utf8' });
+    assert.equal(done.status, 0, `sgpt ${args.join(' ')} failed: ${done.stderr}`);
+  }
+  return file;
+}
+
+/** The page point at the middle of frame `index` of `frames`, on the canvas `selector`
+ *  (the strip and the memory lane map frames to x the same way). */
+export async function pointAtFrame(page, selector, index, frames) {
+  const rect = await page.$eval(selector, (c) => c.getBoundingClientRect().toJSON());
+  return { x: rect.x + (rect.width * (index + 0.5)) / frames, y: rect.y + rect.height / 2 };
+}
+
+/** What the readout says with the pointer over frame `index` of the memory lane. */
+export async function laneReadout(page, index, frames) {
+  const { x, y } = await pointAtFrame(page, '#memory-lane', index, frames);
+  await page.mouse.move(x, y);
+  await page.waitForFunction(() => document.getElementById('strip-readout').textContent !== '');
+  return page.textContent('#strip-readout');
+}
+
+/** Records the duration of every long task (over 50 ms) from the next navigation on, in
+ *  window.__longTasks. */
+export async function watchLongTasks(page) {
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.__longTasks.push(Math.round(entry.duration));
+    }).observe({ type: 'longtask', buffered: true });
   });
 }

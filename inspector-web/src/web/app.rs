@@ -24,6 +24,7 @@ use super::panic;
 use super::session;
 use super::source::Input;
 use crate::memory::MemoryView;
+use crate::memory_lane::MemoryLane;
 use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
 use crate::stats_table::{Column, TableState};
@@ -68,6 +69,8 @@ pub struct Ui {
     pub detail: Option<PassDetail>,
     pub sparkline: Option<Vec<Option<(u64, u64)>>>,
     pub memory: Option<MemoryView>,
+    /// The lane under the strip, once the gauges are read.
+    pub lane: Option<MemoryLane>,
     pub compare: Option<((usize, usize), (usize, usize))>,
     pub deltas: Option<Vec<PassDelta>>,
     pub compare_progress: Option<f64>,
@@ -90,6 +93,9 @@ pub struct App {
     pub export: HtmlElement,
     tabs: HtmlElement,
     pub strip: Canvas,
+    /// The memory lane under the strip: shown only for captures with domain gauges.
+    pub lane: Canvas,
+    pub lane_legend: HtmlElement,
     pub timeline: Canvas,
     pub ui: RefCell<Ui>,
     current: Cell<u64>,
@@ -113,6 +119,8 @@ pub fn start() -> Result<(), Error> {
         export: dom.find("export")?,
         tabs: dom.find("tabs")?,
         strip: Canvas::find(&dom.document, "frame-strip")?,
+        lane: Canvas::find(&dom.document, "memory-lane")?,
+        lane_legend: dom.find("memory-lane-legend")?,
         timeline: Canvas::find(&dom.document, "timeline-canvas")?,
         ui: RefCell::new(Ui::default()),
         current: Cell::new(0),
@@ -131,6 +139,7 @@ pub fn start() -> Result<(), Error> {
     };
     let document: &EventTarget = &app.dom.document;
     let strip: &EventTarget = &app.strip.element;
+    let lane: &EventTarget = &app.lane.element;
     let timeline: &EventTarget = &app.timeline.element;
     let workspace: &EventTarget = &app.workspace;
     let window: EventTarget = web_sys::window().ok_or(Error::NoGlobal("window"))?.into();
@@ -146,6 +155,11 @@ pub fn start() -> Result<(), Error> {
         on(strip, "pointerup", App::on_strip_up)?,
         on(strip, "pointerleave", |app, _| app.set_text("strip-readout", ""))?,
         on(strip, "keydown", App::on_strip_key)?,
+        // The lane shares the strip's x mapping, so the same brush and clicks.
+        on(lane, "pointerdown", App::on_strip_down)?,
+        on(lane, "pointermove", App::on_strip_move)?,
+        on(lane, "pointerup", App::on_strip_up)?,
+        on(lane, "pointerleave", |app, _| app.set_text("strip-readout", ""))?,
         on(timeline, "wheel", App::on_wheel)?,
         on(timeline, "pointerdown", App::on_timeline_down)?,
         on(timeline, "pointermove", App::on_timeline_move)?,
@@ -161,7 +175,7 @@ pub fn start() -> Result<(), Error> {
     ];
     let resizer = {
         let handle = Rc::clone(&app);
-        Resizer::new(&[&app.strip, &app.timeline], move || {
+        Resizer::new(&[&app.strip, &app.lane, &app.timeline], move || {
             if !panic::happened() {
                 handle.relayout_strip();
                 handle.draw_strip();
@@ -456,25 +470,52 @@ impl App {
         if let (Some(data), Some(layout)) = (&ui.strip, &ui.layout) {
             draw::strip(&self.strip, data, layout, ui.range, ui.frame, ui.brush);
         }
+        if !self.lane.element.hidden() {
+            let frames = ui.strip.as_ref().map_or(0, StripData::len);
+            draw::memory_lane(&self.lane, ui.lane.as_ref(), frames, ui.range, ui.frame, ui.brush);
+        }
+    }
+
+    /// Shows the lane (and its legend) for a capture with domain gauges, hides it otherwise.
+    pub fn show_lane(&self, shown: bool) {
+        self.lane.element.set_hidden(!shown);
+        self.lane_legend.set_hidden(!shown);
+        self.set_data("memoryLane", if shown { "shown" } else { "none" });
+        let ui = self.ui.borrow();
+        let _ = panels::memory_lane_legend(&self.dom, &self.lane_legend, ui.lane.as_ref());
+    }
+
+    /// The strip or the lane the event is on: both map x to frames the same way.
+    fn strip_target(&self, event: &Event) -> Element {
+        event
+            .current_target()
+            .and_then(|target| target.dyn_into::<Element>().ok())
+            .unwrap_or_else(|| self.strip.element.clone().into())
     }
 
     fn on_strip_down(self: &Rc<Self>, event: &Event) {
         let Some(event) = event.dyn_ref::<PointerEvent>() else { return };
-        let (x, _) = x_fraction(event, &self.strip.element);
-        let _ = self.strip.element.set_pointer_capture(event.pointer_id());
+        let target = self.strip_target(event);
+        let (x, _) = x_fraction(event, &target);
+        let _ = target.set_pointer_capture(event.pointer_id());
         self.ui.borrow_mut().brush = Some((x, x));
     }
 
     fn on_strip_move(self: &Rc<Self>, event: &Event) {
         let Some(event) = event.dyn_ref::<PointerEvent>() else { return };
-        let (x, _) = x_fraction(event, &self.strip.element);
+        let target = self.strip_target(event);
+        let (x, _) = x_fraction(event, &target);
+        let on_lane = target == **self.lane.element;
         let readout = {
             let mut ui = self.ui.borrow_mut();
             if let Some(brush) = ui.brush.as_mut() {
                 brush.1 = x;
             }
             let (Some(data), Some(layout)) = (&ui.strip, &ui.layout) else { return };
-            layout.frame_at(data, x).map(|index| strip_readout(data, index))
+            match (&ui.lane, on_lane) {
+                (Some(lane), true) => lane.readout(x, &data.frame_numbers),
+                _ => layout.frame_at(data, x).map(|index| strip_readout(data, index)),
+            }
         };
         self.set_text("strip-readout", &readout.unwrap_or_default());
         if self.ui.borrow().brush.is_some() {
@@ -484,7 +525,7 @@ impl App {
 
     fn on_strip_up(self: &Rc<Self>, event: &Event) {
         let Some(event) = event.dyn_ref::<PointerEvent>() else { return };
-        let (x, _) = x_fraction(event, &self.strip.element);
+        let (x, _) = x_fraction(event, &self.strip_target(event));
         let width = self.strip.width.get().max(1.0);
         let (brush, choice) = {
             let mut ui = self.ui.borrow_mut();
@@ -965,6 +1006,15 @@ impl App {
         self.render_pass();
     }
 
+    /// Rebuilds the Memory panel (after the gauges are read) and paints its series.
+    pub fn render_memory(&self) {
+        if let Some(root) = self.dom.document.get_element_by_id("panel-memory") {
+            let ui = self.ui.borrow();
+            let _ = panels::memory(&self.dom, &root, ui.memory.as_ref());
+        }
+        self.draw_memory();
+    }
+
     pub fn render_pass(&self) {
         let Some(root) = self.dom.document.get_element_by_id("panel-pass") else { return };
         let ui = self.ui.borrow();
@@ -1001,7 +1051,8 @@ impl App {
         let ui = self.ui.borrow();
         let Some(view) = &ui.memory else { return };
         let Ok(canvases) = self.dom.document.query_selector_all("canvas.memory-spark") else { return };
-        let frames = view.series.first().map_or(0, |s| s.live_bytes.len());
+        // Points are sampled frames, evenly spaced: the shown frame's place is its fraction.
+        let frames = ui.strip.as_ref().map_or(0, StripData::len);
         let at = ui.frame.filter(|_| frames > 0).map(|frame| (frame as f64 + 0.5) / frames as f64);
         for index in 0..canvases.length() {
             let Some(canvas) = canvases.get(index).and_then(|n| n.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else {
@@ -1010,7 +1061,7 @@ impl App {
             let Some(series) = canvas
                 .get_attribute("data-series")
                 .and_then(|i| i.parse::<usize>().ok())
-                .and_then(|i| view.series.get(i))
+                .and_then(|i| view.series().get(i))
             else {
                 continue;
             };

@@ -4,6 +4,7 @@
 use web_sys::CanvasRenderingContext2d;
 
 use super::canvas::Canvas;
+use crate::memory_lane::MemoryLane;
 use crate::strip::{BUDGETS_NS, StripData, StripLayout};
 use crate::timeline::{self, BlockKind, ROW_PX, TimelineModel, Viewport};
 use crate::units;
@@ -101,6 +102,74 @@ pub fn strip(
         let (x0, x1) = layout.x_of(frame, frames);
         ctx.set_fill_style_str(colors.text);
         ctx.fill_rect(((x0 + x1) / 2.0 * w).floor() - 0.5, 0.0, 2.0, h);
+    }
+    if let Some((a, b)) = brush {
+        ctx.set_fill_style_str(colors.selection);
+        ctx.fill_rect(a.min(b) * w, 0.0, (a - b).abs() * w, h);
+    }
+}
+
+/// Paints the memory lane under the strip, with the strip's selection, frame and brush:
+/// one line per domain on one shared scale (never stacked), or a note while the gauges
+/// are still being read.
+pub fn memory_lane(
+    canvas: &Canvas,
+    lane: Option<&MemoryLane>,
+    frames: usize,
+    range: Option<(usize, usize)>,
+    frame: Option<usize>,
+    brush: Option<(f64, f64)>,
+) {
+    let ctx = canvas.begin();
+    let (w, h) = (canvas.width.get(), canvas.height.get());
+    let colors = palette();
+    let x_of = |index: usize| index as f64 / frames.max(1) as f64;
+    if let Some((first, last)) = range.filter(|&(first, last)| first > 0 || last + 1 < frames) {
+        ctx.set_fill_style_str(colors.selection);
+        ctx.fill_rect(x_of(first) * w, 0.0, (x_of(last + 1) - x_of(first)) * w, h);
+    }
+    ctx.set_fill_style_str(colors.grid);
+    ctx.fill_rect(0.0, h - 1.0, w, 1.0);
+    let (top, bottom) = (4.0, h - 2.0);
+    let plot_h = (bottom - top).max(1.0);
+    match lane {
+        None => {
+            ctx.set_fill_style_str(colors.muted);
+            ctx.set_font("11px system-ui, sans-serif");
+            let _ = ctx.fill_text("reading memory gauges…", 4.0, 14.0);
+        }
+        Some(lane) => {
+            ctx.set_line_width(1.5);
+            let _ = ctx.set_line_dash(&js_sys::Array::new());
+            for domain in 0..lane.names.len() {
+                let color = MemoryLane::color(domain);
+                ctx.set_stroke_style_str(color);
+                ctx.set_fill_style_str(color);
+                for run in lane.lines(domain) {
+                    let point = |(x, y): (f64, f64)| (x * w, bottom - y * plot_h);
+                    if let [single] = run.as_slice() {
+                        // A reading between gaps: a dot, not a line to nowhere.
+                        let (x, y) = point(*single);
+                        ctx.fill_rect(x - 1.0, y - 1.0, 2.0, 2.0);
+                        continue;
+                    }
+                    ctx.begin_path();
+                    for (index, &p) in run.iter().enumerate() {
+                        let (x, y) = point(p);
+                        if index == 0 {
+                            ctx.move_to(x, y);
+                        } else {
+                            ctx.line_to(x, y);
+                        }
+                    }
+                    ctx.stroke();
+                }
+            }
+        }
+    }
+    if let Some(frame) = frame {
+        ctx.set_fill_style_str(colors.text);
+        ctx.fill_rect(((x_of(frame) + x_of(frame + 1)) / 2.0 * w).floor() - 0.5, 0.0, 2.0, h);
     }
     if let Some((a, b)) = brush {
         ctx.set_fill_style_str(colors.selection);

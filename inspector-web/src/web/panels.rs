@@ -6,13 +6,18 @@ use web_sys::Element;
 
 use super::dom::{Dom, clear};
 use super::error::Error;
-use crate::memory::{MemoryView, byte_text};
+use crate::memory::{
+    MemoryView, byte_text, domain_cells, provider_cells, reconciliation_cells, reconciliation_text, site_cells,
+    size_cells,
+};
+use crate::memory_lane::MemoryLane;
 use crate::pass_detail::PassDetail;
 use crate::resources::ResourceTable;
 use crate::stats_table::{self, Column, TableState};
 use crate::structure::Structure;
-use crate::summary::{DefectRow, MAX_ROWS, Rows, Summary};
+use crate::summary::{DefectRow, MAX_ROWS, Rows, Summary, clip};
 use crate::units;
+use sgpt_format::memory_analysis::ReconciliationStatus;
 
 pub fn stats(
     dom: &Dom,
@@ -451,6 +456,24 @@ pub fn compare(
     Ok(())
 }
 
+/// Appends a table of string cells; numeric columns are right-aligned. Returns the table.
+fn string_table<const N: usize>(
+    dom: &Dom,
+    root: &Element,
+    id: &str,
+    headers: &[(&str, bool); N],
+    rows: impl IntoIterator<Item = [String; N]>,
+) -> Result<Element, Error> {
+    let table = dom.table(root, headers)?;
+    table.set_id(id);
+    for cells in rows {
+        let cells: Vec<(&str, bool)> =
+            cells.iter().zip(headers).map(|(text, (_, numeric))| (text.as_str(), *numeric)).collect();
+        dom.row(&table, &cells)?;
+    }
+    Ok(table)
+}
+
 pub fn memory(dom: &Dom, root: &Element, view: Option<&MemoryView>) -> Result<(), Error> {
     clear(root);
     let Some(view) = view.filter(|view| !view.is_empty()) else {
@@ -461,10 +484,18 @@ pub fn memory(dom: &Dom, root: &Element, view: Option<&MemoryView>) -> Result<()
         dom.add_class(root, "p", "warning", line)?.set_attribute("data-testid", "memory-loss")?;
     }
     dom.add_class(root, "p", "note", &view.source_text())?;
+    if view.is_reading() {
+        dom.add_class(root, "p", "muted", "Reading the per-frame memory gauges and providers…")?;
+    }
+    if let Some(text) = view.sampling_text() {
+        dom.add_class(root, "p", "muted", &text)?;
+    }
     if !view.domains.is_empty() {
         dom.add(root, "h3", "Domains")?;
-        let table = dom.table(
+        string_table(
+            dom,
             root,
+            "memory-domains",
             &[
                 ("Domain", false),
                 ("Live", true),
@@ -476,16 +507,10 @@ pub fn memory(dom: &Dom, root: &Element, view: Option<&MemoryView>) -> Result<()
                 ("Failures", true),
                 ("Validity", false),
             ],
+            view.domains.iter().map(domain_cells),
         )?;
-        table.set_id("memory-domains");
-        for row in &view.domains {
-            let cells = row.cells();
-            let cells: Vec<(&str, bool)> =
-                cells.iter().enumerate().map(|(i, text)| (text.as_str(), (1..8).contains(&i))).collect();
-            dom.row(&table, &cells)?;
-        }
     }
-    if !view.series.is_empty() {
+    if !view.series().is_empty() {
         dom.add(root, "h3", "Live bytes over frames")?;
         dom.add_class(
             root,
@@ -493,12 +518,36 @@ pub fn memory(dom: &Dom, root: &Element, view: Option<&MemoryView>) -> Result<()
             "muted",
             "Per domain, across every frame as in the frame strip (min–max per column); the red line is the frame shown.",
         )?;
-        for (index, series) in view.series.iter().enumerate() {
+        for (index, series) in view.series().iter().enumerate() {
             let row = dom.add_class(root, "div", "memory-series", "")?;
-            dom.add_class(&row, "span", "muted", &series.domain)?;
+            dom.add_class(&row, "span", "muted", &clip(&series.name))?;
             let canvas = dom.add_class(&row, "canvas", "spark memory-spark", "")?;
             canvas.set_attribute("data-series", &index.to_string())?;
         }
+    }
+    if let Some(gauges) = view.gauges.as_ref().filter(|g| !g.providers.is_empty()) {
+        dom.add(root, "h3", "Providers")?;
+        dom.add_class(
+            root,
+            "p",
+            "muted",
+            "Memory facts owned outside the domains. Each is its own quantity: never added to another or to the domains. One no frame sampled is unavailable, not 0.",
+        )?;
+        string_table(
+            dom,
+            root,
+            "memory-providers",
+            &[
+                ("Provider", false),
+                ("Unit", false),
+                ("Last", true),
+                ("Min", true),
+                ("Max", true),
+                ("Frames sampled", true),
+                ("Why unavailable", false),
+            ],
+            gauges.providers.iter().map(|p| provider_cells(&p.summary, gauges.frames_read)),
+        )?;
     }
     for pair in &view.pairs {
         dom.add(root, "h3", &pair.heading())?;
@@ -553,6 +602,78 @@ pub fn memory(dom: &Dom, root: &Element, view: Option<&MemoryView>) -> Result<()
             }
         }
     }
+    if view.records > 0 {
+        dom.add(root, "h3", "Reconciliation")?;
+        let status = dom.add_class(
+            root,
+            "p",
+            if view.reconciliation.status == ReconciliationStatus::Mismatch { "warning" } else { "note" },
+            &reconciliation_text(&view.reconciliation),
+        )?;
+        status.set_attribute("data-testid", "memory-reconciliation")?;
+        status.set_attribute("data-status", view.reconciliation.status.as_str())?;
+        if !view.reconciliation.domains.is_empty() {
+            string_table(
+                dom,
+                root,
+                "memory-reconciliation",
+                &[("Domain", false), ("Counters' live", true), ("Terminal live set", true), ("Journal net", true)],
+                reconciliation_cells(&view.reconciliation),
+            )?;
+        }
+    }
+    if !view.sites.is_empty() {
+        dom.add(root, "h3", "Sites by allocated bytes")?;
+        string_table(
+            dom,
+            root,
+            "memory-sites",
+            &[
+                ("Site", false),
+                ("Location", false),
+                ("Allocations", true),
+                ("Allocated", true),
+                ("Frees", true),
+                ("Freed", true),
+                ("Failures", true),
+            ],
+            view.sites.iter().map(site_cells),
+        )?;
+        if view.site_count > view.sites.len() {
+            dom.add(root, "p", &format!("Not shown: {} more sites.", view.site_count - view.sites.len()))?;
+        }
+    }
+    if !view.sizes.is_empty() {
+        dom.add(root, "h3", "Allocation sizes")?;
+        dom.add_class(root, "p", "muted", "Power-of-two buckets over every journal; failures are not allocations.")?;
+        string_table(
+            dom,
+            root,
+            "memory-sizes",
+            &[("From", true), ("To", true), ("Allocations", true), ("Bytes", true)],
+            view.sizes.iter().map(size_cells),
+        )?;
+    }
+    Ok(())
+}
+
+/// The memory lane's legend: one swatch and name per domain, and the shared scale.
+pub fn memory_lane_legend(dom: &Dom, root: &Element, lane: Option<&MemoryLane>) -> Result<(), Error> {
+    clear(root);
+    let Some(lane) = lane else {
+        dom.add(root, "span", "Memory lane: reading the domain gauges…")?;
+        return Ok(());
+    };
+    for (index, name) in lane.names.iter().enumerate() {
+        let item = dom.add(root, "span", "")?;
+        let swatch = dom.add_class(&item, "i", "swatch", "")?;
+        if let Some(swatch) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&swatch) {
+            // CSSOM, not a style attribute: allowed by the page's CSP.
+            let _ = swatch.style().set_property("background", MemoryLane::color(index));
+        }
+        item.append_with_str_1(name)?;
+    }
+    dom.add(root, "span", &lane.scale_text())?;
     Ok(())
 }
 

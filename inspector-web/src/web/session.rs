@@ -1,11 +1,12 @@
 //! One open capture: reads the file, inflates it if gzip, opens it, paints the strip
-//! from the directory, then serves commands and runs long work (verification,
-//! statistics, sparklines, comparison) in chunks of about [`SLICE_MS`], yielding to
-//! the event loop between chunks so the page never freezes.
+//! from the directory, then serves commands and runs long work (memory gauges,
+//! verification, statistics, sparklines, comparison) in chunks of about [`SLICE_MS`],
+//! yielding to the event loop between chunks so the page never freezes.
 
 use std::rc::Rc;
 
 use sgpt_format::analysis::{self, StatsReport};
+use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Defect, Frame, Opener, SpanKind};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -17,6 +18,7 @@ use super::panels;
 use super::source::{Input, ReadError};
 use crate::gzip::{self, GzipError, Inflater};
 use crate::memory::MemoryView;
+use crate::memory_lane::MemoryLane;
 use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
 use crate::stats::StatsJob;
@@ -66,9 +68,19 @@ pub async fn run(app: Rc<App>, ticket: u64, input: Input, mailbox: Rc<Mailbox>) 
     app.summary.set_hidden(true);
     let _ = app.export.set_attribute("disabled", "");
     crate::web::dom::clear(&app.banners);
-    for key in
-        ["frames", "spans", "topologies", "droppedSpans", "defects", "verified", "stats", "timelineFrame", "gzip"]
-    {
+    for key in [
+        "frames",
+        "spans",
+        "topologies",
+        "droppedSpans",
+        "defects",
+        "verified",
+        "stats",
+        "timelineFrame",
+        "gzip",
+        "memory",
+        "memoryLane",
+    ] {
         app.delete_data(key);
     }
     app.set_progress(Some(0.0), &format!("Opening {name}…"));
@@ -116,12 +128,14 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
         return Ok(());
     }
     let Some(capture) = open(app, ticket, name, &bytes).await? else { return Ok(()) };
-    show_capture(app, name, &capture)?;
+    let gauges = show_capture(app, name, &capture)?;
     yield_now().await?;
     if !app.is_current(ticket) {
         return Ok(());
     }
-    Session::new(app, ticket, &capture).serve(mailbox).await
+    let mut session = Session::new(app, ticket, &capture);
+    session.gauges = gauges.map(Job::Gauges);
+    session.serve(mailbox).await
 }
 
 /// Opens the capture. A closed one reads its directory at once; a never-closed or
@@ -157,8 +171,10 @@ async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result
     }
 }
 
-/// Paints everything the directory alone gives: summary, banners, strip, notes.
-fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<(), Failure> {
+/// Paints everything the directory and the records give without decoding a frame:
+/// summary, banners, strip, notes, memory records. Returns the scan that reads the memory
+/// gauges, when the capture declares any.
+fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<Option<GaugeScan>, Failure> {
     let summary = Summary::of(capture);
     let data = StripData::from_index(capture.frames());
     {
@@ -175,12 +191,14 @@ fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<(), 
         panels::notes(&app.dom, &root, &notes, capture.notes().len().saturating_sub(MAX_ROWS))?;
     }
     show_defects(app, &summary.defects, false);
-    // With memory gauges, decodes a bounded, evenly spaced sample of frames (memory.rs).
-    let memory = MemoryView::new(capture);
+    // The gauges are read later, in slices: a bounded, evenly spaced sample of frames (memory.rs).
+    let (memory, scan) = MemoryView::from_records(capture);
     if let Some(root) = app.dom.document.get_element_by_id("panel-memory") {
         panels::memory(&app.dom, &root, Some(&memory))?;
     }
     app.ui.borrow_mut().memory = Some(memory);
+    app.show_lane(scan.as_ref().is_some_and(GaugeScan::has_domains));
+    app.set_data("memory", if scan.is_some() { "reading" } else { "ready" });
     app.set_data("frames", &summary.frames.to_string());
     app.set_data("spans", &summary.spans.to_string());
     app.set_data("topologies", &summary.topologies.to_string());
@@ -194,7 +212,7 @@ fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<(), 
     app.set_data("state", "ready");
     let tab = app.ui.borrow().state.tab;
     app.show_tab(tab);
-    Ok(())
+    Ok(scan)
 }
 
 fn banners(app: &App, summary: &Summary, capture: &Capture<'_>) -> Result<(), Error> {
@@ -256,6 +274,7 @@ enum Job {
         b: Box<StatsJob>,
         a_done: Option<StatsReport>,
     },
+    Gauges(GaugeScan),
 }
 
 struct Session<'s, 'c> {
@@ -267,6 +286,7 @@ struct Session<'s, 'c> {
     stats: Option<Job>,
     spark: Option<Job>,
     compare: Option<Job>,
+    gauges: Option<Job>,
 }
 
 impl<'s, 'c> Session<'s, 'c> {
@@ -280,6 +300,7 @@ impl<'s, 'c> Session<'s, 'c> {
             stats: None,
             spark: None,
             compare: None,
+            gauges: None,
         }
     }
 
@@ -329,7 +350,8 @@ impl<'s, 'c> Session<'s, 'c> {
             if !self.app.is_current(self.ticket) {
                 return Ok(());
             }
-            if self.verify.is_some() || self.stats.is_some() || self.spark.is_some() || self.compare.is_some() {
+            let busy = [&self.verify, &self.stats, &self.spark, &self.compare, &self.gauges];
+            if busy.iter().any(|job| job.is_some()) {
                 self.work();
                 yield_now().await?;
                 continue;
@@ -442,14 +464,16 @@ impl<'s, 'c> Session<'s, 'c> {
     fn work(&mut self) {
         let started = js_sys::Date::now();
         let spent = || js_sys::Date::now() - started;
-        // The frame views first, then statistics, then the rest.
-        for slot in [2usize, 1, 3, 0] {
+        // The memory lane (a bounded sample of frames) and the frame views first, then
+        // statistics, then the rest.
+        for slot in [4usize, 2, 1, 3, 0] {
             while spent() < SLICE_MS {
                 let job = match slot {
                     0 => &mut self.verify,
                     1 => &mut self.stats,
                     2 => &mut self.spark,
-                    _ => &mut self.compare,
+                    3 => &mut self.compare,
+                    _ => &mut self.gauges,
                 };
                 let Some(current) = job.as_mut() else { break };
                 let done = step(self.capture, current, 256);
@@ -517,6 +541,21 @@ impl<'s, 'c> Session<'s, 'c> {
                 }
                 self.app.render_compare();
                 self.app.set_data("compare", "ready");
+            }
+            Job::Gauges(scan) => {
+                let gauges = scan.finish();
+                {
+                    let mut ui = self.app.ui.borrow_mut();
+                    ui.lane = MemoryLane::new(&gauges);
+                    if let Some(view) = ui.memory.as_mut() {
+                        view.set_gauges(gauges);
+                    }
+                }
+                self.app.render_memory();
+                let shown = self.app.ui.borrow().lane.is_some();
+                self.app.show_lane(shown);
+                self.app.draw_strip();
+                self.app.set_data("memory", "ready");
             }
         }
     }
@@ -605,6 +644,9 @@ fn step(capture: &Capture<'_>, job: &mut Job, frames: usize) -> bool {
             *next = stop;
             stop == *end
         }
+        // A frame decode costs what a statistics step's does: fewer frames a step, so the
+        // slice's clock is read often.
+        Job::Gauges(scan) => scan.step(capture, frames / 4),
         Job::Compare { a, b, a_done } => {
             if a_done.is_none() {
                 if a.step(capture, frames) {
