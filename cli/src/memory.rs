@@ -76,6 +76,8 @@ struct CheckpointJson {
     to: String,
     expectation: sgpt_format::MemoryExpectation,
     exact: bool,
+    /// False when operations up to the later checkpoint were lost: the interval is incomplete.
+    journal_complete: bool,
     expectation_violated: bool,
     new_live_blocks: usize,
     new_live_bytes: u64,
@@ -91,7 +93,8 @@ struct ReconcileJson {
     domain: String,
     counter_live_bytes: u64,
     tracked_live_bytes: u64,
-    journal_net_bytes: i128,
+    /// `null` when the journal lost operations before the terminal checkpoint.
+    journal_net_bytes: Option<i128>,
 }
 
 #[derive(Debug, Serialize)]
@@ -99,7 +102,21 @@ struct ReconciliationJson {
     /// `exact`, `mismatch`, `bounded` (activity mode: the tracked live set is within the
     /// counters), or `unavailable` (no record, or loss).
     status: &'static str,
+    /// Why, naming the domain or the loss; `null` when exact.
+    reason: Option<String>,
     domains: Vec<ReconcileJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct CaptureJson {
+    capture: u64,
+    /// `activity` (began late: frees of older blocks are unknown-baseline) or `complete`.
+    mode: sgpt_format::MemoryMode,
+    begin_seq: u64,
+    end_seq: u64,
+    events: usize,
+    checkpoints: usize,
+    complete: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -156,6 +173,8 @@ struct MemoryJson<'p> {
     schema: u32,
     file: &'p str,
     memory_records: usize,
+    /// One entry per memory record, in file order.
+    captures: Vec<CaptureJson>,
     /// Where the domain table comes from: `memory_record` (the last record's terminal
     /// checkpoint), `gauges` (the last per-frame gauge values) or `none`.
     source: &'static str,
@@ -209,6 +228,18 @@ fn analyse<'p>(capture: &Capture<'_>, gauges: &Gauges, file: &'p str) -> MemoryJ
         schema: SCHEMA,
         file,
         memory_records: records.len(),
+        captures: memory_analysis::record_summaries(records)
+            .into_iter()
+            .map(|r| CaptureJson {
+                capture: r.capture,
+                mode: r.mode,
+                begin_seq: r.begin_seq,
+                end_seq: r.end_seq,
+                events: r.events,
+                checkpoints: r.checkpoints,
+                complete: r.complete,
+            })
+            .collect(),
         source: table.source.map_or("none", |source| source.as_str()),
         domains: table.rows.iter().map(domain_json).collect(),
         sites: memory_analysis::site_ranking(records).into_iter().map(site_json).collect(),
@@ -224,6 +255,7 @@ fn analyse<'p>(capture: &Capture<'_>, gauges: &Gauges, file: &'p str) -> MemoryJ
             .collect(),
         reconciliation: ReconciliationJson {
             status: reconciliation.status.as_str(),
+            reason: reconciliation.reason,
             domains: reconciliation
                 .domains
                 .into_iter()
@@ -287,6 +319,7 @@ fn checkpoint_json(record: &sgpt_format::MemoryRecord, diff: &CheckpointDiff) ->
         to: diff.to_name.clone(),
         expectation: diff.expectation,
         exact: diff.exact,
+        journal_complete: diff.journal_complete,
         expectation_violated: diff.expectation_violated,
         new_live_blocks: diff.new_live.len(),
         new_live_bytes: diff.new_live_bytes,
@@ -349,6 +382,22 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
         report.memory_records,
         report.source
     )?;
+    for c in &report.captures {
+        let mode = match c.mode {
+            sgpt_format::MemoryMode::Activity => "activity (began late: older blocks are unknown-baseline)",
+            sgpt_format::MemoryMode::Complete => "complete (every domain began empty)",
+        };
+        writeln!(
+            out,
+            "capture {}: {mode}, operations {}..{}, {} events, {} checkpoints{}",
+            c.capture,
+            c.begin_seq,
+            c.end_seq,
+            c.events,
+            c.checkpoints,
+            if c.complete { "" } else { ", INCOMPLETE" }
+        )?;
+    }
     writeln!(out)?;
     let mut table = Table::new(&[
         ("domain", Align::Left),
@@ -377,6 +426,9 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
     table.write(out)?;
     if !report.sites.is_empty() {
         writeln!(out, "\nsites by allocated bytes")?;
+        if report.loss.is_some() {
+            writeln!(out, "(from the journal: operations it lost are not counted here)")?;
+        }
         let mut table = Table::new(&[
             ("site", Align::Left),
             ("allocs", Align::Right),
@@ -393,7 +445,11 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
                 s.allocated_bytes.to_string(),
                 s.frees.to_string(),
                 s.failures.to_string(),
-                format!("{}:{}:{}", printable(&s.file), s.line, s.column),
+                if s.file.is_empty() {
+                    "-".to_owned()
+                } else {
+                    format!("{}:{}:{}", printable(&s.file), s.line, s.column)
+                },
             ]);
         }
         table.write(out)?;
@@ -417,7 +473,7 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
     for c in &report.checkpoints {
         writeln!(
             out,
-            "\ncheckpoint {} -> {}: new live {} ({} B), released {} ({} B), survivors {} ({} B){}{}",
+            "\ncheckpoint {} -> {}: new live {} ({} B), released {} ({} B), survivors {} ({} B){}{}{}",
             printable(&c.from),
             printable(&c.to),
             c.new_live_blocks,
@@ -427,6 +483,7 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
             c.survivor_blocks,
             c.survivor_bytes,
             if c.exact { "" } else { "; live sets not exact, no leak proof" },
+            if c.journal_complete { "" } else { "; operations lost before it, the interval is incomplete" },
             if c.expectation_violated { "; EXPECTED RELEASED, blocks remain" } else { "" },
         )?;
         for s in &c.survivors {
@@ -443,7 +500,10 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
             )?;
         }
     }
-    writeln!(out, "\nreconciliation: {}", report.reconciliation.status)?;
+    match &report.reconciliation.reason {
+        Some(reason) => writeln!(out, "\nreconciliation: {}: {}", report.reconciliation.status, printable(reason))?,
+        None => writeln!(out, "\nreconciliation: {}", report.reconciliation.status)?,
+    }
     match &report.loss {
         None if report.memory_records > 0 => writeln!(out, "loss: none, the journal and live sets are complete")?,
         None => writeln!(out, "loss: no memory records, only gauges")?,
@@ -454,8 +514,10 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
                     if let Some(e) = entry {
                         writeln!(
                             out,
-                            "  {what}: {:?} from operation {}, {} operation(s) lost",
-                            e.reason, e.first_lost_seq, e.count
+                            "  {what}: {} from operation {}, {} operation(s) lost",
+                            e.reason.description(),
+                            e.first_lost_seq,
+                            e.count
                         )?;
                     }
                 }

@@ -32,6 +32,11 @@ fn the_loss_is_reported_exactly_and_reconciliation_is_unavailable() {
     assert_eq!(code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
     let report = report(&output);
     assert_eq!(report["memory_records"], 1);
+    assert_eq!(
+        report["captures"],
+        json!([{"capture": 2, "mode": "activity", "begin_seq": 6, "end_seq": 18, "events": 8, "checkpoints": 3,
+                "complete": false}])
+    );
     assert_eq!(report["source"], "memory_record");
     assert_eq!(
         report["loss"],
@@ -45,11 +50,16 @@ fn the_loss_is_reported_exactly_and_reconciliation_is_unavailable() {
     // Activity mode would be `bounded` at best; with a lost journal it is not claimed at all.
     assert_eq!(report["reconciliation"]["status"], "unavailable");
     assert_eq!(
+        report["reconciliation"]["reason"],
+        "capture 2 lost 4 operation(s) from operation 14 (journal full): the interval after it is incomplete"
+    );
+    // The journal lost operations before the terminal checkpoint: no net is summed from what remains.
+    assert_eq!(
         report["reconciliation"]["domains"],
         json!([
-            {"domain": "scene", "counter_live_bytes": 13312, "tracked_live_bytes": 5120, "journal_net_bytes": 2048},
-            {"domain": "particles", "counter_live_bytes": 256, "tracked_live_bytes": 256, "journal_net_bytes": 0},
-            {"domain": "scratch", "counter_live_bytes": 0, "tracked_live_bytes": 0, "journal_net_bytes": -8192},
+            {"domain": "scene", "counter_live_bytes": 13312, "tracked_live_bytes": 5120, "journal_net_bytes": null},
+            {"domain": "particles", "counter_live_bytes": 256, "tracked_live_bytes": 256, "journal_net_bytes": null},
+            {"domain": "scratch", "counter_live_bytes": 0, "tracked_live_bytes": 0, "journal_net_bytes": null},
         ])
     );
     assert_eq!(report["unknown_baseline_frees"], 3);
@@ -64,13 +74,20 @@ fn the_loss_is_reported_exactly_and_reconciliation_is_unavailable() {
     assert_eq!((scratch["live_bytes"].as_u64(), scratch["freed_bytes"].as_u64()), (Some(0), Some(8448)));
 
     // The live table outlived the journal, so the diffs stay exact.
-    let diffs: Vec<(&str, &str, bool)> = report["checkpoints"]
+    // The journal did not: the intervals up to `end` are incomplete.
+    let diffs: Vec<(&str, &str, bool, bool)> = report["checkpoints"]
         .as_array()
         .expect("a list")
         .iter()
-        .map(|c| (c["from"].as_str().unwrap_or(""), c["to"].as_str().unwrap_or(""), c["exact"] == true))
+        .map(|c| {
+            let name = |key: &str| c[key].as_str().unwrap_or("");
+            (name("from"), name("to"), c["exact"] == true, c["journal_complete"] == true)
+        })
         .collect();
-    assert_eq!(diffs, [("level loaded", "wave 1", true), ("wave 1", "end", true), ("level loaded", "end", true)]);
+    assert_eq!(
+        diffs,
+        [("level loaded", "wave 1", true, true), ("wave 1", "end", true, false), ("level loaded", "end", true, false)]
+    );
 }
 
 #[test]
@@ -80,7 +97,10 @@ fn the_text_report_says_incomplete_and_the_capture_validates_intact() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("reconciliation: unavailable"), "{text}");
     assert!(text.contains("loss in capture 2: INCOMPLETE"), "{text}");
-    assert!(text.contains("from operation 14, 4 operation(s) lost"), "{text}");
+    assert!(text.contains("journal: journal full from operation 14, 4 operation(s) lost"), "{text}");
+    assert!(text.contains("capture 2: activity (began late"), "{text}");
+    assert!(text.contains("(from the journal: operations it lost are not counted here)"), "{text}");
+    assert!(text.contains("wave 1 -> end:") && text.contains("operations lost before it"), "{text}");
     assert!(text.contains("unknown-baseline frees: 3"), "{text}");
     assert!(text.contains("NO (saturated)"), "{text}");
 

@@ -42,8 +42,9 @@
 use std::collections::BTreeMap;
 
 use crate::model::{
-    CounterUnit, Frame, MEMORY_GAUGE_FIELDS, MemoryBlock, MemoryEventKind, MemoryExpectation, MemoryLoss, MemoryMode,
-    MemoryRecord, MemoryRecursionLoss, MemorySurvivor, parse_memory_gauge, parse_provider_gauge,
+    CounterUnit, Frame, MEMORY_GAUGE_FIELDS, MemoryBlock, MemoryCheckpoint, MemoryEventKind, MemoryExpectation,
+    MemoryLoss, MemoryMode, MemoryRecord, MemoryRecursionLoss, MemorySurvivor, parse_memory_gauge,
+    parse_provider_gauge,
 };
 use crate::reader::Capture;
 
@@ -596,6 +597,9 @@ pub struct CheckpointDiff {
     pub expectation: MemoryExpectation,
     /// Both live sets are exact; otherwise the difference is no leak proof.
     pub exact: bool,
+    /// The journal is complete up to the later checkpoint; otherwise operations between
+    /// the two were lost and the interval is incomplete (the live sets may still be exact).
+    pub journal_complete: bool,
     /// The later checkpoint expected `Released` and new blocks remain live.
     pub expectation_violated: bool,
     /// Live at the later checkpoint only, by lifetime.
@@ -636,6 +640,7 @@ pub fn checkpoint_diffs(record: &MemoryRecord) -> Vec<CheckpointDiff> {
                 to_name: record.checkpoints[to].name.clone(),
                 expectation: record.checkpoints[to].expectation,
                 exact: diff.exact,
+                journal_complete: record.checkpoints[to].history_complete,
                 expectation_violated: diff.expectation_violated,
                 new_live_bytes: total(diff.new_live.iter().map(|b| b.size)),
                 released_bytes: total(diff.released.iter().map(|b| b.size)),
@@ -687,22 +692,31 @@ pub struct DomainReconciliation {
     pub counter_live_bytes: u64,
     /// The terminal checkpoint's live set.
     pub tracked_live_bytes: u64,
-    /// Allocations minus frees in the journal before the terminal boundary.
-    pub journal_net_bytes: i128,
+    /// Allocations minus frees in the journal before the terminal boundary; `None` when
+    /// the journal lost operations before it, so a sum would be invented.
+    pub journal_net_bytes: Option<i128>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reconciliation {
     pub status: ReconciliationStatus,
+    /// Why the status is what it is, in a sentence naming the domain or the loss; `None`
+    /// when exact.
+    pub reason: Option<String>,
     pub domains: Vec<DomainReconciliation>,
 }
 
 /// Reconciles a record (the last one, for a capture): counters against its terminal live
-/// set and its journal, per domain.
+/// set and its journal, per domain. Saturated counters and lost operations make it
+/// unavailable, with the reason: a comparison against bounds or a partial journal would
+/// report a disagreement that only the loss caused.
 #[must_use]
 pub fn reconcile(record: Option<&MemoryRecord>) -> Reconciliation {
     let Some((record, terminal)) = record.and_then(|r| Some((r, r.checkpoints.last()?))) else {
-        return Reconciliation::default();
+        return Reconciliation {
+            reason: Some("no memory record with a checkpoint".to_owned()),
+            ..Reconciliation::default()
+        };
     };
     let mut tracked: BTreeMap<u32, u64> = BTreeMap::new();
     for block in &terminal.live {
@@ -717,30 +731,121 @@ pub fn reconcile(record: Option<&MemoryRecord>) -> Reconciliation {
             MemoryEventKind::Failure => 0,
         };
     }
-    let (mut agree, mut bounded) = (true, true);
-    let domains = terminal
+    let journal_complete = terminal.history_complete;
+    let domains: Vec<DomainReconciliation> = terminal
         .domains
         .iter()
-        .map(|counters| {
-            let tracked = tracked.get(&counters.domain).copied().unwrap_or(0);
-            let net = net.get(&counters.domain).copied().unwrap_or(0);
-            agree &= counters.valid && counters.live_bytes == tracked && i128::from(tracked) == net;
-            bounded &= counters.valid && tracked <= counters.live_bytes;
-            DomainReconciliation {
-                domain: domain_name(record, counters.domain),
-                counter_live_bytes: counters.live_bytes,
-                tracked_live_bytes: tracked,
-                journal_net_bytes: net,
-            }
+        .map(|counters| DomainReconciliation {
+            domain: domain_name(record, counters.domain),
+            counter_live_bytes: counters.live_bytes,
+            tracked_live_bytes: tracked.get(&counters.domain).copied().unwrap_or(0),
+            journal_net_bytes: journal_complete.then(|| net.get(&counters.domain).copied().unwrap_or(0)),
         })
         .collect();
-    let status = match (record.health.is_complete(), record.mode) {
-        (false, _) => ReconciliationStatus::Unavailable,
-        (true, MemoryMode::Complete) if agree => ReconciliationStatus::Exact,
-        (true, MemoryMode::Activity) if bounded => ReconciliationStatus::Bounded,
-        (true, _) => ReconciliationStatus::Mismatch,
-    };
-    Reconciliation { status, domains }
+    let (status, reason) = reconciliation_status(record, terminal, &domains);
+    Reconciliation { status, reason, domains }
+}
+
+fn reconciliation_status(
+    record: &MemoryRecord,
+    terminal: &MemoryCheckpoint,
+    domains: &[DomainReconciliation],
+) -> (ReconciliationStatus, Option<String>) {
+    use ReconciliationStatus::{Bounded, Exact, Mismatch, Unavailable};
+    if let Some(loss) = [record.health.journal_loss, record.health.table_loss].into_iter().flatten().next() {
+        let reason = format!(
+            "capture {} lost {} operation(s) from operation {} ({}): the interval after it is incomplete",
+            record.capture_id,
+            loss.count,
+            loss.first_lost_seq,
+            loss.reason.description()
+        );
+        return (Unavailable, Some(reason));
+    }
+    if let Some(recursion) = record.health.recursion {
+        let reason = format!(
+            "capture {} lost the detail of {} re-entrant operation(s) at or after operation {}",
+            record.capture_id, recursion.count, recursion.after_seq
+        );
+        return (Unavailable, Some(reason));
+    }
+    if let Some(saturated) = terminal.domains.iter().find(|counters| !counters.valid) {
+        let reason = format!(
+            "the counters of domain {} saturated: they are bounds at best",
+            domain_name(record, saturated.domain)
+        );
+        return (Unavailable, Some(reason));
+    }
+    let bytes = |value: i128| format!("{value} B");
+    match record.mode {
+        MemoryMode::Complete => {
+            let disagreeing = domains.iter().find(|d| {
+                d.counter_live_bytes != d.tracked_live_bytes
+                    || d.journal_net_bytes != Some(i128::from(d.tracked_live_bytes))
+            });
+            match disagreeing {
+                None => (Exact, None),
+                Some(d) => (
+                    Mismatch,
+                    Some(format!(
+                        "domain {}: counters {} live, live set {}, journal {}",
+                        d.domain,
+                        bytes(i128::from(d.counter_live_bytes)),
+                        bytes(i128::from(d.tracked_live_bytes)),
+                        d.journal_net_bytes.map_or_else(|| "incomplete".to_owned(), bytes),
+                    )),
+                ),
+            }
+        }
+        MemoryMode::Activity => match domains.iter().find(|d| d.tracked_live_bytes > d.counter_live_bytes) {
+            None => {
+                (Bounded, Some("activity mode: blocks allocated before the capture began are not tracked".to_owned()))
+            }
+            Some(d) => (
+                Mismatch,
+                Some(format!(
+                    "domain {}: the live set holds {} but the counters only {}",
+                    d.domain,
+                    bytes(i128::from(d.tracked_live_bytes)),
+                    bytes(i128::from(d.counter_live_bytes)),
+                )),
+            ),
+        },
+    }
+}
+
+// ---- records ----
+
+/// One memory record at a glance: what kind of capture it was and whether it is whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordSummary {
+    /// The record's `capture_id`.
+    pub capture: u64,
+    /// Activity (began late: older blocks are unknown-baseline) or complete.
+    pub mode: MemoryMode,
+    /// The operation sequences `[begin_seq, end_seq)` the capture could see.
+    pub begin_seq: u64,
+    pub end_seq: u64,
+    pub events: usize,
+    pub checkpoints: usize,
+    /// No loss of any kind.
+    pub complete: bool,
+}
+
+#[must_use]
+pub fn record_summaries(records: &[MemoryRecord]) -> Vec<RecordSummary> {
+    records
+        .iter()
+        .map(|record| RecordSummary {
+            capture: record.capture_id,
+            mode: record.mode,
+            begin_seq: record.begin_seq,
+            end_seq: record.end_seq,
+            events: record.events.len(),
+            checkpoints: record.checkpoints.len(),
+            complete: record.health.is_complete(),
+        })
+        .collect()
 }
 
 // ---- loss ----

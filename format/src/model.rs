@@ -747,6 +747,19 @@ pub enum MemoryLossReason {
     MissingEntry,
 }
 
+impl MemoryLossReason {
+    /// The reason in words, as a report prints it.
+    #[must_use]
+    pub const fn description(self) -> &'static str {
+        match self {
+            Self::JournalFull => "journal full",
+            Self::TableFull => "live table full",
+            Self::DuplicateAddress => "an address allocated while already live",
+            Self::MissingEntry => "a complete-mode free of a block the live table never held",
+        }
+    }
+}
+
 /// The first lost operation for one reason, and how many were lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryLoss {

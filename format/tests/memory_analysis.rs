@@ -276,12 +276,16 @@ fn the_fixture_reconciles_exactly_per_domain() {
     let reconciliation = reconcile(capture.memory_records().last());
     assert_eq!(reconciliation.status, ReconciliationStatus::Exact);
     assert_eq!(reconciliation.status.as_str(), "exact");
-    let rows: Vec<(&str, u64, u64, i128)> = reconciliation
+    assert_eq!(reconciliation.reason, None);
+    let rows: Vec<(&str, u64, u64, Option<i128>)> = reconciliation
         .domains
         .iter()
         .map(|d| (d.domain.as_str(), d.counter_live_bytes, d.tracked_live_bytes, d.journal_net_bytes))
         .collect();
-    assert_eq!(rows, [("scene", 5120, 5120, 5120), ("particles", 768, 768, 768), ("scratch", 0, 0, 0)]);
+    assert_eq!(
+        rows,
+        [("scene", 5120, 5120, Some(5120)), ("particles", 768, 768, Some(768)), ("scratch", 0, 0, Some(0))]
+    );
 }
 
 fn terminal_record(mode: MemoryMode, counter_live: u64, valid: bool, events: Vec<MemoryEvent>) -> MemoryRecord {
@@ -290,6 +294,8 @@ fn terminal_record(mode: MemoryMode, counter_live: u64, valid: bool, events: Vec
         events,
         checkpoints: vec![MemoryCheckpoint {
             boundary_seq: 10,
+            table_exact: true,
+            history_complete: true,
             domains: vec![DomainCounters { domain: 1, live_bytes: counter_live, valid, ..DomainCounters::default() }],
             live: vec![block(2, 1, 100, 2)],
             ..MemoryCheckpoint::default()
@@ -311,25 +317,48 @@ fn reconciliation_is_bounded_in_activity_mode_and_names_a_mismatch() {
     let d = &reconciliation.domains[0];
     assert_eq!(
         (d.domain.as_str(), d.counter_live_bytes, d.tracked_live_bytes, d.journal_net_bytes),
-        ("domain 1", 300, 100, 60)
+        ("domain 1", 300, 100, Some(60))
     );
-    // More tracked than counted is a mismatch, even in activity mode.
     assert_eq!(
-        reconcile(Some(&terminal_record(MemoryMode::Activity, 50, true, vec![]))).status,
-        ReconciliationStatus::Mismatch
+        reconciliation.reason.as_deref(),
+        Some("activity mode: blocks allocated before the capture began are not tracked")
     );
+    // More tracked than counted is a mismatch, even in activity mode, and the reason names it.
+    let over = reconcile(Some(&terminal_record(MemoryMode::Activity, 50, true, vec![])));
+    assert_eq!(over.status, ReconciliationStatus::Mismatch);
+    assert_eq!(over.reason.as_deref(), Some("domain domain 1: the live set holds 100 B but the counters only 50 B"));
     // Complete mode: counters, live set and journal must agree; events at or after the boundary do not count.
     let complete = terminal_record(MemoryMode::Complete, 100, true, vec![alloc(2, 100), alloc(10, 7)]);
     assert_eq!(reconcile(Some(&complete)).status, ReconciliationStatus::Exact);
-    let short = terminal_record(MemoryMode::Complete, 100, true, vec![alloc(2, 90)]);
-    assert_eq!(reconcile(Some(&short)).status, ReconciliationStatus::Mismatch);
-    let saturated = terminal_record(MemoryMode::Complete, 100, false, vec![alloc(2, 100)]);
-    assert_eq!(reconcile(Some(&saturated)).status, ReconciliationStatus::Mismatch);
+    let short = reconcile(Some(&terminal_record(MemoryMode::Complete, 100, true, vec![alloc(2, 90)])));
+    assert_eq!(short.status, ReconciliationStatus::Mismatch);
+    assert_eq!(short.reason.as_deref(), Some("domain domain 1: counters 100 B live, live set 100 B, journal 90 B"));
+    // Saturated counters are bounds, not a disagreement: unavailable, in either mode, saying why.
+    for mode in [MemoryMode::Complete, MemoryMode::Activity] {
+        let saturated = reconcile(Some(&terminal_record(mode, 100, false, vec![alloc(2, 100)])));
+        assert_eq!(saturated.status, ReconciliationStatus::Unavailable);
+        assert_eq!(
+            saturated.reason.as_deref(),
+            Some("the counters of domain domain 1 saturated: they are bounds at best")
+        );
+    }
     // Loss makes it unavailable; so does a record without a checkpoint.
-    let mut lossy = complete;
+    let mut lossy = complete.clone();
     lossy.health.recursion = Some(MemoryRecursionLoss { count: 1, domain: 1, after_seq: 4 });
     assert_eq!(reconcile(Some(&lossy)).status, ReconciliationStatus::Unavailable);
     assert_eq!(reconcile(Some(&MemoryRecord::default())).status.as_str(), "unavailable");
+    // A journal that lost operations before the terminal checkpoint has no net to compare.
+    let mut cut = complete;
+    cut.checkpoints[0].history_complete = false;
+    cut.health.journal_loss =
+        Some(MemoryLoss { reason: MemoryLossReason::JournalFull, first_lost_seq: 5, domain: 1, count: 2 });
+    let cut = reconcile(Some(&cut));
+    assert_eq!(cut.status, ReconciliationStatus::Unavailable);
+    assert_eq!(cut.domains[0].journal_net_bytes, None);
+    assert_eq!(
+        cut.reason.as_deref(),
+        Some("capture 0 lost 2 operation(s) from operation 5 (journal full): the interval after it is incomplete")
+    );
 }
 
 #[test]

@@ -137,24 +137,21 @@ pub fn size_cells(bucket: &SizeBucket) -> [String; 4] {
     ]
 }
 
-/// What the reconciliation status means, in a sentence.
+/// What the reconciliation status means, in a sentence, with the analysis' reason.
 #[must_use]
 pub fn reconciliation_text(reconciliation: &Reconciliation) -> String {
     let what = match reconciliation.status {
         ReconciliationStatus::Exact => {
             "exact: per domain, the checked counters, the terminal live set and the journal agree"
         }
-        ReconciliationStatus::Mismatch => {
-            "MISMATCH: a domain's counters, terminal live set and journal disagree, or a counter saturated"
-        }
-        ReconciliationStatus::Bounded => {
-            "bounded: the recording began late (activity mode), so the tracked live set only bounds the counters"
-        }
-        ReconciliationStatus::Unavailable => {
-            "unavailable: no memory record with a checkpoint, or the last record lost operations"
-        }
+        ReconciliationStatus::Mismatch => "MISMATCH: a domain's counters, terminal live set and journal disagree",
+        ReconciliationStatus::Bounded => "bounded: the tracked live set only bounds the counters",
+        ReconciliationStatus::Unavailable => "unavailable",
     };
-    format!("Reconciliation {what}.")
+    match &reconciliation.reason {
+        Some(reason) => format!("Reconciliation {what}: {}.", clip(reason)),
+        None => format!("Reconciliation {what}."),
+    }
 }
 
 /// A domain's reconciliation cells: domain, counters' live bytes, tracked live bytes,
@@ -165,13 +162,15 @@ pub fn reconciliation_cells(reconciliation: &Reconciliation) -> Vec<[String; 4]>
         .domains
         .iter()
         .map(|d| {
-            let net = units::grouped(d.journal_net_bytes.unsigned_abs().try_into().unwrap_or(u64::MAX));
-            [
-                clip(&d.domain),
-                byte_text(Some(d.counter_live_bytes)),
-                byte_text(Some(d.tracked_live_bytes)),
-                format!("{}{net} B", if d.journal_net_bytes < 0 { "−" } else { "" }),
-            ]
+            // A journal that lost operations has no net: a sum of what remains would be invented.
+            let net = d.journal_net_bytes.map_or_else(
+                || "incomplete".to_owned(),
+                |net| {
+                    let magnitude = units::grouped(net.unsigned_abs().try_into().unwrap_or(u64::MAX));
+                    format!("{}{magnitude} B", if net < 0 { "−" } else { "" })
+                },
+            );
+            [clip(&d.domain), byte_text(Some(d.counter_live_bytes)), byte_text(Some(d.tracked_live_bytes)), net]
         })
         .collect()
 }
@@ -554,14 +553,20 @@ mod tests {
         );
         let negative = Reconciliation {
             status: ReconciliationStatus::Bounded,
+            reason: None,
             domains: vec![memory_analysis::DomainReconciliation {
                 domain: "a".into(),
                 counter_live_bytes: 10,
                 tracked_live_bytes: 0,
-                journal_net_bytes: -2048,
+                journal_net_bytes: Some(-2048),
             }],
         };
         assert_eq!(reconciliation_cells(&negative)[0][3], "−2\u{2009}048 B");
+        let lost = Reconciliation {
+            domains: vec![memory_analysis::DomainReconciliation { journal_net_bytes: None, ..Default::default() }],
+            ..negative
+        };
+        assert_eq!(reconciliation_cells(&lost)[0][3], "incomplete");
     }
 
     #[test]
