@@ -113,159 +113,420 @@ fn div_round(total: u64, n: u64) -> u64 {
 pub fn pass_stats(capture: &Capture<'_>, frames: Range<usize>) -> StatsReport {
     let end = frames.end.min(capture.frames().len());
     let start = frames.start.min(end);
-    let mut stats = StatsAccumulator::with_capacity(capture, end - start);
+    let mut stats = StatsAccumulator::new(capture);
     for index in start..end {
         stats.add_frame(index);
     }
     stats.finish()
 }
 
-/// Builds a [`StatsReport`] one frame at a time, so a caller can show progress or
-/// yield between chunks (the inspector must never freeze the page).
+/// Up to this many spans a pass keeps its durations as they are; past it, a histogram.
+pub const RAW_LIMIT: usize = 1024;
+/// 2^`SUB_BITS` histogram buckets an octave: a bucket is about 3 % of its values wide.
+const SUB_BITS: u32 = 5;
+const SUB: u64 = 1 << SUB_BITS;
+/// Enough buckets for every `u64`: one per value below `SUB`, then `SUB` per octave.
+const BUCKETS: usize = (SUB as usize) * (65 - SUB_BITS as usize);
+
+fn bucket(value: u64) -> usize {
+    if value < SUB {
+        return value as usize;
+    }
+    let exponent = 63 - value.leading_zeros();
+    let mantissa = (value >> (exponent - SUB_BITS)) & (SUB - 1);
+    (SUB as usize) + ((exponent - SUB_BITS) as usize) * (SUB as usize) + mantissa as usize
+}
+
+/// The values bucket `index` holds: `[low, high]`, inclusive.
+fn bucket_bounds(index: usize) -> (u64, u64) {
+    if index < SUB as usize {
+        return (index as u64, index as u64);
+    }
+    let octave = ((index - SUB as usize) / SUB as usize) as u32;
+    let exponent = octave + SUB_BITS;
+    let mantissa = (index - SUB as usize) as u64 % SUB;
+    let width = 1u64 << (exponent - SUB_BITS);
+    let low = (1u64 << exponent) + mantissa * width;
+    (low, low + (width - 1))
+}
+
+/// The nearest-rank indices of the median and p95 among `n` sorted values (see [`PassStats`]).
+fn ranks(n: u64) -> [u64; 2] {
+    let p95 = (95 * u128::from(n)).div_ceil(100) - 1;
+    [(n - 1) / 2, u64::try_from(p95).unwrap_or(u64::MAX)]
+}
+
+/// The values at `ranks` (ascending) among `values`, which are reordered.
+fn select_ranks(values: &mut [u64], [median, p95]: [u64; 2]) -> [u64; 2] {
+    let median = median as usize;
+    let (_, &mut median_ns, right) = values.select_nth_unstable(median);
+    // The p95 rank is never below the median's, so it is selected in the (smaller) right part.
+    let p95_ns =
+        if p95 as usize == median { median_ns } else { *right.select_nth_unstable(p95 as usize - median - 1).1 };
+    [median_ns, p95_ns]
+}
+
+/// Builds a [`StatsReport`] one frame at a time, in memory that grows with the number of
+/// passes rather than of spans, so a caller can show progress or yield between frames
+/// (the inspector must never freeze the page, nor hold 8 bytes a span beside the capture).
 ///
-/// [`pass_stats`] is this accumulator fed every frame of a range.
+/// The figures are exact, found in two passes over the frames:
+/// 1. [`StatsAccumulator::add_frame`] keeps each pass's count, zeros, minimum, maximum and
+///    total, and its durations until there are more than [`RAW_LIMIT`] of them; past that,
+///    a log-linear histogram of them (32 buckets an octave);
+/// 2. finishing finds the bucket each median and p95 falls in and, where that bucket is
+///    wider than 1 ns, reads the analysed frames again for the durations inside it: counted
+///    nanosecond by nanosecond where the bucket is narrow enough, kept where it is not.
+///
+/// [`StatsAccumulator::finish_step`] finishes a little at a time;
+/// [`StatsAccumulator::finish`] does whatever is left at once. [`pass_stats`] is this
+/// accumulator fed every frame of a range.
 #[derive(Debug)]
 pub struct StatsAccumulator<'c, 'a> {
     capture: &'c Capture<'a>,
-    /// Per topology id: index into `tables`.
-    table_of: HashMap<TopologyId, usize>,
+    /// Per topology id: index into `tables`, or `None` when the topology was lost.
+    table_of: HashMap<TopologyId, Option<usize>>,
     /// Per topology: for GPU pass `p` and span kind `k`, the slot at `2 p + k`. Built once
     /// per topology so the per-span path is one indexed load, not a hash.
     tables: Vec<Vec<u32>>,
-    slot_of: HashMap<(Option<String>, String, GpuPassKind, SpanKind), u32>,
+    slot_of: HashMap<Key, u32>,
     slots: Vec<Slot>,
+    /// The frames analysed, as runs of consecutive indices in the order they were added:
+    /// what the second pass reads again.
+    added: Vec<Range<usize>>,
     range: Option<Range<usize>>,
-    /// Durations to reserve per pass on its first span: most passes run once per frame.
-    frames_hint: usize,
-    /// `add_frame` calls so far.
+    /// `add_frame` calls so far, so a frame added twice counts twice in `frames_present`.
     calls: u64,
     frames: u64,
     dropped_spans: u64,
     defects: Vec<Defect>,
+    /// One frame's (slot, duration) pairs, applied once the whole frame has decoded.
+    scratch: Vec<(u32, u64)>,
+    finishing: Finishing,
+}
+
+/// (graph pass, label, kind, span kind): what makes two GPU passes the same row.
+type Key = (Option<String>, String, GpuPassKind, SpanKind);
+
+/// Where finishing stands. Each stage works one unit (a slot or a frame) at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Finishing {
+    /// Frames are still being added.
+    Adding,
+    /// Finding the bucket of each slot's median and p95, from slot `next`.
+    Planning {
+        next: usize,
+    },
+    /// Reading the analysed frames again: run `run` of `added`, at frame `at`, `done`
+    /// frames in.
+    Selecting {
+        run: usize,
+        at: usize,
+        done: u64,
+    },
+    /// Selecting each slot's median and p95, from slot `next`.
+    Ordering {
+        next: usize,
+    },
+    Done,
 }
 
 #[derive(Debug)]
 struct Slot {
-    label: String,
-    graph_pass: Option<String>,
-    kind: GpuPassKind,
-    span_kind: SpanKind,
-    /// Reused for the whole range; order statistics select within it at the end.
-    durations: Vec<u64>,
+    key: Key,
+    count: u64,
+    zero_count: u64,
+    min: u64,
+    max: u64,
+    total: u128,
     frames_present: u64,
-    /// The `add_frame` call that last touched this slot, and `durations.len()` before it did.
-    last_frame: u64,
-    frame_start_len: usize,
+    /// The `add_frame` call that last touched this slot.
+    last_call: u64,
+    /// The durations, while there are at most [`RAW_LIMIT`] of them.
+    raw: Vec<u64>,
+    /// Past that, how many durations fall in each [`bucket`].
+    histogram: Histogram,
+    /// The median and the p95.
+    ranks: [Rank; 2],
+    /// The (at most two) buckets the second pass reads the durations of.
+    fine: Vec<Fine>,
+}
+
+/// Counts per bucket: `u32`, widened should one ever overflow.
+#[derive(Debug, Default)]
+enum Histogram {
+    #[default]
+    Empty,
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl Histogram {
+    fn add(&mut self, bucket: usize) {
+        match self {
+            Histogram::Empty => {}
+            Histogram::Narrow(counts) => {
+                if let Some(count) = counts[bucket].checked_add(1) {
+                    counts[bucket] = count;
+                } else {
+                    let mut wide: Vec<u64> = counts.iter().map(|&count| u64::from(count)).collect();
+                    wide[bucket] += 1;
+                    *self = Histogram::Wide(wide);
+                }
+            }
+            Histogram::Wide(counts) => counts[bucket] += 1,
+        }
+    }
+
+    fn get(&self, bucket: usize) -> u64 {
+        match self {
+            Histogram::Empty => 0,
+            Histogram::Narrow(counts) => u64::from(counts[bucket]),
+            Histogram::Wide(counts) => counts[bucket],
+        }
+    }
+}
+
+/// An order statistic: known, or the `rank`-th (0-based) duration inside `fine[fine]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rank {
+    Unplanned,
+    Known(u64),
+    In { fine: usize, rank: u64 },
+}
+
+/// The durations inside one histogram bucket, `low..=low + span`, gathered by the second pass.
+#[derive(Debug)]
+struct Fine {
+    bucket: usize,
+    low: u64,
+    span: u64,
+    values: FineValues,
+}
+
+#[derive(Debug)]
+enum FineValues {
+    /// How many durations read `low + i` ns, where the bucket is narrower than twice its count.
+    Counts(Vec<u32>),
+    /// The durations themselves, where it is wider: exactly as many as the histogram counted.
+    Kept(Vec<u64>),
+}
+
+impl Fine {
+    fn new(bucket: usize, count: u64) -> Self {
+        let (low, high) = bucket_bounds(bucket);
+        let span = high - low;
+        // 4 bytes a nanosecond of width against 8 a duration: whichever is smaller.
+        let values = if span / 2 < count && u32::try_from(count).is_ok() {
+            FineValues::Counts(vec![0; span as usize + 1])
+        } else {
+            FineValues::Kept(Vec::with_capacity(usize::try_from(count).unwrap_or(usize::MAX)))
+        };
+        Self { bucket, low, span, values }
+    }
+
+    fn collect(&mut self, duration: u64) {
+        let Some(offset) = duration.checked_sub(self.low).filter(|&offset| offset <= self.span) else { return };
+        match &mut self.values {
+            FineValues::Counts(counts) => counts[offset as usize] += 1,
+            FineValues::Kept(values) => values.push(duration),
+        }
+    }
+
+    /// The `rank`-th duration gathered (0-based).
+    fn select(&mut self, rank: u64) -> u64 {
+        match &mut self.values {
+            FineValues::Counts(counts) => {
+                let mut below = 0u64;
+                for (offset, &count) in counts.iter().enumerate() {
+                    below += u64::from(count);
+                    if below > rank {
+                        return self.low + offset as u64;
+                    }
+                }
+                // Unreachable while the second pass reads what the first did.
+                self.low
+            }
+            FineValues::Kept(values) => match usize::try_from(rank).ok().filter(|&at| at < values.len()) {
+                Some(at) => *values.select_nth_unstable(at).1,
+                None => self.low,
+            },
+        }
+    }
+}
+
+impl Slot {
+    fn new(key: Key) -> Self {
+        Self {
+            key,
+            count: 0,
+            zero_count: 0,
+            min: u64::MAX,
+            max: 0,
+            total: 0,
+            frames_present: 0,
+            last_call: u64::MAX,
+            raw: Vec::new(),
+            histogram: Histogram::Empty,
+            ranks: [Rank::Unplanned; 2],
+            fine: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, duration: u64, call: u64) {
+        if self.last_call != call {
+            self.last_call = call;
+            self.frames_present += 1;
+        }
+        self.count += 1;
+        self.zero_count += u64::from(duration == 0);
+        self.min = self.min.min(duration);
+        self.max = self.max.max(duration);
+        self.total += u128::from(duration);
+        match &mut self.histogram {
+            // No bucket can hold more than the pass's count: checked only past `u32::MAX`.
+            Histogram::Narrow(counts) if u32::try_from(self.count).is_ok() => counts[bucket(duration)] += 1,
+            Histogram::Empty if self.raw.len() < RAW_LIMIT => self.raw.push(duration),
+            Histogram::Empty => {
+                let mut counts = vec![0u32; BUCKETS];
+                for value in std::mem::take(&mut self.raw).into_iter().chain([duration]) {
+                    counts[bucket(value)] += 1;
+                }
+                self.histogram = Histogram::Narrow(counts);
+            }
+            _ => self.histogram.add(bucket(duration)),
+        }
+    }
+
+    /// Finds the median and p95, or the buckets they fall in. Returns whether the second
+    /// pass must read this slot's durations.
+    fn plan(&mut self) -> bool {
+        self.fine.clear();
+        if self.count == 0 {
+            return false;
+        }
+        let ranks = ranks(self.count);
+        if matches!(self.histogram, Histogram::Empty) {
+            self.ranks = select_ranks(&mut self.raw, ranks).map(Rank::Known);
+            return false;
+        }
+        let mut needs_pass = false;
+        let (mut bucket, mut below) = (0, 0u64);
+        for (slot, rank) in ranks.into_iter().enumerate() {
+            // Ranks ascend, so each walk goes on from where the last stopped.
+            while below + self.histogram.get(bucket) <= rank {
+                below += self.histogram.get(bucket);
+                bucket += 1;
+            }
+            let (low, high) = bucket_bounds(bucket);
+            self.ranks[slot] = if low == high {
+                Rank::Known(low)
+            } else {
+                needs_pass = true;
+                let fine = self.fine.iter().position(|fine| fine.bucket == bucket).unwrap_or_else(|| {
+                    self.fine.push(Fine::new(bucket, self.histogram.get(bucket)));
+                    self.fine.len() - 1
+                });
+                Rank::In { fine, rank: rank - below }
+            };
+        }
+        needs_pass
+    }
+
+    fn select(&mut self, duration: u64) {
+        for fine in &mut self.fine {
+            fine.collect(duration);
+        }
+    }
+
+    /// Selects the order statistics the second pass gathered, and frees what it gathered.
+    fn order(&mut self) {
+        for slot in 0..2 {
+            if let Rank::In { fine, rank } = self.ranks[slot] {
+                self.ranks[slot] = Rank::Known(self.fine.get_mut(fine).map_or(0, |fine| fine.select(rank)));
+            }
+        }
+        self.fine = Vec::new();
+    }
 }
 
 impl<'c, 'a> StatsAccumulator<'c, 'a> {
     #[must_use]
     pub fn new(capture: &'c Capture<'a>) -> Self {
-        Self::with_capacity(capture, 0)
-    }
-
-    /// An accumulator expecting about `frames` frames, so each pass's durations are
-    /// allocated once rather than grown.
-    #[must_use]
-    pub fn with_capacity(capture: &'c Capture<'a>, frames: usize) -> Self {
         Self {
             capture,
             table_of: HashMap::new(),
             tables: Vec::new(),
             slot_of: HashMap::new(),
             slots: Vec::new(),
+            added: Vec::new(),
             range: None,
-            frames_hint: frames,
             calls: 0,
             frames: 0,
             dropped_spans: 0,
             defects: Vec::new(),
+            scratch: Vec::new(),
+            finishing: Finishing::Adding,
         }
     }
 
     /// The slot table for topology `id`, built on first use; `None` when it was lost.
     fn table(&mut self, id: TopologyId) -> Option<usize> {
         if let Some(&table) = self.table_of.get(&id) {
-            return Some(table);
+            return table;
         }
-        let topology = self.capture.topology(id)?;
-        let mut table = Vec::with_capacity(topology.gpu_passes.len() * 2);
-        for pass in &topology.gpu_passes {
-            let graph_pass = pass
-                .graph_pass
-                .and_then(|graph| topology.graph_passes.get(graph as usize))
-                .map(|graph| graph.name.clone());
-            for span_kind in [SpanKind::Pass, SpanKind::SubPass] {
-                let key = (graph_pass.clone(), pass.label.clone(), pass.kind, span_kind);
-                let next = self.slots.len() as u32;
-                let slot = *self.slot_of.entry(key).or_insert_with(|| {
-                    self.slots.push(Slot {
-                        label: pass.label.clone(),
-                        graph_pass: graph_pass.clone(),
-                        kind: pass.kind,
-                        span_kind,
-                        durations: Vec::new(),
-                        frames_present: 0,
-                        last_frame: u64::MAX,
-                        frame_start_len: 0,
+        let table = self.capture.topology(id).map(|topology| {
+            let mut table = Vec::with_capacity(topology.gpu_passes.len() * 2);
+            for pass in &topology.gpu_passes {
+                let graph_pass = pass
+                    .graph_pass
+                    .and_then(|graph| topology.graph_passes.get(graph as usize))
+                    .map(|graph| graph.name.clone());
+                for span_kind in [SpanKind::Pass, SpanKind::SubPass] {
+                    let key = (graph_pass.clone(), pass.label.clone(), pass.kind, span_kind);
+                    let next = self.slots.len() as u32;
+                    let slot = *self.slot_of.entry(key).or_insert_with_key(|key| {
+                        self.slots.push(Slot::new(key.clone()));
+                        next
                     });
-                    next
-                });
-                table.push(slot);
+                    table.push(slot);
+                }
             }
-        }
-        self.tables.push(table);
-        self.table_of.insert(id, self.tables.len() - 1);
-        Some(self.tables.len() - 1)
+            self.tables.push(table);
+            self.tables.len() - 1
+        });
+        self.table_of.insert(id, table);
+        table
     }
 
-    /// Adds frame `index` (an index into [`Capture::frames`]). A frame that cannot be
-    /// analysed adds nothing but a defect.
-    pub fn add_frame(&mut self, index: usize) {
+    /// Decodes frame `index` into `scratch` as (slot, duration) pairs. `Err` says why the
+    /// frame cannot be analysed.
+    fn gather(&mut self, index: usize) -> Result<(), Defect> {
         let capture = self.capture;
         let Some(entry) = capture.frames().get(index) else {
-            self.defects.push(Defect::new(
-                DefectKind::MissingReference,
-                0,
-                format!("there is no frame at index {index}"),
-            ));
-            return;
+            return Err(Defect::new(DefectKind::MissingReference, 0, format!("there is no frame at index {index}")));
         };
         let Some(table) = self.table(entry.topology) else {
-            self.defects.push(Defect::new(
+            return Err(Defect::new(
                 DefectKind::MissingReference,
                 entry.offset,
                 format!("frame {} uses topology {}, which was lost; skipped", entry.frame_number, entry.topology),
             ));
-            return;
         };
         let table = &self.tables[table];
-        let slots = &mut self.slots;
-        let hint = self.frames_hint;
-        // Marks the slots this call touches, unique even if a frame is added twice.
-        let call = self.calls;
-        self.calls += 1;
+        let scratch = &mut self.scratch;
+        scratch.clear();
         let mut unknown_pass = None;
-        let result = capture.for_each_span(index, |span| {
+        capture.for_each_span(index, |span| {
             let at = (span.pass as usize).wrapping_mul(2) | span.kind as usize;
-            let Some(&slot) = table.get(at) else {
-                unknown_pass.get_or_insert(span.pass);
-                return;
-            };
-            let slot_ref = &mut slots[slot as usize];
-            if slot_ref.last_frame != call {
-                slot_ref.last_frame = call;
-                if slot_ref.durations.capacity() == 0 {
-                    slot_ref.durations.reserve(hint);
-                }
-                slot_ref.frame_start_len = slot_ref.durations.len();
-                slot_ref.frames_present += 1;
+            match table.get(at) {
+                Some(&slot) => scratch.push((slot, span.duration_ns())),
+                None => drop(unknown_pass.get_or_insert(span.pass)),
             }
-            slot_ref.durations.push(span.duration_ns());
-        });
-        let defect = match (result, unknown_pass) {
-            (Err(defect), _) => Some(defect),
-            (Ok(()), Some(pass)) => Some(Defect::new(
+        })?;
+        match unknown_pass {
+            None => Ok(()),
+            Some(pass) => Err(Defect::new(
                 DefectKind::Malformed,
                 entry.offset,
                 format!(
@@ -274,31 +535,115 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
                     table.len() / 2
                 ),
             )),
-            (Ok(()), None) => None,
-        };
-        if let Some(defect) = defect {
-            // The frame is skipped whole: undo whatever it added before failing.
-            // Rare, so the frame's slots are found by their mark rather than listed on
-            // the hot path.
-            for slot in slots.iter_mut().filter(|slot| slot.last_frame == call) {
-                slot.durations.truncate(slot.frame_start_len);
-                slot.frames_present -= 1;
-                slot.last_frame = u64::MAX;
+        }
+    }
+
+    /// Adds frame `index` (an index into [`Capture::frames`]). A frame that cannot be
+    /// analysed adds nothing but a defect. Adding a frame after
+    /// [`StatsAccumulator::finish_step`] has started makes finishing start over.
+    pub fn add_frame(&mut self, index: usize) {
+        if self.finishing != Finishing::Adding {
+            self.finishing = Finishing::Adding;
+            for slot in &mut self.slots {
+                slot.ranks = [Rank::Unplanned; 2];
+                slot.fine.clear();
             }
+        }
+        // The frame is skipped whole when any of it fails, so nothing is added until it all decoded.
+        if let Err(defect) = self.gather(index) {
             self.defects.push(defect);
             return;
         }
+        let call = self.calls;
+        self.calls += 1;
+        for &(slot, duration) in &self.scratch {
+            self.slots[slot as usize].add(duration, call);
+        }
         self.frames += 1;
-        self.dropped_spans += u64::from(entry.dropped_spans);
+        self.dropped_spans += u64::from(self.capture.frames()[index].dropped_spans);
         self.range = Some(match self.range.take() {
             Some(range) => range.start.min(index)..range.end.max(index + 1),
             None => index..index + 1,
         });
+        match self.added.last_mut() {
+            Some(run) if run.end == index => run.end += 1,
+            _ => self.added.push(index..index + 1),
+        }
     }
 
-    /// Computes the order statistics and returns the report.
+    /// Works towards the report one slot or one frame at a time, for as long as `more()`
+    /// returns `true`. Returns `true` once only assembling the report is left, which
+    /// [`StatsAccumulator::finish`] then does at once.
+    pub fn finish_step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
+        loop {
+            match self.finishing {
+                Finishing::Adding => self.finishing = Finishing::Planning { next: 0 },
+                Finishing::Planning { next } if next == self.slots.len() => {
+                    let needs_pass = self.slots.iter().any(|slot| !slot.fine.is_empty());
+                    let first = self.added.first().map(|run| run.start);
+                    self.finishing = match first {
+                        Some(at) if needs_pass => Finishing::Selecting { run: 0, at, done: 0 },
+                        _ => Finishing::Ordering { next: 0 },
+                    };
+                }
+                Finishing::Planning { next } => {
+                    if !more() {
+                        return false;
+                    }
+                    self.slots[next].plan();
+                    self.finishing = Finishing::Planning { next: next + 1 };
+                }
+                Finishing::Selecting { run, at, done } => {
+                    if !more() {
+                        return false;
+                    }
+                    // Frames that decoded once decode again: the bytes do not change.
+                    if self.gather(at).is_ok() {
+                        for &(slot, duration) in &self.scratch {
+                            self.slots[slot as usize].select(duration);
+                        }
+                    }
+                    self.finishing = if at + 1 < self.added[run].end {
+                        Finishing::Selecting { run, at: at + 1, done: done + 1 }
+                    } else if let Some(next) = self.added.get(run + 1) {
+                        Finishing::Selecting { run: run + 1, at: next.start, done: done + 1 }
+                    } else {
+                        Finishing::Ordering { next: 0 }
+                    };
+                }
+                Finishing::Ordering { next } if next == self.slots.len() => self.finishing = Finishing::Done,
+                Finishing::Ordering { next } => {
+                    if !more() {
+                        return false;
+                    }
+                    self.slots[next].order();
+                    self.finishing = Finishing::Ordering { next: next + 1 };
+                }
+                Finishing::Done => return true,
+            }
+        }
+    }
+
+    /// How far [`StatsAccumulator::finish_step`] has come, from 0 to 1. The second pass is
+    /// counted as though it were needed until planning shows it is not.
     #[must_use]
-    pub fn finish(self) -> StatsReport {
+    pub fn finish_progress(&self) -> f64 {
+        let slots = self.slots.len() as u64;
+        let total = 2 * slots + self.frames;
+        let done = match self.finishing {
+            Finishing::Adding => 0,
+            Finishing::Planning { next } => next as u64,
+            Finishing::Selecting { done, .. } => slots + done,
+            Finishing::Ordering { next } => slots + self.frames + next as u64,
+            Finishing::Done => total,
+        };
+        done as f64 / total.max(1) as f64
+    }
+
+    /// Finishes whatever is left and returns the report.
+    #[must_use]
+    pub fn finish(mut self) -> StatsReport {
+        while !self.finish_step(&mut || true) {}
         let mut report = StatsReport {
             range: self.range.unwrap_or(0..0),
             frames: self.frames,
@@ -306,64 +651,33 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
             defects: self.defects,
             ..StatsReport::default()
         };
-        for mut slot in self.slots {
-            let Some(stats) = order_statistics(&mut slot.durations) else { continue };
-            report.spans += stats.count;
-            report.zero_spans += stats.zero_count;
+        for slot in self.slots.into_iter().filter(|slot| slot.count > 0) {
+            let [median_ns, p95_ns] = slot.ranks.map(|rank| match rank {
+                Rank::Known(value) => value,
+                // Finishing leaves every rank of a slot with spans known.
+                Rank::Unplanned | Rank::In { .. } => 0,
+            });
+            report.spans += slot.count;
+            report.zero_spans += slot.zero_count;
+            let (graph_pass, label, kind, span_kind) = slot.key;
             report.passes.push(PassStats {
-                label: slot.label,
-                graph_pass: slot.graph_pass,
-                kind: slot.kind,
-                span_kind: slot.span_kind,
+                label,
+                graph_pass,
+                kind,
+                span_kind,
+                count: slot.count,
+                zero_count: slot.zero_count,
                 frames_present: slot.frames_present,
-                ..stats
+                min_ns: slot.min,
+                median_ns,
+                p95_ns,
+                max_ns: slot.max,
+                total_ns: u64::try_from(slot.total).unwrap_or(u64::MAX),
             });
         }
         report.passes.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.key().cmp_key(&b.key())));
         report
     }
-}
-
-/// Everything but the key fields of [`PassStats`], from one pass's durations (reordered).
-fn order_statistics(durations: &mut [u64]) -> Option<PassStats> {
-    let n = durations.len();
-    if n == 0 {
-        return None;
-    }
-    let (mut wrapped_total, mut zero_count, mut min, mut max) = (0u64, 0u64, u64::MAX, 0u64);
-    for &d in durations.iter() {
-        wrapped_total = wrapped_total.wrapping_add(d);
-        zero_count += u64::from(d == 0);
-        min = min.min(d);
-        max = max.max(d);
-    }
-    // The u64 sum is exact unless max × n could overflow; only then sum again wide.
-    let total = if u128::from(max) * n as u128 <= u128::from(u64::MAX) {
-        u128::from(wrapped_total)
-    } else {
-        durations.iter().map(|&d| u128::from(d)).sum()
-    };
-    // Nearest rank: ⌈0.95 n⌉ − 1 in integers. The median index never exceeds it, so the
-    // median is selected first and the p95 element within the (smaller) part right of it.
-    let p95_index = (95 * n).div_ceil(100) - 1;
-    let median_index = (n - 1) / 2;
-    let (_, &mut median_ns, right) = durations.select_nth_unstable(median_index);
-    let p95_ns =
-        if p95_index == median_index { median_ns } else { *right.select_nth_unstable(p95_index - median_index - 1).1 };
-    Some(PassStats {
-        label: String::new(),
-        graph_pass: None,
-        kind: GpuPassKind::default(),
-        span_kind: SpanKind::default(),
-        count: n as u64,
-        zero_count,
-        frames_present: 0,
-        min_ns: min,
-        median_ns,
-        p95_ns,
-        max_ns: max,
-        total_ns: u64::try_from(total).unwrap_or(u64::MAX),
-    })
 }
 
 trait CmpKey {
@@ -641,13 +955,60 @@ mod tests {
     fn nearest_rank_indices_match_their_definition() {
         for n in 1..=250usize {
             let mut durations: Vec<u64> = (0..n as u64).rev().collect();
-            let stats = order_statistics(&mut durations).unwrap();
+            let [median, p95] = select_ranks(&mut durations, ranks(n as u64));
             // The smallest rank k with k / n ≥ 95 %, as an index.
-            let p95 = (1..=n).find(|k| 100 * k >= 95 * n).unwrap() - 1;
-            assert_eq!(stats.p95_ns, p95 as u64, "p95 of {n}");
-            assert_eq!(stats.median_ns, ((n - 1) / 2) as u64, "median of {n}");
-            assert_eq!((stats.min_ns, stats.max_ns), (0, n as u64 - 1));
-            assert_eq!(stats.zero_count, 1);
+            let expected = (1..=n).find(|k| 100 * k >= 95 * n).unwrap() - 1;
+            assert_eq!(p95, expected as u64, "p95 of {n}");
+            assert_eq!(median, ((n - 1) / 2) as u64, "median of {n}");
         }
+    }
+
+    #[test]
+    fn buckets_cover_every_value_once_in_order() {
+        for value in [0, 1, 31, 32, 33, 63, 64, 65, 1000, 40_000, 1 << 40, u64::MAX] {
+            let (low, high) = bucket_bounds(bucket(value));
+            assert!(low <= value && value <= high, "{value} in [{low}, {high}]");
+        }
+        let mut previous_high = None;
+        for index in 0..BUCKETS {
+            let (low, high) = bucket_bounds(index);
+            if let Some(previous) = previous_high {
+                assert_eq!(low, previous + 1, "bucket {index} follows on");
+            }
+            previous_high = Some(high);
+        }
+        assert_eq!(previous_high, Some(u64::MAX));
+    }
+
+    #[test]
+    fn a_bucket_is_read_finely_in_whichever_form_is_smaller() {
+        // 1,024 ns wide (values 2^15 to 2^15 + 1,023): 3,000 values are counted per
+        // nanosecond (4 KiB), 10 are kept (80 bytes).
+        let index = bucket(1 << 15);
+        assert_eq!(bucket_bounds(index), (1 << 15, (1 << 15) + 1_023));
+        for (count, counts) in [(3_000u64, true), (10, false)] {
+            let mut fine = Fine::new(index, count);
+            assert_eq!(matches!(fine.values, FineValues::Counts(_)), counts, "{count} values");
+            let values: Vec<u64> = (0..count).map(|i| (1 << 15) + (i * 7_919) % 1_024).collect();
+            for &value in &values {
+                fine.collect(value);
+            }
+            fine.collect((1 << 15) - 1);
+            fine.collect((1 << 15) + 1_024);
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            for rank in [0, count / 2, count - 1] {
+                assert_eq!(fine.select(rank), sorted[rank as usize], "rank {rank} of {count}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_histogram_count_widens_instead_of_overflowing() {
+        let mut histogram = Histogram::Narrow(vec![u32::MAX, 0]);
+        histogram.add(0);
+        histogram.add(1);
+        assert_eq!((histogram.get(0), histogram.get(1)), (u64::from(u32::MAX) + 1, 1));
+        assert!(matches!(histogram, Histogram::Wide(_)));
     }
 }

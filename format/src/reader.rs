@@ -88,13 +88,13 @@ fn resync(bytes: &[u8], from: usize, budget: &mut u64) -> Result<Option<usize>, 
     Ok(None)
 }
 
-/// Walks the file record by record from the header, skipping and reporting damage. It
-/// runs in steps, so a caller that must stay responsive can interleave the work.
+/// Walks the file record by record from the header, skipping and reporting damage. The
+/// [`Opener`] drives it a record at a time, so a caller that must stay responsive can
+/// interleave the work.
 #[derive(Debug)]
 struct Scanner {
     at: usize,
     budget: u64,
-    found: Vec<Found>,
     done: bool,
 }
 
@@ -103,29 +103,17 @@ impl Scanner {
         Self {
             at: HEADER_LEN,
             budget: RESYNC_BUDGET_FACTOR * bytes.len() as u64 + (1 << 20),
-            found: Vec::new(),
             done: bytes.len() <= HEADER_LEN,
         }
     }
 
-    /// Scans until at least `max_bytes` more of the file are behind it (or the end).
-    /// Returns whether the scan is complete.
-    fn step(&mut self, bytes: &[u8], defects: &mut Vec<Defect>, max_bytes: usize) -> bool {
-        let stop = self.at.saturating_add(max_bytes);
-        while !self.done && self.at < stop {
-            self.next(bytes, defects);
-            self.done |= self.at >= bytes.len();
-        }
-        self.done
-    }
-
     /// Takes one whole record, or skips one damaged stretch and reports it.
-    fn next(&mut self, bytes: &[u8], defects: &mut Vec<Defect>) {
+    fn next(&mut self, bytes: &[u8], defects: &mut Vec<Defect>) -> Option<Found> {
         let at = self.at;
         if let Some(header) = valid_record(bytes, at) {
-            self.found.push(Found { offset: at, header });
             self.at += header.record_len();
-            return;
+            self.done |= self.at >= bytes.len();
+            return Some(Found { offset: at, header });
         }
         let here = RecordHeader::parse(bytes, at);
         let Ok(next) = resync(bytes, at + 1, &mut self.budget) else {
@@ -135,7 +123,7 @@ impl Scanner {
                 format!("gave up resynchronising; {} bytes to the end of the file were not read", bytes.len() - at),
             ));
             self.done = true;
-            return;
+            return None;
         };
         let end = next.unwrap_or(bytes.len());
         let skipped = end - at;
@@ -170,6 +158,8 @@ impl Scanner {
         };
         defects.push(defect);
         self.at = end;
+        self.done |= self.at >= bytes.len();
+        None
     }
 }
 
@@ -178,21 +168,190 @@ fn is_sync_prefix(tail: &[u8]) -> bool {
     tail.iter().zip(sync.iter()).all(|(a, b)| a == b)
 }
 
+/// A closed capture's directory, checked against the file a few entries at a time: every
+/// listed record must be where the directory says, and together with the directory they
+/// must tile the file exactly. Any disagreement rejects it whole, and the file is scanned.
+#[derive(Debug, Default)]
+struct DirectoryCheck {
+    /// The directory record's offset and length, once found intact.
+    record: Option<(usize, usize)>,
+    decoded: bool,
+    records: Vec<RecordEntry>,
+    frames: Vec<FrameEntry>,
+    /// The listed records other than frames, as found.
+    found: Vec<Found>,
+    /// Entries checked: the records first, then the frames.
+    checked: usize,
+    /// Whether the frames checked so far are listed in file order, as a writer lists them:
+    /// then they need no sorting to check the tiling.
+    frames_in_order: bool,
+}
+
+impl DirectoryCheck {
+    fn entries(&self) -> usize {
+        self.records.len() + self.frames.len()
+    }
+
+    /// Progress through the file's `len` bytes: 1 once the directory record is found,
+    /// then each entry checked an even share of the bytes but the last, which is for the
+    /// tiling. A directory holds far fewer entries than the file has bytes, so each entry
+    /// adds at least one.
+    fn progress(&self, len: u64) -> u64 {
+        match self.entries() {
+            _ if self.record.is_none() => 0,
+            _ if !self.decoded => 1,
+            0 => len,
+            entries => 1 + (u128::from(len - 2) * self.checked as u128 / entries as u128) as u64,
+        }
+    }
+
+    /// Finds the intact directory record the header points at.
+    fn locate(bytes: &[u8], header: &Header) -> Result<(usize, usize), Defect> {
+        let offset = header.directory_offset;
+        let at = usize::try_from(offset).ok().filter(|&at| at >= HEADER_LEN && at < bytes.len());
+        let at = at.ok_or_else(|| invalid(16, format!("the directory offset {offset:#x} is outside the file")))?;
+        let record = valid_record(bytes, at)
+            .filter(|record| record.kind == FourCc::DIRE && record.record_len() as u64 == header.directory_len)
+            .ok_or_else(|| invalid(offset, "no intact directory record at the header's directory offset".into()))?;
+        Ok((at, record.record_len()))
+    }
+
+    /// Checks the directory a step at a time: its checksum, then its entries covering
+    /// about `max_bytes` of the file (at least one) a step, then, once they all are, that
+    /// they tile the file. `Ok(true)` once done; `found` then holds the records other than
+    /// frames, in file order.
+    fn step(&mut self, bytes: &[u8], header: &Header, max_bytes: usize) -> Result<bool, Defect> {
+        let Some((at, len)) = self.record else {
+            // The checksum covers the whole directory, about 10 bytes a frame.
+            self.record = Some(Self::locate(bytes, header)?);
+            return Ok(false);
+        };
+        if !self.decoded {
+            let payload = &bytes[at + RECORD_HEADER_LEN..at + len];
+            let (records, frames) = directory::decode(&mut Cursor::new(payload, (at + RECORD_HEADER_LEN) as u64))
+                .map_err(|error| invalid(error.offset, format!("the directory is malformed: {}", error.what)))?;
+            (self.records, self.frames, self.decoded, self.frames_in_order) = (records, frames, true, true);
+            self.found = Vec::with_capacity(self.records.len());
+        }
+        let checked = self.checked;
+        let mut covered = 0usize;
+        while self.checked < self.entries() && covered < max_bytes {
+            let (kind, offset, listed_len) = match self.records.get(self.checked) {
+                Some(record) => (record.kind, record.offset, record.len),
+                None => {
+                    let frame = &self.frames[self.checked - self.records.len()];
+                    (FourCc::FRAM, frame.offset, frame.len)
+                }
+            };
+            let found = usize::try_from(offset)
+                .ok()
+                .and_then(|offset| RecordHeader::parse(bytes, offset).map(|header| Found { offset, header }))
+                .filter(|f| {
+                    f.header.kind == kind
+                        && f.header.record_len() as u64 == listed_len
+                        && f.header.payload_len as usize <= MAX_PAYLOAD_LEN
+                        && f.offset + f.header.record_len() <= at
+                })
+                .ok_or_else(|| {
+                    invalid(offset, format!("the directory lists a {kind} record here that is not in the file"))
+                })?;
+            if kind == FourCc::FRAM {
+                let previous = self.checked.checked_sub(self.records.len() + 1).map(|index| self.frames[index].offset);
+                self.frames_in_order &= previous.is_none_or(|previous| previous < offset);
+            } else {
+                self.found.push(found);
+            }
+            covered = covered.saturating_add(found.header.record_len());
+            self.checked += 1;
+        }
+        if self.checked > checked || self.checked < self.entries() {
+            return Ok(false);
+        }
+        self.check_tiling(bytes, at, len)?;
+        Ok(true)
+    }
+
+    /// Any gap or overlap between the listed records means damage. Sorted by offset (the
+    /// records first where two share one), they must follow on from the header to the
+    /// directory, and the directory must end the file.
+    fn check_tiling(&mut self, bytes: &[u8], at: usize, len: usize) -> Result<(), Defect> {
+        self.found.sort_by_key(|f| f.offset);
+        let records: Vec<(usize, usize)> = self.found.iter().map(|f| (f.offset, f.header.record_len())).collect();
+        let frames = self.frames.iter().map(|frame| (frame.offset as usize, frame.len as usize));
+        let expected = if self.frames_in_order {
+            // Already in file order: merged with the records as they come, without sorting
+            // (or holding) an entry per frame.
+            follow_on(&records, frames)
+        } else {
+            let mut sorted: Vec<(usize, usize)> = frames.collect();
+            sorted.sort_by_key(|&(offset, _)| offset);
+            follow_on(&records, sorted.into_iter())
+        }?;
+        if expected != at || at + len != bytes.len() {
+            return Err(invalid(expected as u64, "the directory does not account for every byte of the file".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Walks `records` and `frames`, each (offset, length) sorted by offset, merged (a record
+/// first where both share an offset), checking each starts where the last ended. Returns
+/// where the last ends.
+fn follow_on(records: &[(usize, usize)], mut frames: impl Iterator<Item = (usize, usize)>) -> Result<usize, Defect> {
+    let mut expected = HEADER_LEN;
+    let mut records = records.iter().copied().peekable();
+    let mut frame = frames.next();
+    loop {
+        let next = match (records.peek(), frame) {
+            (Some(&(record, _)), Some((offset, _))) if offset < record => frame.take(),
+            (Some(_), _) => records.next(),
+            (None, _) => frame.take(),
+        };
+        let Some((offset, len)) = next else { return Ok(expected) };
+        if frame.is_none() {
+            frame = frames.next();
+        }
+        if offset != expected {
+            return Err(invalid(expected as u64, "the directory does not account for every byte before it".into()));
+        }
+        expected = offset + len;
+    }
+}
+
+fn invalid(offset: u64, detail: String) -> Defect {
+    Defect::new(DefectKind::DirectoryInvalid, offset, detail)
+}
+
 /// Opens a capture in steps, for a caller that must stay responsive (a browser's main
-/// thread). The header and directory are read at once; a capture without a usable
-/// directory is then scanned `max_bytes` at a time by [`Opener::step`].
+/// thread). [`Opener::new`] reads the header; each [`Opener::step`] then checks about
+/// `max_bytes` more of the file against its directory or, without a usable directory,
+/// scans that much record by record, loading each record as it is found.
 /// [`Capture::open`] is `Opener::new(bytes)?.finish()`.
 #[derive(Debug)]
 pub struct Opener<'a> {
     capture: Capture<'a>,
-    /// The non-frame records (and, when scanning, frames) to load once the walk is done.
-    found: Vec<Found>,
-    scanner: Option<Scanner>,
+    stage: Stage,
+    symbols: SymbolTable,
+    /// What the scan found wrong: reported before what loading the records found, as in
+    /// a scan done whole before loading.
+    walk_defects: Vec<Defect>,
+    /// Where the defects of loading records begin in `capture.defects`.
+    loaded_from: usize,
+    /// How far a directory check that proved unusable had come: the scan's progress
+    /// counts on from it, so progress never goes back.
+    abandoned: u64,
+}
+
+#[derive(Debug)]
+enum Stage {
+    Directory(DirectoryCheck),
+    Scan(Scanner),
+    Done,
 }
 
 impl<'a> Opener<'a> {
-    /// Checks the header and reads the directory. Fails only when the bytes are not an
-    /// sgpt capture or need a newer reader.
+    /// Checks the header. Fails only when the bytes are not an sgpt capture or need a
+    /// newer reader.
     pub fn new(bytes: &'a [u8]) -> Result<Self, OpenError> {
         let header = Header::decode(bytes)?;
         let mut capture = Capture {
@@ -212,63 +371,133 @@ impl<'a> Opener<'a> {
             defects: Vec::new(),
             used_directory: false,
         };
-        if bytes.len() < HEADER_LEN {
+        let stage = if bytes.len() < HEADER_LEN {
             capture.defects.push(Defect::new(
                 DefectKind::Truncated,
                 bytes.len() as u64,
                 format!("the file ends inside the header ({} of {HEADER_LEN} bytes)", bytes.len()),
             ));
-            return Ok(Self { capture, found: Vec::new(), scanner: None });
-        }
-        if header.closed() {
-            match capture.read_directory() {
-                Ok((found, frames)) => {
-                    // The frame strip comes from the index alone; each frame is checked
-                    // against its entry when it is decoded.
-                    capture.used_directory = true;
-                    capture.frames = frames;
-                    return Ok(Self { capture, found, scanner: None });
-                }
-                Err(defect) => capture.defects.push(defect),
-            }
+            Stage::Done
+        } else if header.closed() {
+            Stage::Directory(DirectoryCheck::default())
         } else {
             capture.defects.push(Defect::new(
                 DefectKind::NotClosed,
                 8,
                 "the writer never reached stop (no CLOSED flag, no directory); the records were scanned",
             ));
+            Stage::Scan(Scanner::new(bytes))
+        };
+        let loaded_from = capture.defects.len();
+        let mut opener = Self {
+            capture,
+            stage,
+            symbols: SymbolTable::default(),
+            walk_defects: Vec::new(),
+            loaded_from,
+            abandoned: 0,
+        };
+        if matches!(opener.stage, Stage::Done) {
+            opener.conclude();
         }
-        Ok(Self { capture, found: Vec::new(), scanner: Some(Scanner::new(bytes)) })
+        Ok(opener)
     }
 
-    /// Scans about `max_bytes` more of the file. Returns whether the walk is complete.
+    /// Checks or scans about `max_bytes` more of the file. Returns whether the capture is
+    /// complete.
     pub fn step(&mut self, max_bytes: usize) -> bool {
-        match &mut self.scanner {
-            None => true,
-            Some(scanner) => scanner.step(self.capture.bytes, &mut self.capture.defects, max_bytes.max(1)),
+        let bytes = self.capture.bytes;
+        let max_bytes = max_bytes.max(1);
+        match &mut self.stage {
+            Stage::Done => return true,
+            Stage::Directory(check) => match check.step(bytes, &self.capture.header, max_bytes) {
+                Ok(false) => return false,
+                Ok(true) => {
+                    // The frame strip comes from the index alone; each frame is checked
+                    // against its entry when it is decoded.
+                    let check = std::mem::take(check);
+                    self.capture.used_directory = true;
+                    self.capture.frames = check.frames;
+                    self.loaded_from = self.capture.defects.len();
+                    for found in &check.found {
+                        self.capture.load(found, &mut self.symbols);
+                    }
+                }
+                Err(defect) => {
+                    self.abandoned = check.progress(bytes.len() as u64);
+                    self.capture.defects.push(defect);
+                    self.loaded_from = self.capture.defects.len();
+                    self.stage = Stage::Scan(Scanner::new(bytes));
+                    return false;
+                }
+            },
+            Stage::Scan(scanner) => {
+                let stop = scanner.at.saturating_add(max_bytes);
+                while !scanner.done && scanner.at < stop {
+                    if let Some(found) = scanner.next(bytes, &mut self.walk_defects) {
+                        self.capture.load(&found, &mut self.symbols);
+                    }
+                }
+                if !scanner.done {
+                    return false;
+                }
+            }
         }
+        self.conclude();
+        true
     }
 
-    /// Bytes of the file walked so far, out of its length.
+    /// Reports what the walk and loading found, in that order, and what only the whole
+    /// capture shows.
+    fn conclude(&mut self) {
+        let defects = &mut self.capture.defects;
+        let loaded = defects.split_off(self.loaded_from);
+        defects.append(&mut self.walk_defects);
+        defects.extend(loaded);
+        // A file cut inside its header has been reported as truncated, and nothing more.
+        if self.capture.meta.is_none() && self.capture.bytes.len() >= HEADER_LEN {
+            self.capture.defects.push(Defect::new(
+                DefectKind::MissingReference,
+                HEADER_LEN as u64,
+                "no META record survived: the capture's level and context are unknown",
+            ));
+        }
+        self.capture.check_frame_order();
+        // A scan grew the index frame by frame; what it over-allocated is given back.
+        self.capture.frames.shrink_to_fit();
+        self.stage = Stage::Done;
+    }
+
+    /// How far opening has come, as (done, total) in bytes of the file: bytes scanned or,
+    /// when checking the directory, entries checked as an even share each. A scan after a
+    /// directory that proved unusable counts on from where the check stopped, so `done`
+    /// only grows.
     #[must_use]
     pub fn progress(&self) -> (u64, u64) {
         let len = self.capture.bytes.len() as u64;
-        match &self.scanner {
-            Some(scanner) if !scanner.done => (scanner.at as u64, len),
-            _ => (len, len),
+        let done = match &self.stage {
+            Stage::Directory(check) => check.progress(len),
+            Stage::Scan(scanner) => scanner.at as u64,
+            Stage::Done => len,
+        };
+        (self.abandoned + done, self.abandoned + len)
+    }
+
+    /// While the file is scanned for its records (it has no usable directory): bytes
+    /// walked so far, out of its length.
+    #[must_use]
+    pub fn scanning(&self) -> Option<(u64, u64)> {
+        match &self.stage {
+            Stage::Scan(scanner) => Some((scanner.at as u64, self.capture.bytes.len() as u64)),
+            _ => None,
         }
     }
 
-    /// Finishes the walk (all at once, if steps remain) and returns the capture.
+    /// Finishes opening (all at once, if steps remain) and returns the capture.
     #[must_use]
     pub fn finish(mut self) -> Capture<'a> {
         while !self.step(usize::MAX) {}
-        if let Some(scanner) = self.scanner.take() {
-            self.found = scanner.found;
-        }
-        let mut capture = self.capture;
-        capture.load(&self.found);
-        capture
+        self.capture
     }
 }
 
@@ -279,104 +508,38 @@ impl<'a> Capture<'a> {
         Ok(Opener::new(bytes)?.finish())
     }
 
-    /// Reads and cross-checks the directory. Any disagreement with the file rejects it
-    /// whole, and the caller scans instead.
-    fn read_directory(&mut self) -> Result<(Vec<Found>, Vec<FrameEntry>), Defect> {
-        let bytes = self.bytes;
-        let invalid = |offset: u64, detail: String| Defect::new(DefectKind::DirectoryInvalid, offset, detail);
-        let offset = self.header.directory_offset;
-        let at = usize::try_from(offset).ok().filter(|&at| at >= HEADER_LEN && at < bytes.len());
-        let at = at.ok_or_else(|| invalid(16, format!("the directory offset {offset:#x} is outside the file")))?;
-        let header = valid_record(bytes, at)
-            .filter(|header| header.kind == FourCc::DIRE && header.record_len() as u64 == self.header.directory_len)
-            .ok_or_else(|| invalid(offset, "no intact directory record at the header's directory offset".into()))?;
-        let payload = Found { offset: at, header }.payload(bytes);
-        let (records, frames) = directory::decode(&mut Cursor::new(payload, (at + RECORD_HEADER_LEN) as u64))
-            .map_err(|error| invalid(error.offset, format!("the directory is malformed: {}", error.what)))?;
-
-        // Every listed record must be where the directory says, and together with the
-        // directory they must tile the file exactly: any gap or overlap means damage.
-        let mut found = Vec::with_capacity(records.len() + frames.len());
-        let listed = records
-            .iter()
-            .map(|r| (r.kind, r.offset, r.len))
-            .chain(frames.iter().map(|f| (FourCc::FRAM, f.offset, f.len)));
-        for (kind, offset, len) in listed {
-            let header = usize::try_from(offset)
-                .ok()
-                .and_then(|at| RecordHeader::parse(bytes, at).map(|header| Found { offset: at, header }))
-                .filter(|f| {
-                    f.header.kind == kind
-                        && f.header.record_len() as u64 == len
-                        && f.header.payload_len as usize <= MAX_PAYLOAD_LEN
-                        && f.offset + f.header.record_len() <= at
-                })
-                .ok_or_else(|| {
-                    invalid(offset, format!("the directory lists a {kind} record here that is not in the file"))
-                })?;
-            found.push(header);
-        }
-        found.sort_by_key(|f| f.offset);
-        let mut expected = HEADER_LEN;
-        for f in &found {
-            if f.offset != expected {
-                return Err(invalid(expected as u64, "the directory does not account for every byte before it".into()));
-            }
-            expected = f.offset + f.header.record_len();
-        }
-        if expected != at || at + header.record_len() != bytes.len() {
-            return Err(invalid(expected as u64, "the directory does not account for every byte of the file".into()));
-        }
-        // Frame records are checksummed when decoded; the rest are checked in `load`.
-        found.retain(|f| f.header.kind != FourCc::FRAM);
-        Ok((found, frames))
-    }
-
-    /// Decodes the non-frame records and indexes the frames, in file order (symbols
-    /// are introduced in that order).
-    fn load(&mut self, found: &[Found]) {
-        let mut symbols = SymbolTable::default();
-        for f in found {
-            let payload = f.payload(self.bytes);
-            let base = (f.offset + RECORD_HEADER_LEN) as u64;
-            let mut cursor = Cursor::new(payload, base);
-            if f.header.kind == FourCc::FRAM {
-                match frame::decode_summary(&mut cursor) {
-                    Ok(summary) => {
-                        self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64));
-                    }
-                    Err(error) => self.defects.push(error.into()),
+    /// Loads one record the walk found: a frame into the index, anything else into the
+    /// model. Called in file order, as symbols are introduced in that order.
+    fn load(&mut self, f: &Found, symbols: &mut SymbolTable) {
+        let payload = f.payload(self.bytes);
+        let base = (f.offset + RECORD_HEADER_LEN) as u64;
+        let mut cursor = Cursor::new(payload, base);
+        if f.header.kind == FourCc::FRAM {
+            match frame::decode_summary(&mut cursor) {
+                Ok(summary) => {
+                    self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64));
                 }
-                continue;
+                Err(error) => self.defects.push(error.into()),
             }
-            if self.used_directory && checksum(payload) != f.header.checksum {
-                self.defects.push(Defect::new(
-                    DefectKind::ChecksumMismatch,
-                    f.offset as u64,
-                    format!("a {} record's checksum does not match its payload; skipped", f.header.kind),
-                ));
-                continue;
-            }
-            self.records.push(RecordEntry {
-                kind: f.header.kind,
-                offset: f.offset as u64,
-                len: f.header.record_len() as u64,
-            });
-            if let Err(error) = self.load_record(f.header.kind, f.offset as u64, &mut cursor, &mut symbols) {
-                self.defects.push(error.into());
-            }
+            return;
         }
-        // A file cut inside its header has been reported as truncated, and nothing more.
-        if self.meta.is_none() && self.bytes.len() >= HEADER_LEN {
+        if self.used_directory && checksum(payload) != f.header.checksum {
             self.defects.push(Defect::new(
-                DefectKind::MissingReference,
-                HEADER_LEN as u64,
-                "no META record survived: the capture's level and context are unknown",
+                DefectKind::ChecksumMismatch,
+                f.offset as u64,
+                format!("a {} record's checksum does not match its payload; skipped", f.header.kind),
             ));
+            return;
         }
-        self.check_frame_order();
+        self.records.push(RecordEntry {
+            kind: f.header.kind,
+            offset: f.offset as u64,
+            len: f.header.record_len() as u64,
+        });
+        if let Err(error) = self.load_record(f.header.kind, f.offset as u64, &mut cursor, symbols) {
+            self.defects.push(error.into());
+        }
     }
-
     fn load_record(
         &mut self,
         kind: FourCc,

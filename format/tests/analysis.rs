@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 
 use sgpt_format::analysis::{
-    DeltaStatus, PassStats, ResourceLifetime, StatsReport, compare, pass_stats, resource_lifetimes,
+    DeltaStatus, PassStats, RAW_LIMIT, ResourceLifetime, StatsAccumulator, StatsReport, compare, pass_stats,
+    resource_lifetimes,
 };
 use sgpt_format::synth::{SynthOptions, workload};
 use sgpt_format::{
@@ -173,6 +174,27 @@ fn oracle(options: &SynthOptions) -> HashMap<Key, (Vec<u64>, u64)> {
     by_key
 }
 
+/// Checks every figure of `report` against the oracle's durations.
+fn assert_matches_oracle(report: &StatsReport, expected: &HashMap<Key, (Vec<u64>, u64)>, what: &str) {
+    assert_eq!(report.passes.len(), expected.len(), "{what}");
+    for pass in &report.passes {
+        let key = (pass.graph_pass.clone(), pass.label.clone(), pass.kind, pass.span_kind);
+        let (durations, frames_present) = expected.get(&key).unwrap_or_else(|| panic!("unexpected {key:?}"));
+        let mut sorted = durations.clone();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        assert_eq!(pass.count, n as u64, "{what}: {key:?}");
+        assert_eq!(pass.frames_present, *frames_present, "{what}: {key:?}");
+        assert_eq!(pass.min_ns, sorted[0], "{what}: {key:?}");
+        assert_eq!(pass.max_ns, sorted[n - 1], "{what}: {key:?}");
+        assert_eq!(pass.median_ns, sorted[(n - 1) / 2], "{what}: {key:?}");
+        assert_eq!(pass.p95_ns, sorted[(95 * n).div_ceil(100) - 1], "{what}: {key:?}");
+        assert_eq!(pass.total_ns, sorted.iter().sum::<u64>(), "{what}: {key:?}");
+        assert_eq!(pass.zero_count, sorted.iter().filter(|&&d| d == 0).count() as u64, "{what}: {key:?}");
+    }
+    assert!(report.passes.windows(2).all(|w| w[0].total_ns >= w[1].total_ns));
+}
+
 #[test]
 fn stats_match_a_brute_force_oracle_on_the_synthetic_workload() {
     for level in [Level::Timing, Level::Verbose] {
@@ -180,29 +202,103 @@ fn stats_match_a_brute_force_oracle_on_the_synthetic_workload() {
         let bytes = sgpt_format::synth::generate(&options);
         let capture = Capture::open(&bytes).unwrap();
         let report = pass_stats(&capture, 0..capture.frames().len());
-        let expected = oracle(&options);
         assert!(report.defects.is_empty());
         assert_eq!(report.frames, 200);
-        assert_eq!(report.passes.len(), expected.len(), "{level}");
         assert_eq!(report.spans, capture.span_count());
         assert_eq!(report.dropped_spans, capture.dropped_span_count());
-        for pass in &report.passes {
-            let key = (pass.graph_pass.clone(), pass.label.clone(), pass.kind, pass.span_kind);
-            let (durations, frames_present) = expected.get(&key).unwrap_or_else(|| panic!("unexpected {key:?}"));
-            let mut sorted = durations.clone();
-            sorted.sort_unstable();
-            let n = sorted.len();
-            assert_eq!(pass.count, n as u64);
-            assert_eq!(pass.frames_present, *frames_present);
-            assert_eq!(pass.min_ns, sorted[0]);
-            assert_eq!(pass.max_ns, sorted[n - 1]);
-            assert_eq!(pass.median_ns, sorted[(n - 1) / 2]);
-            assert_eq!(pass.p95_ns, sorted[(95 * n).div_ceil(100) - 1]);
-            assert_eq!(pass.total_ns, sorted.iter().sum::<u64>());
-            assert_eq!(pass.zero_count, sorted.iter().filter(|&&d| d == 0).count() as u64);
-        }
-        assert!(report.passes.windows(2).all(|w| w[0].total_ns >= w[1].total_ns));
+        assert_matches_oracle(&report, &oracle(&options), &level.to_string());
     }
+}
+
+#[test]
+fn stats_past_the_raw_limit_are_exact_from_histograms() {
+    // More spans per pass than RAW_LIMIT, so each pass is counted in a histogram and its
+    // median and p95 are read again from inside their buckets; quantized durations pile
+    // up in few buckets, verbose captures add sub-pass spans.
+    for options in [
+        SynthOptions { frames: 1_500, passes: 30, seed: 3, ..SynthOptions::default() },
+        SynthOptions { frames: 1_200, passes: 20, level: Level::Verbose, seed: 9, ..SynthOptions::default() },
+        SynthOptions { frames: 1_100, passes: 20, seed: 5, quantize_ns: Some(100_000), ..SynthOptions::default() },
+    ] {
+        assert!(options.frames as usize > RAW_LIMIT);
+        let bytes = sgpt_format::synth::generate(&options);
+        let capture = Capture::open(&bytes).unwrap();
+        let report = pass_stats(&capture, 0..capture.frames().len());
+        assert_eq!(report.spans, capture.span_count());
+        assert_matches_oracle(&report, &oracle(&options), &format!("{options:?}"));
+    }
+}
+
+#[test]
+fn finishing_in_steps_of_any_size_gives_the_same_report() {
+    // STYLE.md: splitting the work differently changes nothing.
+    let options = SynthOptions { frames: 1_300, passes: 12, seed: 11, ..SynthOptions::default() };
+    let bytes = sgpt_format::synth::generate(&options);
+    let capture = Capture::open(&bytes).unwrap();
+    let whole = pass_stats(&capture, 0..1_300);
+    for units in [1usize, 5, 97, 10_000] {
+        let mut stats = StatsAccumulator::new(&capture);
+        for index in 0..1_300 {
+            stats.add_frame(index);
+        }
+        let mut last = stats.finish_progress();
+        assert_eq!(last, 0.0);
+        let mut steps = 0;
+        loop {
+            let mut left = units;
+            // Allows `units` slots or frames of work a step.
+            let done = stats.finish_step(&mut || {
+                let go = left > 0;
+                left = left.saturating_sub(1);
+                go
+            });
+            let progress = stats.finish_progress();
+            assert!(progress >= last && progress <= 1.0, "progress {last} then {progress}");
+            last = progress;
+            steps += 1;
+            if done {
+                break;
+            }
+        }
+        assert!(units > 2_000 || steps > 1_300 / units, "{steps} steps of {units}");
+        assert_eq!(stats.finish(), whole, "steps of {units}");
+    }
+}
+
+#[test]
+fn frames_added_in_any_order_or_twice_count_as_added() {
+    let options = SynthOptions { frames: 1_100, passes: 6, seed: 21, ..SynthOptions::default() };
+    let bytes = sgpt_format::synth::generate(&options);
+    let capture = Capture::open(&bytes).unwrap();
+    let report = |frames: &mut dyn Iterator<Item = usize>| {
+        let mut stats = StatsAccumulator::new(&capture);
+        frames.for_each(|index| stats.add_frame(index));
+        stats.finish()
+    };
+    // Frames 0..600 twice and 600..1,100 once, forwards or backwards: the same report.
+    let twice = report(&mut (0..1_100).chain(0..600));
+    assert_eq!(report(&mut (0..600).chain((0..1_100).rev())), twice);
+    let (all, first) = (pass_stats(&capture, 0..1_100), pass_stats(&capture, 0..600));
+    assert_eq!((twice.frames, twice.range.clone()), (1_700, 0..1_100));
+    assert_eq!(twice.spans, all.spans + first.spans);
+    for pass in &twice.passes {
+        let find = |report: &StatsReport| report.passes.iter().find(|p| p.label == pass.label).unwrap().clone();
+        let (all, first) = (find(&all), find(&first));
+        assert_eq!(pass.count, all.count + first.count, "{}", pass.label);
+        assert_eq!(pass.frames_present, all.frames_present + first.frames_present, "{}", pass.label);
+    }
+
+    // Adding a frame after finishing began starts finishing over.
+    let mut stats = StatsAccumulator::new(&capture);
+    (0..1_000).for_each(|index| stats.add_frame(index));
+    assert!(!stats.finish_step(&mut || false));
+    let mut first_unit = true;
+    assert!(!stats.finish_step(&mut || std::mem::take(&mut first_unit)));
+    (1_000..1_100).for_each(|index| stats.add_frame(index));
+    stats.add_frame(1_100);
+    let report = stats.finish();
+    assert_eq!(report.defects.len(), 1, "there is no frame 1,100");
+    assert_eq!(StatsReport { defects: Vec::new(), ..report }, all);
 }
 
 #[test]

@@ -1,14 +1,23 @@
 // Inspector bench: prints figures, asserts nothing about time (DESIGN.md: performance
 // lives in benchmarks). Run after `cargo xtask web` and `cargo build --release -p sgpt-cli`:
 //
-//   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour] [--speedscope-limit-s 120]
+//   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]
+//                                        [--cpu-slowdown 4] [--speedscope-limit-s 120]
 //
 // Setup generates `sgpt synth` captures (200 passes a frame, level timing) into
 // target/bench-captures/ (never committed): ~10 MB, ~100 MB and one hour at 60 fps
-// (216,000 frames), plus ~1 MB for speedscope. For each it measures, in headless Chromium:
+// (216,000 frames), the hour again with memory gauges and provider metrics every frame
+// (`sgpt synth --memory`), plus ~1 MB for speedscope. For each it measures, in headless
+// Chromium, with the CPU slowed `--cpu-slowdown` times while the capture loads (DevTools'
+// CPU throttling; 1, the default, is this machine's speed):
 // - time to frame strip: navigation start to body[data-state=ready] (strip painted from
 //   the directory, before any frame decodes);
 // - time to full statistics: to body[data-stats=ready] over every frame;
+// - time to memory lane, for captures with memory gauges: to body[data-memory=ready] (the
+//   sampled gauges read, the lane under the strip drawn);
+// - longest task: the longest the page's thread was busy without a break, from navigation
+//   until every job of the load (statistics, comparison, verification) is done, and how
+//   many tasks took over 50 ms (PerformanceObserver, `longtask`);
 // - peak memory: the renderer's peak RSS (VmHWM) above its idle baseline, and the
 //   wasm linear memory, each against the file size;
 // - timeline redraw: median of body[data-timeline-draw-ms] over 30 zoom steps of a
@@ -32,13 +41,15 @@ const option = (name, fallback) => {
 };
 const SIZES = {
   // Small enough that speedscope can parse its JSON (V8 strings stop near 512 MB).
-  '1mb': 1_160,
-  '10mb': 11_600, // ~4.3 B/span × 200 passes ≈ 860 B a frame
-  '100mb': 116_000,
-  hour: 216_000, // 60 fps × 3600 s
+  '1mb': { frames: 1_160 },
+  '10mb': { frames: 11_600 }, // ~4.3 B/span × 200 passes ≈ 860 B a frame
+  '100mb': { frames: 116_000 },
+  hour: { frames: 216_000 }, // 60 fps × 3600 s
+  'hour-memory': { frames: 216_000, memory: true },
 };
-const wanted = option('--sizes', '1mb,10mb,100mb,hour').split(',');
+const wanted = option('--sizes', '1mb,10mb,100mb,hour,hour-memory').split(',');
 const speedscopeLimit = Number(option('--speedscope-limit-s', '120')) * 1000;
+const cpuSlowdown = Number(option('--cpu-slowdown', '1'));
 // JSON larger than this is not even attempted in speedscope: V8 cannot hold the string.
 const MAX_JSON_BYTES = 480 * 1024 * 1024;
 
@@ -54,13 +65,14 @@ function setup() {
   mkdirSync(OUT, { recursive: true });
   const captures = [];
   for (const size of wanted) {
-    const frames = SIZES[size];
-    if (!frames) throw new Error(`unknown size ${size}`);
+    if (!SIZES[size]) throw new Error(`unknown size ${size}`);
+    const { frames, memory = false } = SIZES[size];
     const file = join(OUT, `${size}.sgpt`);
     if (!existsSync(file)) {
-      console.log(sh(SGPT, ['synth', '--frames', String(frames), '--passes', '200', '--level', 'timing', '-o', file]));
+      const extra = memory ? ['--memory'] : [];
+      console.log(sh(SGPT, ['synth', '--frames', String(frames), '--passes', '200', '--level', 'timing', ...extra, '-o', file]));
     }
-    captures.push({ size, frames, file, bytes: statSync(file).size });
+    captures.push({ size, frames, memory, file, bytes: statSync(file).size });
   }
   return captures;
 }
@@ -114,9 +126,23 @@ async function inspector(browser, base, capture) {
   const page = await context.newPage();
   await page.addInitScript(() => {
     addEventListener('TrunkApplicationStarted', (event) => { window.__wasm = event.detail.wasm; });
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
+    }).observe({ type: 'longtask', buffered: true });
+    // When the memory gauges are read: ms since navigation start.
+    addEventListener('DOMContentLoaded', () => {
+      new MutationObserver(() => {
+        if (document.body.dataset.memory === 'ready' && document.body.dataset.state === 'ready') {
+          window.__memoryReadyMs ??= performance.now();
+        }
+      }).observe(document.body, { attributes: true });
+    });
   });
   await page.goto(`${base}/`);
   await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
   const before = rendererMemory();
   const baseline = Math.max(...before.map((p) => p.rss));
   const started = Date.now();
@@ -127,6 +153,13 @@ async function inspector(browser, base, capture) {
   if (state.state !== 'ready') throw new Error(`${capture.size}: ${state.error}`);
   await page.waitForFunction(() => document.body.dataset.stats === 'ready', null, { polling: 100, timeout: 1_800_000 });
   const fullStats = Date.now() - started;
+  await page.waitForFunction(
+    () => document.body.dataset.compare === 'ready' && document.body.dataset.verified === 'true' && document.body.dataset.memory === 'ready',
+    null,
+    { polling: 100, timeout: 1_800_000 },
+  );
+  const loaded = await page.evaluate(() => ({ tasks: window.__longTasks, memoryReadyMs: window.__memoryReadyMs }));
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   // Redraw: zoom in and out on the shown 200-pass frame.
   await page.focus('#timeline-canvas');
   const draws = [];
@@ -139,7 +172,17 @@ async function inspector(browser, base, capture) {
   const after = rendererMemory();
   const peak = Math.max(...after.map((p) => p.hwm));
   await context.close();
-  return { firstView, fullStats, redraw: draws[Math.floor(draws.length / 2)], redrawMax: draws.at(-1), wasmBytes, peakAboveBaseline: peak - baseline };
+  return {
+    firstView,
+    fullStats,
+    memoryLane: loaded.memoryReadyMs,
+    longestTask: Math.max(0, ...loaded.tasks),
+    tasksOver50: loaded.tasks.filter((ms) => ms > 50).length,
+    redraw: draws[Math.floor(draws.length / 2)],
+    redrawMax: draws.at(-1),
+    wasmBytes,
+    peakAboveBaseline: peak - baseline,
+  };
 }
 
 async function speedscope(browser, base, capture) {
@@ -170,12 +213,16 @@ const captures = setup();
 const server = await serve();
 const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await launchChromium();
-console.log('\ninspector bench (headless Chromium, SwiftShader, this machine)');
+const speed = cpuSlowdown === 1 ? 'this machine' : `this machine's CPU slowed ${cpuSlowdown}× while loading`;
+console.log(`\ninspector bench (headless Chromium, SwiftShader, ${speed})`);
 for (const capture of captures) {
   const figures = await inspector(browser, base, capture);
-  console.log(`\n${capture.size}: ${capture.frames} frames × 200 passes, ${mb(capture.bytes)}`);
+  const memory = capture.memory ? ', memory gauges every frame' : '';
+  console.log(`\n${capture.size}: ${capture.frames} frames × 200 passes${memory}, ${mb(capture.bytes)}`);
   console.log(`  time to frame strip      ${ms(figures.firstView)}`);
   console.log(`  time to full statistics  ${ms(figures.fullStats)}`);
+  if (capture.memory) console.log(`  time to memory lane      ${ms(figures.memoryLane)} (from navigation start)`);
+  console.log(`  longest task             ${figures.tasksOver50 === 0 ? 'none over 50 ms' : `${ms(figures.longestTask)}, ${figures.tasksOver50} tasks over 50 ms`} while loading`);
   console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
   console.log(`  renderer peak RSS growth ${mb(figures.peakAboveBaseline)} = ${(figures.peakAboveBaseline / capture.bytes).toFixed(2)}× the file`);
   console.log(`  timeline redraw          median ${figures.redraw.toFixed(2)} ms, max ${figures.redrawMax.toFixed(2)} ms (target ≤ 8 ms)`);

@@ -277,15 +277,23 @@ impl App {
         self.status.set_text_content(Some("Drop a capture (.sgpt or .sgpt.gz) anywhere on this page, or pick one."));
     }
 
+    /// Long work reports progress every slice; only what changed is written, as each
+    /// change to the page costs a style, layout and paint before the next slice.
     pub fn set_progress(&self, fraction: Option<f64>, text: &str) {
         match fraction {
             Some(value) => {
-                let _ = self.progress.set_attribute("value", &format!("{:.4}", value.clamp(0.0, 1.0)));
-                self.progress.set_hidden(false);
+                let value = format!("{:.3}", value.clamp(0.0, 1.0));
+                if self.progress.get_attribute("value").as_deref() != Some(value.as_str()) {
+                    let _ = self.progress.set_attribute("value", &value);
+                }
+                if self.progress.hidden() {
+                    self.progress.set_hidden(false);
+                }
             }
-            None => self.progress.set_hidden(true),
+            None if !self.progress.hidden() => self.progress.set_hidden(true),
+            None => {}
         }
-        if !text.is_empty() {
+        if !text.is_empty() && self.status.text_content().as_deref() != Some(text) {
             self.status.set_text_content(Some(text));
         }
     }

@@ -10,6 +10,7 @@ mod mailbox;
 mod panels;
 mod panic;
 mod session;
+mod slice;
 mod source;
 
 use wasm_bindgen::prelude::*;

@@ -1,7 +1,9 @@
 //! One open capture: reads the file, inflates it if gzip, opens it, paints the strip
 //! from the directory, then serves commands and runs long work (memory gauges,
-//! verification, statistics, sparklines, comparison) in chunks of about [`SLICE_MS`],
-//! yielding to the event loop between chunks so the page never freezes.
+//! verification, statistics, sparklines, comparison) in slices of about
+//! [`SLICE`](super::slice::SLICE), yielding to the event loop between slices so the page
+//! never freezes. Work is done a frame, a pass or a few hundred KiB of the file at a
+//! time, reading the clock as it goes, so a slice ends on time however slow the CPU.
 
 use std::rc::Rc;
 
@@ -9,12 +11,12 @@ use sgpt_format::analysis::{self, StatsReport};
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Defect, Frame, Opener, SpanKind};
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use super::app::App;
 use super::error::Error;
 use super::mailbox::{Command, Mailbox};
 use super::panels;
+use super::slice::{Slice, yield_now};
 use super::source::{Input, ReadError};
 use crate::gzip::{self, GzipError, Inflater};
 use crate::memory::MemoryView;
@@ -29,10 +31,11 @@ use crate::timeline::{TimelineModel, Viewport};
 use crate::units;
 use crate::url_state::Tab;
 
-/// A chunk of work stops after about this long, far below the ~100 ms a task may take.
-const SLICE_MS: f64 = 30.0;
-/// How much of a file one scanning step walks: small enough to check the clock often.
-const SCAN_STEP_BYTES: usize = 1 << 20;
+/// How much of a file one opening step checks or scans: a few ms on a slow CPU, so the
+/// clock is read often.
+const OPEN_STEP_BYTES: usize = 256 << 10;
+/// How much one inflating step writes: likewise.
+const INFLATE_STEP_BYTES: usize = 256 << 10;
 /// Above this many spans an export would not fit in the tab; the CLI streams it instead.
 const MAX_EXPORT_SPANS: u64 = 4_000_000;
 
@@ -105,7 +108,12 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
         let compressed = std::mem::take(&mut bytes);
         let mut inflater = Inflater::new(&compressed);
         loop {
-            if inflater.step(8 << 20)? {
+            let slice = Slice::start();
+            let mut done = false;
+            while !done && !slice.spent() {
+                done = inflater.step(INFLATE_STEP_BYTES)?;
+            }
+            if done {
                 break;
             }
             app.set_progress(
@@ -128,7 +136,16 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
         return Ok(());
     }
     let Some(capture) = open(app, ticket, name, &bytes).await? else { return Ok(()) };
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
     let gauges = show_capture(app, name, &capture)?;
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    show_strip(app, &capture);
     yield_now().await?;
     if !app.is_current(ticket) {
         return Ok(());
@@ -138,32 +155,31 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
     session.serve(mailbox).await
 }
 
-/// Opens the capture. A closed one reads its directory at once; a never-closed or
-/// directory-less one is scanned record by record, hundreds of ms on big files, so it
-/// runs in slices like the rest of the long work. `None` when a newer file was
-/// opened meanwhile.
+/// Opens the capture in slices: checking a closed one's directory against the file, or
+/// scanning a never-closed or directory-less one record by record, is hundreds of ms on
+/// big files. `None` when a newer file was opened meanwhile.
 async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result<Option<Capture<'b>>, Failure> {
     let mut opener = Opener::new(bytes).map_err(LoadError::Open)?;
     loop {
-        let started = js_sys::Date::now();
+        let slice = Slice::start();
         let mut done = false;
-        while !done && js_sys::Date::now() - started < SLICE_MS {
-            done = opener.step(SCAN_STEP_BYTES);
+        while !done && !slice.spent() {
+            done = opener.step(OPEN_STEP_BYTES);
         }
         if done {
-            // Loading what the walk found is a task of its own.
-            yield_now().await?;
-            return Ok(app.is_current(ticket).then(|| opener.finish()));
+            // Nothing is left for `finish` to do.
+            return Ok(Some(opener.finish()));
         }
-        let (walked, total) = opener.progress();
-        app.set_progress(
-            Some(walked as f64 / total.max(1) as f64),
-            &format!(
+        let (done, total) = opener.progress();
+        let message = match opener.scanning() {
+            Some((walked, len)) => format!(
                 "Scanning {name} for records (it has no index): {} of {}…",
                 units::bytes(walked),
-                units::bytes(total)
+                units::bytes(len)
             ),
-        );
+            None => format!("Checking {name} against its index…"),
+        };
+        app.set_progress(Some(done as f64 / total.max(1) as f64), &message);
         yield_now().await?;
         if !app.is_current(ticket) {
             return Ok(None);
@@ -171,9 +187,9 @@ async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result
     }
 }
 
-/// Paints everything the directory and the records give without decoding a frame:
-/// summary, banners, strip, notes, memory records. Returns the scan that reads the memory
-/// gauges, when the capture declares any.
+/// Builds everything the directory and the records give without decoding a frame:
+/// summary, banners, strip data, notes, memory records. Returns the scan that reads the
+/// memory gauges, when the capture declares any.
 fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<Option<GaugeScan>, Failure> {
     let summary = Summary::of(capture);
     let data = StripData::from_index(capture.frames());
@@ -203,6 +219,12 @@ fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<Opti
     app.set_data("spans", &summary.spans.to_string());
     app.set_data("topologies", &summary.topologies.to_string());
     app.set_data("droppedSpans", &summary.dropped_spans.to_string());
+    Ok(scan)
+}
+
+/// Shows what [`show_capture`] built and paints the strip: a task of its own, as laying
+/// out and painting a long capture's strip takes much of one.
+fn show_strip(app: &App, capture: &Capture<'_>) {
     app.workspace.set_hidden(capture.frames().is_empty());
     app.summary.set_hidden(false);
     app.relayout_strip();
@@ -212,7 +234,6 @@ fn show_capture(app: &Rc<App>, name: &str, capture: &Capture<'_>) -> Result<Opti
     app.set_data("state", "ready");
     let tab = app.ui.borrow().state.tab;
     app.show_tab(tab);
-    Ok(scan)
 }
 
 fn banners(app: &App, summary: &Summary, capture: &Capture<'_>) -> Result<(), Error> {
@@ -253,14 +274,14 @@ fn show_defects(app: &App, rows: &Rows<DefectRow>, verified: bool) {
     }
 }
 
-/// Long work, one chunk at a time.
-enum Job {
+/// Long work, a frame or a pass at a time.
+enum Job<'c> {
     Verify {
         next: usize,
         defects: Vec<Defect>,
         frame: Frame,
     },
-    Stats(StatsJob),
+    Stats(StatsJob<'c, 'c>),
     Spark {
         key: Option<PassKey>,
         next: usize,
@@ -270,8 +291,8 @@ enum Job {
         table: Vec<(u32, Vec<bool>)>,
     },
     Compare {
-        a: Box<StatsJob>,
-        b: Box<StatsJob>,
+        a: Box<StatsJob<'c, 'c>>,
+        b: Box<StatsJob<'c, 'c>>,
         a_done: Option<StatsReport>,
     },
     Gauges(GaugeScan),
@@ -282,11 +303,11 @@ struct Session<'s, 'c> {
     ticket: u64,
     capture: &'c Capture<'c>,
     frame: Frame,
-    verify: Option<Job>,
-    stats: Option<Job>,
-    spark: Option<Job>,
-    compare: Option<Job>,
-    gauges: Option<Job>,
+    verify: Option<Job<'c>>,
+    stats: Option<Job<'c>>,
+    spark: Option<Job<'c>>,
+    compare: Option<Job<'c>>,
+    gauges: Option<Job<'c>>,
 }
 
 impl<'s, 'c> Session<'s, 'c> {
@@ -460,30 +481,34 @@ impl<'s, 'c> Session<'s, 'c> {
             Some(Job::Spark { key, next: first, start: first, end: last + 1, values: Vec::new(), table: Vec::new() });
     }
 
-    /// Runs jobs until the slice is spent.
+    /// The job in slot `slot`, in the order jobs run: the memory lane (a bounded sample
+    /// of frames) and the frame views first, then statistics, then the rest.
+    fn job(&mut self, slot: usize) -> &mut Option<Job<'c>> {
+        match slot {
+            0 => &mut self.gauges,
+            1 => &mut self.spark,
+            2 => &mut self.stats,
+            3 => &mut self.compare,
+            _ => &mut self.verify,
+        }
+    }
+
+    /// Shows at most one finished job's results, then runs jobs until the slice is spent.
     fn work(&mut self) {
-        let started = js_sys::Date::now();
-        let spent = || js_sys::Date::now() - started;
-        // The memory lane (a bounded sample of frames) and the frame views first, then
-        // statistics, then the rest.
-        for slot in [4usize, 2, 1, 3, 0] {
-            while spent() < SLICE_MS {
-                let job = match slot {
-                    0 => &mut self.verify,
-                    1 => &mut self.stats,
-                    2 => &mut self.spark,
-                    3 => &mut self.compare,
-                    _ => &mut self.gauges,
-                };
-                let Some(current) = job.as_mut() else { break };
-                let done = step(self.capture, current, 256);
-                if done {
-                    let finished = job.take();
-                    if let Some(finished) = finished {
-                        self.finish(finished);
-                    }
-                    break;
-                }
+        let capture = self.capture;
+        let slice = Slice::start();
+        // Showing a result (a table of hundreds of rows on big captures) can take much of a
+        // slice: it starts one rather than ending one.
+        let finished = (0..5).find_map(|slot| self.job(slot).take_if(|job| step(capture, job, &mut || false)));
+        if let Some(job) = finished {
+            self.finish(job);
+        }
+        for slot in 0..5 {
+            if slice.spent() {
+                break;
+            }
+            if let Some(job) = self.job(slot).as_mut() {
+                step(capture, job, &mut slice.more());
             }
         }
         self.report_progress();
@@ -602,26 +627,33 @@ impl<'s, 'c> Session<'s, 'c> {
     }
 }
 
-/// One step of `job`; `true` when it is finished.
-fn step(capture: &Capture<'_>, job: &mut Job, frames: usize) -> bool {
+/// Works on `job` a frame or a pass at a time for as long as `more()` returns `true`;
+/// `true` once it is finished (at once, when it already was).
+fn step<'c>(capture: &'c Capture<'c>, job: &mut Job<'c>, more: &mut dyn FnMut() -> bool) -> bool {
     match job {
         Job::Verify { next, defects, frame } => {
-            let end = (*next + frames).min(capture.frames().len());
-            for index in *next..end {
-                if let Some(defect) = crate::verify::check_frame(capture, index, frame) {
+            while *next < capture.frames().len() {
+                if !more() {
+                    return false;
+                }
+                if let Some(defect) = crate::verify::check_frame(capture, *next, frame) {
                     defects.push(defect);
                 }
+                *next += 1;
             }
-            *next = end;
-            end == capture.frames().len()
+            true
         }
-        Job::Stats(job) => job.step(capture, frames),
+        Job::Stats(job) => job.step(more),
         Job::Spark { key, next, end, start, values, table } => {
-            let stop = (*next + frames).min(*end);
-            if values.is_empty() {
-                values.reserve(*end - *start);
+            if values.capacity() == 0 {
+                values.reserve_exact(*end - *start);
             }
-            for index in *next..stop {
+            while *next < *end {
+                if !more() {
+                    return false;
+                }
+                let index = *next;
+                *next += 1;
                 let Some(entry) = capture.frames().get(index) else { break };
                 // Which GPU passes of this frame's topology are "the same pass" as the
                 // selected one: same graph pass name, label and kind (labels are not keys).
@@ -641,22 +673,26 @@ fn step(capture: &Capture<'_>, job: &mut Job, frames: usize) -> bool {
                 });
                 values.push(total);
             }
-            *next = stop;
-            stop == *end
+            true
         }
-        // A frame decode costs what a statistics step's does: fewer frames a step, so the
-        // slice's clock is read often.
-        Job::Gauges(scan) => scan.step(capture, frames / 4),
+        // The scan counts in sampled frames; one is a frame decode.
+        Job::Gauges(scan) => loop {
+            if !more() {
+                return scan.step(capture, 0);
+            }
+            if scan.step(capture, 1) {
+                return true;
+            }
+        },
         Job::Compare { a, b, a_done } => {
             if a_done.is_none() {
-                if a.step(capture, frames) {
-                    let finished = std::mem::replace(a.as_mut(), StatsJob::new(capture, 0..0));
-                    *a_done = Some(finished.finish());
+                if !a.step(more) {
+                    return false;
                 }
-                false
-            } else {
-                b.step(capture, frames)
+                let finished = std::mem::replace(a.as_mut(), StatsJob::new(capture, 0..0));
+                *a_done = Some(finished.finish());
             }
+            b.step(more)
         }
     }
 }
@@ -678,16 +714,4 @@ fn key_of(topology: &sgpt_format::Topology, index: usize) -> Option<PassKey> {
 fn same_pass(capture: &Capture<'_>, id: u32, key: Option<&PassKey>) -> Vec<bool> {
     let Some(topology) = capture.topology(id) else { return Vec::new() };
     (0..topology.gpu_passes.len()).map(|index| key_of(topology, index).as_ref() == key).collect()
-}
-
-/// Resolves after the event loop has run other tasks (input, painting).
-pub async fn yield_now() -> Result<(), Error> {
-    let window = web_sys::window().ok_or(Error::NoGlobal("window"))?;
-    let mut scheduled = Ok(0);
-    let task = js_sys::Promise::new(&mut |resolve, _reject| {
-        scheduled = window.set_timeout_with_callback(&resolve);
-    });
-    scheduled?;
-    JsFuture::from(task).await?;
-    Ok(())
 }

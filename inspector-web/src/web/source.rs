@@ -3,13 +3,15 @@
 //! chunk at a time, into one buffer sized up front, so a file never exists twice in
 //! full (once in JS, once in wasm) and the progress bar moves. Byte streams are read
 //! through one reused JS buffer ([`read_byob`]); otherwise each JS chunk is released as
-//! soon as it is copied ([`release`]).
+//! soon as it is copied ([`release`]). A read of data already buffered settles at once and
+//! the loop would go on in the same task, so the loops yield once a [`Slice`] is spent.
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, Response};
 
 use super::error::{Error, describe};
+use super::slice::Slice;
 
 /// The largest capture the page reads: wasm32 has 4 GiB, and the page needs room beside it.
 pub const MAX_FILE_BYTES: u64 = 1536 << 20;
@@ -128,6 +130,7 @@ async fn read_byob(
     failed: &dyn Fn(&JsValue) -> ReadError,
 ) -> Result<(), ReadError> {
     let mut scratch = js_sys::Uint8Array::new_with_length(SCRATCH_BYTES);
+    let mut slice = Slice::start();
     loop {
         let result = JsFuture::from(reader.read_with_array_buffer_view(&scratch)).await.map_err(|e| failed(&e))?;
         if js_sys::Reflect::get(&result, &"done".into()).map_err(Error::from)?.is_truthy() {
@@ -143,6 +146,7 @@ async fn read_byob(
         append(bytes, &chunk);
         read(total);
         scratch = js_sys::Uint8Array::new(&chunk.buffer());
+        slice.yield_if_spent().await?;
     }
 }
 
@@ -176,6 +180,7 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>
         return Ok(bytes);
     }
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut slice = Slice::start();
     loop {
         let chunk = JsFuture::from(reader.read()).await.map_err(|error| network(&error))?;
         let done = js_sys::Reflect::get(&chunk, &"done".into()).map_err(Error::from)?.is_truthy();
@@ -191,6 +196,7 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>
         append(&mut bytes, &value);
         release(&value);
         progress(bytes.len() as u64, expected);
+        slice.yield_if_spent().await?;
     }
     Ok(bytes)
 }
