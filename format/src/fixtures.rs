@@ -204,12 +204,7 @@ fn memory() -> Vec<u8> {
         end_seq: 111,
         storage_bytes: 65_536,
         domains: MEMORY_DOMAINS.iter().map(|&(id, name)| MemoryDomain { id, name: name.into() }).collect(),
-        sites: vec![
-            MemorySite { id: 0, file: String::new(), line: 0, column: 0, name: "unknown".into() },
-            MemorySite { id: 1, file: "demo/src/scene.rs".into(), line: 42, column: 9, name: "scene load".into() },
-            MemorySite { id: 2, file: "demo/src/particles.rs".into(), line: 17, column: 5, name: String::new() },
-            MemorySite { id: 3, file: "demo/src/frame.rs".into(), line: 88, column: 13, name: "scratch".into() },
-        ],
+        sites: memory_sites(),
         checkpoints: vec![
             checkpoint(0, "loaded", MemoryExpectation::Retained, 103),
             checkpoint(1, "unloaded", MemoryExpectation::Released, 108),
@@ -218,19 +213,7 @@ fn memory() -> Vec<u8> {
         events: events.clone(),
         health: crate::model::MemoryHealth::default(),
     };
-    let declarations: Vec<Declaration> = MEMORY_DOMAINS
-        .iter()
-        .enumerate()
-        .flat_map(|(d, &(_, domain))| {
-            MEMORY_GAUGE_FIELDS.iter().enumerate().map(move |(f, &(field, unit))| {
-                Declaration::Counter(CounterDef {
-                    id: (d * MEMORY_GAUGE_FIELDS.len() + f) as u32,
-                    name: memory_gauge_name(domain, field),
-                    unit,
-                })
-            })
-        })
-        .collect();
+    let declarations = gauge_declarations(&MEMORY_DOMAINS);
     let result = (|| {
         let mut writer = Writer::new(Vec::new(), &meta)?;
         let id = writer.topology(&topology)?;
@@ -426,6 +409,34 @@ fn activity_state(boundary: u64) -> ActivityState {
     state
 }
 
+/// The sites both memory fixtures allocate from; site 0 is the unknown site.
+fn memory_sites() -> Vec<MemorySite> {
+    vec![
+        MemorySite { id: 0, file: String::new(), line: 0, column: 0, name: "unknown".into() },
+        MemorySite { id: 1, file: "demo/src/scene.rs".into(), line: 42, column: 9, name: "scene load".into() },
+        MemorySite { id: 2, file: "demo/src/particles.rs".into(), line: 17, column: 5, name: String::new() },
+        MemorySite { id: 3, file: "demo/src/frame.rs".into(), line: 88, column: 13, name: "scratch".into() },
+    ]
+}
+
+/// `memory/<domain>/<field>` counters for `domains`, ids from 0 in domain then
+/// [`MEMORY_GAUGE_FIELDS`] order: domain `d`'s field `f` is `d * fields + f`.
+fn gauge_declarations(domains: &[(u32, &str)]) -> Vec<Declaration> {
+    domains
+        .iter()
+        .enumerate()
+        .flat_map(|(d, &(_, domain))| {
+            MEMORY_GAUGE_FIELDS.iter().enumerate().map(move |(f, &(field, unit))| {
+                Declaration::Counter(CounterDef {
+                    id: (d * MEMORY_GAUGE_FIELDS.len() + f) as u32,
+                    name: memory_gauge_name(domain, field),
+                    unit,
+                })
+            })
+        })
+        .collect()
+}
+
 /// A domain's counters in [`MEMORY_GAUGE_FIELDS`] order, as gauge samples.
 fn gauge_values(c: &DomainCounters) -> [u64; MEMORY_GAUGE_FIELDS.len()] {
     [
@@ -491,19 +502,7 @@ fn memory_activity_loss() -> Vec<u8> {
     };
     let declared_bytes: u64 = topology.resources.iter().map(|r| r.declared_bytes).sum();
     let fields = MEMORY_GAUGE_FIELDS.len();
-    let mut declarations: Vec<Declaration> = ACTIVITY_DOMAINS
-        .iter()
-        .enumerate()
-        .flat_map(|(d, &(_, domain))| {
-            MEMORY_GAUGE_FIELDS.iter().enumerate().map(move |(f, &(field, unit))| {
-                Declaration::Counter(CounterDef {
-                    id: (d * fields + f) as u32,
-                    name: memory_gauge_name(domain, field),
-                    unit,
-                })
-            })
-        })
-        .collect();
+    let mut declarations = gauge_declarations(&ACTIVITY_DOMAINS);
     // Provider metrics follow the gauges; wgpu's is declared though it is never sampled.
     let provider_base = (ACTIVITY_DOMAINS.len() * fields) as u32;
     let [gpu_declared, wasm_memory, wgpu_buffers] = [0, 1, 2].map(|i| provider_base + i);
@@ -546,12 +545,7 @@ fn memory_activity_loss() -> Vec<u8> {
         end_seq: ACTIVITY_END,
         storage_bytes: 16_384,
         domains: ACTIVITY_DOMAINS.iter().map(|&(id, name)| MemoryDomain { id, name: name.into() }).collect(),
-        sites: vec![
-            MemorySite { id: 0, file: String::new(), line: 0, column: 0, name: "unknown".into() },
-            MemorySite { id: 1, file: "demo/src/scene.rs".into(), line: 42, column: 9, name: "scene load".into() },
-            MemorySite { id: 2, file: "demo/src/particles.rs".into(), line: 17, column: 5, name: String::new() },
-            MemorySite { id: 3, file: "demo/src/frame.rs".into(), line: 88, column: 13, name: "scratch".into() },
-        ],
+        sites: memory_sites(),
         checkpoints: vec![
             checkpoint(0, "level loaded", MemoryExpectation::Retained, 12),
             checkpoint(1, "wave 1", MemoryExpectation::Unspecified, 14),
