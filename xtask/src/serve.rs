@@ -294,10 +294,22 @@ mod tests {
         }
     }
 
+    /// How long the test client waits on a read or a write before failing: a server that
+    /// stalls fails the test instead of hanging it. A hang guard, not a speed check.
+    const CLIENT_TIMEOUT: Duration = Duration::from_secs(20);
+
+    /// A connection to `server` whose reads and writes fail after [`CLIENT_TIMEOUT`].
+    fn connect(server: &StaticServer) -> TcpStream {
+        let stream = TcpStream::connect_timeout(&server.addr, CLIENT_TIMEOUT).unwrap();
+        stream.set_read_timeout(Some(CLIENT_TIMEOUT)).unwrap();
+        stream.set_write_timeout(Some(CLIENT_TIMEOUT)).unwrap();
+        stream
+    }
+
     /// Sends a raw request line (so `..` reaches the server unnormalised) and returns
     /// (status line, headers, body).
     fn get(server: &StaticServer, method: &str, target: &str) -> (String, String, Vec<u8>) {
-        let mut stream = TcpStream::connect(server.addr).unwrap();
+        let mut stream = connect(server);
         write!(stream, "{method} {target} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).unwrap();
@@ -370,7 +382,7 @@ mod tests {
         let site = TempSite::new();
         let server = StaticServer::bind(&site.site(), "127.0.0.1:0").unwrap();
         // Open connections that send nothing yet: a single-threaded server would stall here.
-        let idle: Vec<TcpStream> = (0..8).map(|_| TcpStream::connect(server.addr).unwrap()).collect();
+        let idle: Vec<TcpStream> = (0..8).map(|_| connect(&server)).collect();
         let (status, _, _) = get(&server, "GET", "/app.js");
         assert_eq!(status, "HTTP/1.1 200 OK");
         drop(idle);
