@@ -139,16 +139,15 @@ fn a_hostile_file_of_plausible_headers_cannot_stall_the_reader() {
         bytes.extend_from_slice(&(1u32 << 20).to_le_bytes());
         bytes.extend_from_slice(&[0; 4]);
     }
-    let started = std::time::Instant::now();
     let capture = Capture::open(&bytes).unwrap();
-    assert!(
-        capture
-            .defects()
-            .iter()
-            .any(|d| matches!(d.kind, DefectKind::ResyncBudgetExhausted | DefectKind::Corrupt | DefectKind::Truncated))
-    );
-    // Not a timing assertion: a generous bound that only an unbounded rescan would hit.
-    assert!(started.elapsed().as_secs() < 60);
+    // The rescan is charged each candidate's claimed length and gives up once that passes
+    // its budget (a multiple of the file's size), long before trying every candidate: the
+    // bound is on the work, whatever the machine's speed.
+    let gave_up: Vec<_> = capture.defects().iter().filter(|d| d.kind == DefectKind::ResyncBudgetExhausted).collect();
+    assert_eq!(gave_up.len(), 1, "{:?}", capture.defects());
+    assert_eq!(gave_up[0].offset, 32, "it gives up at the first damage, after the header");
+    assert!(gave_up[0].detail.contains(&format!("{} bytes to the end of the file were not read", bytes.len() - 32)));
+    assert!(capture.frames().is_empty());
 }
 
 #[test]
