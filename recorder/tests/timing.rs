@@ -1,11 +1,14 @@
 //! The timing port natively: what the collector sees, phases that tile, budgets, drain.
 //!
-//! The hub is process-global, so the tests that set its level take one lock.
+//! The hub is process-global, so the tests that set its level take one lock. What is
+//! judged against a budget reads a clock the test sets by hand, so the durations judged
+//! are exact and no scheduler decides a verdict.
 
+use std::cell::Cell;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use sgpt_recorder::timing::{
-    self, Budget, Collector, Color, EntryKind, FrameInterval, PhaseClock, RETAINED_CAP, Span, TimingLevel, track,
+    self, Budget, Clock, Collector, Color, EntryKind, FrameInterval, PhaseClock, RETAINED_CAP, Span, TimingLevel, track,
 };
 
 static HUB: Mutex<()> = Mutex::new(());
@@ -19,6 +22,25 @@ fn hub(level: TimingLevel) -> (MutexGuard<'static, ()>, Collector) {
     (guard, collector)
 }
 
+/// A clock that moves only when told to.
+#[derive(Debug, Default)]
+struct HandClock {
+    now_ms: Cell<f64>,
+}
+
+impl HandClock {
+    fn advance(&self, ms: f64) {
+        self.now_ms.set(self.now_ms.get() + ms);
+    }
+}
+
+impl Clock for HandClock {
+    fn now_ms(&self) -> f64 {
+        self.now_ms.get()
+    }
+}
+
+/// Busy for at least `micros` of the real clock: a span's duration can only be longer.
 fn spin(micros: u64) {
     let until = std::time::Instant::now() + std::time::Duration::from_micros(micros);
     while std::time::Instant::now() < until {
@@ -54,9 +76,10 @@ fn the_collector_sees_each_span_with_its_track_name_and_properties() {
 #[test]
 fn phases_tile_and_sum_exactly_to_their_parent() {
     let (_hub, collector) = hub(TimingLevel::Trace);
-    let mut phases = PhaseClock::start(track::PHASES);
-    for (name, micros) in [("simulate", 300), ("encode", 150), ("submit", 50), ("present", 100)] {
-        spin(micros);
+    let clock = HandClock { now_ms: Cell::new(1_000.0) };
+    let mut phases = PhaseClock::start_on(&clock, track::PHASES);
+    for (name, ms) in [("simulate", 0.3), ("encode", 0.15), ("submit", 0.05), ("present", 0.1)] {
+        clock.advance(ms);
         phases.phase(name);
     }
     phases.finish(track::ENGINE, "engine", Budget::Engine);
@@ -74,34 +97,51 @@ fn phases_tile_and_sum_exactly_to_their_parent() {
         assert_eq!(pair[1].start_ms, pair[0].end_ms);
     }
     assert_eq!(phases[3].end_ms, parent.end_ms);
+    assert_eq!((parent.start_ms, parent.end_ms), (1_000.0, clock.now_ms()));
     let sum: f64 = phases.iter().map(|phase| phase.end_ms - phase.start_ms).sum();
     let total = parent.end_ms - parent.start_ms;
     assert!((sum - total).abs() < 1e-9 * total.max(1.0), "phases {sum} ms, parent {total} ms");
-    assert!(total >= 0.6, "{total} ms for 600 µs of spins");
+    assert!((total - 0.6).abs() < 1e-9, "{total} ms for 0.6 ms of phases");
     timing::set_level(TimingLevel::Off);
 }
 
 #[test]
 fn engine_and_frame_are_judged_against_their_own_budgets() {
     let (_hub, collector) = hub(TimingLevel::Full);
-    let mut phases = PhaseClock::start(track::PHASES);
-    spin(9_000); // over the engine budget
-    phases.phase("simulate");
-    phases.finish(track::ENGINE, "engine", Budget::Engine);
-    let mut frames = FrameInterval::new();
+    // Engine steps of 9 ms (over its 8.33 ms budget) and of exactly the budget (within),
+    // each from 0 so the duration is the exact number.
+    for ms in [9.0, Budget::Engine.ms()] {
+        let clock = HandClock::default();
+        let mut phases = PhaseClock::start_on(&clock, track::PHASES);
+        clock.advance(ms);
+        phases.phase("simulate");
+        phases.finish(track::ENGINE, "engine", Budget::Engine);
+    }
+    // Frame intervals of 20 ms (a slow engine step, not a dropped frame) and 25.5 ms (over
+    // the 25 ms a dropped frame takes).
+    let clock = HandClock::default();
+    let mut frames = FrameInterval::on(&clock);
     frames.tick(); // the first boundary emits nothing
-    spin(1_000);
-    frames.tick();
+    for ms in [20.0, 25.5] {
+        clock.advance(ms);
+        frames.tick();
+    }
 
     let entries = collector.entries();
-    let engine = entries.iter().find(|e| e.name == "engine").expect("an engine entry");
-    assert_eq!(engine.color, Color::Error);
-    assert_eq!(engine.properties, [("budget ms", Budget::Engine.ms())]);
-    assert!(engine.tooltip.as_deref().is_some_and(|text| text.contains("over the engine budget")));
+    let engine: Vec<_> = entries.iter().filter(|e| e.name == "engine").collect();
+    assert_eq!(engine.len(), 2);
+    assert_eq!(engine[0].color, Color::Error);
+    assert_eq!(engine[0].properties, [("budget ms", Budget::Engine.ms())]);
+    assert_eq!(engine[0].tooltip.as_deref(), Some("engine: 9.00 ms, over the engine budget of 8.33 ms"));
+    assert_eq!((engine[1].color, engine[1].tooltip.as_deref()), (track::ENGINE.color, None));
     let frame: Vec<_> = entries.iter().filter(|e| e.name == "frame").collect();
-    assert_eq!(frame.len(), 1);
+    assert_eq!(frame.len(), 2);
     assert_eq!((frame[0].track, frame[0].color, frame[0].tooltip.as_deref()), ("Frame", Color::Secondary, None));
     assert_eq!(frame[0].properties, [("budget ms", Budget::Frame.ms())]);
+    assert_eq!(frame[0].end_ms - frame[0].start_ms, 20.0);
+    assert_eq!(frame[1].color, Color::Error);
+    assert_eq!(frame[1].tooltip.as_deref(), Some("frame: 25.50 ms, over the frame budget of 25.00 ms"));
+    assert_eq!(frame[1].start_ms, frame[0].end_ms, "each interval starts where the last ended");
     timing::set_level(TimingLevel::Off);
 }
 

@@ -23,7 +23,8 @@
 //!
 //! [`PhaseClock`] tiles a frame into phases from one clock read per boundary;
 //! [`FrameInterval`] times the interval between frames. `engine` and `frame` are judged
-//! against two budgets, defined once in [`budget`].
+//! against two budgets, defined once in [`budget`], on the [`Clock`] they are given
+//! ([`TimingClock`] unless a test injects its own).
 
 #[cfg(target_arch = "wasm32")]
 mod browser;
@@ -42,6 +43,7 @@ pub mod track;
 #[cfg(target_arch = "wasm32")]
 pub use browser::BrowserSink;
 pub use budget::Budget;
+pub use clock::{Clock, TimingClock};
 pub use collector::{Collected, Collector};
 pub use entry::{Drained, Entry, EntryKind, RETAINED_CAP, Retention};
 pub use hub::{attach, detach, drain, enabled, level, retention, set_level};

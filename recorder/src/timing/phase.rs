@@ -1,7 +1,7 @@
 //! Phases that tile a frame, and the interval between frames.
 
 use super::budget::Budget;
-use super::clock::now_ms;
+use super::clock::{Clock, TimingClock};
 use super::entry::{Entry, EntryKind};
 use super::hub;
 use super::track::{self, Track};
@@ -25,7 +25,8 @@ use super::track::{self, Track};
 /// ```
 #[must_use = "phases are emitted as they close; finish emits their parent"]
 #[derive(Debug)]
-pub struct PhaseClock {
+pub struct PhaseClock<C: Clock = TimingClock> {
+    clock: C,
     track: Track,
     start_ms: f64,
     last_ms: f64,
@@ -33,12 +34,20 @@ pub struct PhaseClock {
 }
 
 impl PhaseClock {
-    /// Starts the first phase, on `track`.
+    /// Starts the first phase, on `track`, on the timing clock.
     #[inline]
     pub fn start(track: Track) -> Self {
+        Self::start_on(TimingClock::new(), track)
+    }
+}
+
+impl<C: Clock> PhaseClock<C> {
+    /// Starts the first phase, on `track`, reading `clock`.
+    #[inline]
+    pub fn start_on(clock: C, track: Track) -> Self {
         let on = hub::enabled();
-        let now = if on { now_ms() } else { 0.0 };
-        Self { track, start_ms: now, last_ms: now, on }
+        let now = if on { clock.now_ms() } else { 0.0 };
+        Self { clock, track, start_ms: now, last_ms: now, on }
     }
 
     /// Closes the current phase as `name` and starts the next one, on one clock read.
@@ -47,7 +56,7 @@ impl PhaseClock {
         if !self.on {
             return;
         }
-        let now = now_ms();
+        let now = self.clock.now_ms();
         hub::emit(&Entry {
             kind: EntryKind::Span,
             name,
@@ -77,15 +86,31 @@ impl PhaseClock {
 /// The interval between animation frames: one `frame` entry per tick on
 /// [`track::FRAME`], judged against [`Budget::Frame`]. It covers the frame that just
 /// ended, so every span of that frame falls inside its bar.
-#[derive(Debug, Default)]
-pub struct FrameInterval {
+#[derive(Debug)]
+pub struct FrameInterval<C: Clock = TimingClock> {
+    clock: C,
     last_ms: Option<f64>,
 }
 
 impl FrameInterval {
+    /// Frame intervals on the timing clock.
     #[must_use]
     pub fn new() -> Self {
-        Self::default()
+        Self::on(TimingClock::new())
+    }
+}
+
+impl Default for FrameInterval {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<C: Clock> FrameInterval<C> {
+    /// Frame intervals read from `clock`.
+    #[must_use]
+    pub fn on(clock: C) -> Self {
+        Self { clock, last_ms: None }
     }
 
     /// Marks a frame boundary: emits the interval since the previous one.
@@ -96,7 +121,7 @@ impl FrameInterval {
             self.last_ms = None;
             return;
         }
-        let now = now_ms();
+        let now = self.clock.now_ms();
         if let Some(last) = self.last_ms {
             hub::emit_budgeted(track::FRAME, "frame", last, now, Budget::Frame);
         }
