@@ -63,6 +63,7 @@ mod shared;
 mod sink;
 #[cfg(target_arch = "wasm32")]
 mod sink_blob;
+mod stale;
 mod sync;
 mod timer;
 pub mod timing;

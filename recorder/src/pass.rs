@@ -11,7 +11,7 @@ use std::ops::{Deref, DerefMut, Range};
 use sgpt_format::{AttachmentRole, GpuPassKind, Indirect, Level, LoadOp, Op, StoreOp};
 
 use crate::ProfileSession;
-use crate::session::{Active, AttachmentInfo};
+use crate::session::{Active, AttachmentInfo, EncoderKey, encoder_key};
 use crate::timing::{self, Span};
 
 /// Bind group slots a pass tracks for `Verbose` (WebGPU's `maxBindGroups` default is 4).
@@ -140,6 +140,9 @@ pub fn render_pass<'p>(
 struct PassRecorder<'p> {
     active: &'p mut Active,
     gpu_pass: u32,
+    /// The encoder the pass was begun on: its markers' and indirect copies' queries are
+    /// resolved there.
+    encoder: EncoderKey,
     workload: bool,
     verbose: bool,
     pipeline: Option<u32>,
@@ -150,11 +153,12 @@ struct PassRecorder<'p> {
 }
 
 impl<'p> PassRecorder<'p> {
-    fn new(active: &'p mut Active, gpu_pass: u32) -> Self {
+    fn new(active: &'p mut Active, gpu_pass: u32, encoder: EncoderKey) -> Self {
         let level = active.level;
         Self {
             active,
             gpu_pass,
+            encoder,
             workload: level >= Level::Workload,
             verbose: level >= Level::Verbose,
             pipeline: None,
@@ -193,7 +197,7 @@ impl<'p> PassRecorder<'p> {
             return None;
         }
         let query = if self.active.capabilities.inside_passes {
-            self.active.begin_gpu_pass(GpuPassKind::Marker, label, Some(self.gpu_pass), &[], true).1
+            self.active.begin_gpu_pass(GpuPassKind::Marker, label, Some(self.gpu_pass), &[], true, self.encoder).1
         } else {
             None
         };
@@ -224,7 +228,8 @@ fn begin_compute<'p>(
     let label = desc.label.unwrap_or("compute pass");
     // A pass the application times itself keeps its own timestamp writes, untouched.
     let timed = desc.timestamp_writes.is_none();
-    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Compute, label, None, &[], timed);
+    let key = encoder_key(encoder);
+    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Compute, label, None, &[], timed, key);
     let inner = {
         let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::ComputePassTimestampWrites {
             query_set,
@@ -238,7 +243,7 @@ fn begin_compute<'p>(
         };
         encoder.begin_compute_pass(&desc)
     };
-    ProfiledComputePass { inner, rec: Some(PassRecorder::new(active, gpu_pass)) }
+    ProfiledComputePass { inner, rec: Some(PassRecorder::new(active, gpu_pass, key)) }
 }
 
 fn load_op<V>(op: &wgpu::LoadOp<V>) -> LoadOp {
@@ -300,7 +305,8 @@ fn begin_render<'p>(
         }
     }
     let timed = desc.timestamp_writes.is_none();
-    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Render, label, None, &attachments[..count], timed);
+    let key = encoder_key(encoder);
+    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Render, label, None, &attachments[..count], timed, key);
     let inner = {
         let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::RenderPassTimestampWrites {
             query_set,
@@ -313,7 +319,7 @@ fn begin_render<'p>(
         };
         encoder.begin_render_pass(&desc)
     };
-    ProfiledRenderPass { inner, rec: Some(PassRecorder::new(active, gpu_pass)) }
+    ProfiledRenderPass { inner, rec: Some(PassRecorder::new(active, gpu_pass, key)) }
 }
 
 /// What the marker helpers need from either pass kind; wgpu's passes share no trait.
@@ -441,7 +447,7 @@ impl ProfiledComputePass<'_> {
             let indirect = rec.indirect(indirect_buffer, indirect_offset);
             let command = rec.record(Op::DispatchIndirect { indirect, resolved: None });
             if rec.verbose {
-                rec.active.resolve_indirect(command, indirect_buffer, indirect_offset, 12);
+                rec.active.resolve_indirect(rec.encoder, command, indirect_buffer, indirect_offset, 12);
             }
         }
         self.inner.dispatch_workgroups_indirect(indirect_buffer, indirect_offset);
@@ -554,7 +560,7 @@ impl ProfiledRenderPass<'_> {
             let indirect = rec.indirect(buffer, offset);
             let command = rec.record(Op::DrawIndirect { indexed, indirect, resolved: None });
             if rec.verbose {
-                rec.active.resolve_indirect(command, buffer, offset, if indexed { 20 } else { 16 });
+                rec.active.resolve_indirect(rec.encoder, command, buffer, offset, if indexed { 20 } else { 16 });
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The caller-owned session (seed 000 §6.1) and the per-frame recording state behind it.
 //!
 //! A frame goes `begin_frame` → graph-pass brackets and profiled passes →
-//! `resolve_queries` on the frame's last encoder → `queue.submit` → `end_frame`. Its
+//! `resolve_queries` on each encoder that began passes → `queue.submit` → `end_frame`. Its
 //! record is written once its timestamps are read back, frames in order, so all
 //! serialization happens at frame boundaries and never inside a pass.
 
@@ -25,6 +25,7 @@ use crate::meta::{self, Capabilities};
 use crate::providers::Providers;
 use crate::shared::Shared;
 use crate::sink::{BoxedSink, CaptureSink};
+use crate::stale::Refusal;
 use crate::timer::{INDIRECT_SLOT_BYTES, QUERY_BYTES, TimerPool, WakeSlot};
 use crate::workload::{PipelineInfo, Registry};
 use crate::{SessionOptions, sync};
@@ -306,6 +307,7 @@ impl ProfileSession {
             frame_limit: self.options.frame_limit,
             byte_budget: self.options.byte_budget,
             budget_warned: false,
+            warned: [false; 2],
             warnings: Vec::new(),
             on_bytes,
             max_spans: self.options.max_spans_per_frame,
@@ -361,9 +363,18 @@ impl ProfileSession {
         Ok(true)
     }
 
-    /// Resolves the frame's timestamps (and, at `Verbose`, copies indirect arguments)
-    /// into the timer pool. Call it on the frame's last command encoder, after every
-    /// profiled pass, before `finish()`.
+    /// Resolves the timestamps of the passes begun on `encoder` since its last resolve
+    /// (and, at `Verbose`, copies their indirect arguments) into the timer pool.
+    ///
+    /// Call it on every encoder that began profiled passes, after its last one and before
+    /// its `finish()`. Each call resolves only what no earlier call did, so calling it more
+    /// than once on an encoder, or on an encoder with no passes, is safe.
+    ///
+    /// A pass's queries are resolved only on the encoder that wrote them: a resolve in
+    /// another command buffer could run on the GPU before the pass, and would read what an
+    /// earlier frame left in the slot. A pass never resolved on its own encoder has no
+    /// timestamps: `end_frame` counts its span in `dropped_spans`, never fills it from a
+    /// buffer, and warns (log and NOTE) the first time.
     pub fn resolve_queries(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), RecordError> {
         if self.lost.load(Ordering::Acquire) {
             return Err(RecordError::DeviceLost);
@@ -446,12 +457,15 @@ impl ProfileSession {
         }
     }
 
-    /// Warnings raised so far (the byte-budget warning).
+    /// Warnings raised so far: the byte budget, spans never resolved, spans refused at readback.
     #[must_use]
     pub fn warnings(&self) -> Vec<String> {
         match &self.state {
             State::Recording(active) => active.warnings.clone(),
-            _ => self.stop.lock().active.as_ref().map(|active| active.warnings.clone()).unwrap_or_default(),
+            _ => {
+                let stop = self.stop.lock();
+                stop.active.as_ref().map_or_else(|| stop.warnings.clone(), |active| active.warnings.clone())
+            }
         }
     }
 
@@ -543,6 +557,8 @@ struct StopShared {
     sink: Option<Box<dyn CaptureSink>>,
     bytes: u64,
     frames: u64,
+    /// The finished session's warnings.
+    warnings: Vec<String>,
     /// A stop future polled before the session stopped.
     waker: Option<std::task::Waker>,
 }
@@ -590,7 +606,7 @@ impl Future for StopFuture {
             return Poll::Pending;
         }
         let active = shared.active.take().expect("checked above");
-        let result = active.finish(reason);
+        let result = active.finish(reason, &mut shared.warnings);
         let result = match result {
             Ok((summary, sink)) => {
                 shared.sink = Some(sink);
@@ -611,13 +627,52 @@ struct PendingFrame {
     frame: Frame,
     /// The timer set holding this frame's queries and readback.
     set: Option<usize>,
-    resolved: bool,
+    /// Per span, the encoder that writes its queries and whether it resolved them.
+    slots: Vec<SpanSlot>,
     mapping: bool,
     indirect: Vec<IndirectCopy>,
 }
 
+/// Spans a frame's readback refused, by why.
+#[derive(Debug, Default)]
+struct Refused {
+    stale: u32,
+    unwritten: u32,
+}
+
+/// The warnings a session raises once, with a NOTE on the frame that first raised them.
+#[derive(Clone, Copy, Debug)]
+enum Warning {
+    /// Spans begun after the frame's last resolve.
+    Unresolved,
+    /// Spans whose read-back values their passes did not write.
+    Refused,
+}
+
+/// Where a span's queries are written, and whether that encoder resolved them.
+#[derive(Clone, Copy, Debug)]
+struct SpanSlot {
+    encoder: EncoderKey,
+    resolved: bool,
+}
+
+/// A command encoder's identity for the frame, from wgpu's own identity of the encoder.
+pub(crate) type EncoderKey = u64;
+
+/// The key of `encoder`: wgpu compares and hashes encoders by identity.
+#[inline]
+pub(crate) fn encoder_key(encoder: &wgpu::CommandEncoder) -> EncoderKey {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    encoder.hash(&mut hasher);
+    hasher.finish()
+}
+
 #[derive(Debug)]
 struct IndirectCopy {
+    /// The encoder whose pass made the indirect call; the copy is recorded there.
+    encoder: EncoderKey,
+    resolved: bool,
     command: u32,
     buffer: wgpu::Buffer,
     offset: u64,
@@ -645,6 +700,8 @@ pub(crate) struct Active {
     frame_limit: Option<u64>,
     byte_budget: u64,
     budget_warned: bool,
+    /// Which [`Warning`]s were raised, by discriminant.
+    warned: [bool; 2],
     warnings: Vec<String>,
     on_bytes: Option<BytesCallback>,
     max_spans: u32,
@@ -700,7 +757,7 @@ impl Active {
         self.collect(false);
         let mut pending = self.spare.pop().unwrap_or_default();
         pending.set = self.pool.as_mut().and_then(TimerPool::acquire);
-        pending.resolved = false;
+        pending.slots.clear();
         pending.mapping = false;
         pending.indirect.clear();
         let frame = &mut pending.frame;
@@ -724,13 +781,29 @@ impl Active {
     fn resolve_queries(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), RecordError> {
         let started = self.clock.now_ns();
         let Some(pending) = self.open.as_mut() else { return Err(RecordError::NoFrameOpen) };
-        pending.resolved = true;
         pending.frame.cpu.end_ns = started;
+        let key = encoder_key(encoder);
         if let (Some(pool), Some(set)) = (&self.pool, pending.set) {
             let set = &pool.sets[set];
-            set.resolve(encoder, pending.frame.spans.len() as u32 * 2);
-            for (slot, copy) in pending.indirect.iter().enumerate() {
-                set.copy_indirect(encoder, slot as u32, &copy.buffer, copy.offset, copy.len);
+            // One resolve per run of consecutive slots this encoder wrote and has not resolved.
+            let mine = |slot: &SpanSlot| slot.encoder == key && !slot.resolved;
+            let mut at = 0;
+            while let Some(start) = pending.slots[at..].iter().position(mine).map(|i| at + i) {
+                let end = pending.slots[start..]
+                    .iter()
+                    .position(|slot| !mine(slot))
+                    .map_or(pending.slots.len(), |i| start + i);
+                set.resolve(encoder, start as u32 * 2..end as u32 * 2);
+                for slot in &mut pending.slots[start..end] {
+                    slot.resolved = true;
+                }
+                at = end;
+            }
+            for (slot, copy) in pending.indirect.iter_mut().enumerate() {
+                if copy.encoder == key && !copy.resolved {
+                    set.copy_indirect(encoder, slot as u32, &copy.buffer, copy.offset, copy.len);
+                    copy.resolved = true;
+                }
             }
         }
         pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
@@ -745,14 +818,23 @@ impl Active {
         if pending.frame.cpu.end_ns == 0 {
             pending.frame.cpu.end_ns = started;
         }
-        if !pending.resolved && !pending.frame.spans.is_empty() {
-            // Timestamps never resolved cannot be read: refused, and counted as such.
-            pending.frame.dropped_spans += pending.frame.spans.len() as u32;
+        // A slot its encoder never resolved holds whatever an earlier frame left there:
+        // counted as dropped here, and skipped when the frame is read back.
+        let unresolved = pending.slots.iter().filter(|slot| !slot.resolved).count();
+        pending.frame.dropped_spans += unresolved as u32;
+        if unresolved == pending.slots.len() {
             pending.frame.spans.clear();
+            pending.slots.clear();
         }
-        if !pending.resolved {
-            pending.indirect.clear();
-        }
+        let reported = if unresolved > 0 {
+            let message = format!(
+                "sgpt-recorder: frame {}: {unresolved} GPU span(s) were never resolved on the encoder that began their pass and have no timestamps; they are dropped and counted in dropped_spans (call resolve_queries on every encoder, after its last pass, before finish())",
+                pending.frame.frame_number
+            );
+            self.warn_once(Warning::Unresolved, pending.frame.frame_number, message)
+        } else {
+            Ok(())
+        };
         if let Some(gauges) = &self.gauges {
             // Sampled once the frame's CPU work is done: the frame's own allocations count.
             gauges.sample(&mut pending.frame.counters);
@@ -760,12 +842,15 @@ impl Active {
         if let Some(providers) = self.providers.as_mut() {
             providers.sample(&mut pending.frame.counters);
         }
-        let written = self.write_structure().and_then(|()| self.write_provider_notes(pending.frame.frame_number));
+        let written = reported
+            .and_then(|()| self.write_structure())
+            .and_then(|()| self.write_provider_notes(pending.frame.frame_number));
         pending.frame.topology = self.topology_id;
         if let (Some(pool), Some(set)) = (self.pool.as_mut(), pending.set) {
             let queries = pending.frame.spans.len() as u64 * 2;
-            if queries > 0 || !pending.indirect.is_empty() {
-                let len = if pending.indirect.is_empty() {
+            let indirect = pending.indirect.iter().any(|copy| copy.resolved);
+            if queries > 0 || indirect {
+                let len = if !indirect {
                     queries * QUERY_BYTES
                 } else {
                     pool.sets[set].indirect_base + pending.indirect.len() as u64 * INDIRECT_SLOT_BYTES
@@ -827,6 +912,20 @@ impl Active {
         Ok(())
     }
 
+    /// Logs `message` and writes it as a NOTE on `frame_number`, the first time `warning`
+    /// is raised; the dropped spans themselves are counted on every frame.
+    fn warn_once(&mut self, warning: Warning, frame_number: u64, message: String) -> Result<(), RecordError> {
+        if std::mem::replace(&mut self.warned[warning as usize], true) {
+            return Ok(());
+        }
+        log::warn!("{message}");
+        self.warnings.push(message.clone());
+        if self.write_error.is_some() {
+            return Ok(());
+        }
+        self.note(frame_number, message).map_err(|error| self.failed(error))
+    }
+
     fn failed(&mut self, error: RecordError) -> RecordError {
         log::error!("sgpt-recorder: {error}; the capture stays readable up to its last whole record");
         self.write_error.get_or_insert(error).clone()
@@ -865,21 +964,38 @@ impl Active {
     fn complete(&mut self, pending: &mut PendingFrame) {
         let started = self.clock.now_ns();
         let mut read_ok = false;
+        let mut refused = Refused::default();
         if let (Some(pool), Some(set)) = (self.pool.as_mut(), pending.set.take()) {
             let timer = &mut pool.sets[set];
             let period = f64::from(self.period);
             let base = timer.indirect_base as usize;
             let frame = &mut pending.frame;
             let indirect = &pending.indirect;
+            let slots = &pending.slots;
+            // Moved out for the read (no allocation): the closure borrows the set's buffer.
+            let mut guard = std::mem::take(&mut timer.guard);
             timer.read(|bytes| {
                 read_ok = true;
-                for (i, span) in frame.spans.iter_mut().enumerate() {
-                    let begin = word_u64(bytes, i * 16);
-                    let end = word_u64(bytes, i * 16 + 8);
-                    span.begin_ns = ticks_to_ns(begin, period);
-                    span.end_ns = ticks_to_ns(end, period);
+                let mut kept = 0;
+                // Unresolved slots were counted at end_frame and are never read.
+                for (slot, _) in slots.iter().enumerate().filter(|(_, slot)| slot.resolved) {
+                    let begin = word_u64(bytes, slot * 16);
+                    let end = word_u64(bytes, slot * 16 + 8);
+                    match guard.check(slot, begin, end) {
+                        Ok(()) => {
+                            let mut span = frame.spans[slot];
+                            span.begin_ns = ticks_to_ns(begin, period);
+                            span.end_ns = ticks_to_ns(end, period);
+                            frame.spans[kept] = span;
+                            kept += 1;
+                        }
+                        Err(Refusal::Stale) => refused.stale += 1,
+                        Err(Refusal::Unwritten) => refused.unwritten += 1,
+                    }
                 }
-                for (slot, copy) in indirect.iter().enumerate() {
+                frame.spans.truncate(kept);
+                guard.frame_read();
+                for (slot, copy) in indirect.iter().enumerate().filter(|(_, copy)| copy.resolved) {
                     let at = base + slot * INDIRECT_SLOT_BYTES as usize;
                     let word = |i: usize| word_u32(bytes, at + 4 * i);
                     if let Some(command) = frame.commands.get_mut(copy.command as usize) {
@@ -891,17 +1007,29 @@ impl Active {
                     }
                 }
             });
+            pool.sets[set].guard = guard;
             pool.release(set);
             if pending.mapping {
                 pending.frame.cpu.readback_ns = Some(started);
             }
         }
         if pending.mapping && !read_ok {
-            // The readback failed (a lost device): these spans have no timestamps.
-            pending.frame.dropped_spans += pending.frame.spans.len() as u32;
+            // The readback failed (a lost device): these spans have no timestamps. The
+            // unresolved ones were counted at end_frame.
+            pending.frame.dropped_spans += pending.slots.iter().filter(|slot| slot.resolved).count() as u32;
             pending.frame.spans.clear();
         }
         pending.indirect.clear();
+        let refused_total = refused.stale + refused.unwritten;
+        if refused_total > 0 {
+            pending.frame.dropped_spans += refused_total;
+            let message = format!(
+                "sgpt-recorder: frame {}: {refused_total} GPU span(s) read back values their passes did not write ({} from an earlier frame, {} never written): they were resolved on a command buffer the queue ran before the passes' own; they are dropped and counted in dropped_spans (resolve on each encoder, or on one submitted after all of them)",
+                pending.frame.frame_number, refused.stale, refused.unwritten
+            );
+            // A failed NOTE is already the session's write error; the frame is still written.
+            let _ = self.warn_once(Warning::Refused, pending.frame.frame_number, message);
+        }
         self.dropped_total += u64::from(pending.frame.dropped_spans);
         pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
         self.write_frame(&pending.frame);
@@ -948,7 +1076,19 @@ impl Active {
         self.collect(cfg!(not(target_arch = "wasm32")))
     }
 
-    fn finish(mut self: Box<Self>, reason: StopReason) -> Result<(CaptureSummary, Box<dyn CaptureSink>), RecordError> {
+    /// Writes what is left and closes the capture; the session's warnings, including any
+    /// raised here, go to `warnings`.
+    fn finish(
+        mut self: Box<Self>,
+        reason: StopReason,
+        warnings: &mut Vec<String>,
+    ) -> Result<(CaptureSummary, Box<dyn CaptureSink>), RecordError> {
+        let result = self.close(reason);
+        *warnings = std::mem::take(&mut self.warnings);
+        result
+    }
+
+    fn close(&mut self, reason: StopReason) -> Result<(CaptureSummary, Box<dyn CaptureSink>), RecordError> {
         self.collect(false);
         // Anything still in flight (a lost device) is written without its timestamps.
         while let Some(mut pending) = self.in_flight.pop_front() {
@@ -1061,6 +1201,7 @@ impl Active {
         parent: Option<u32>,
         attachments: &[AttachmentInfo],
         timed: bool,
+        encoder: EncoderKey,
     ) -> (u32, Option<u32>) {
         let index = self.gpu_pass_count;
         self.gpu_pass_count += 1;
@@ -1098,11 +1239,11 @@ impl Active {
         self.topology_dirty |= dirty;
 
         let span_kind = if kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
-        let query = if timed { self.claim_span(index, span_kind) } else { None };
+        let query = if timed { self.claim_span(index, span_kind, encoder) } else { None };
         (index, query)
     }
 
-    fn claim_span(&mut self, pass: u32, kind: SpanKind) -> Option<u32> {
+    fn claim_span(&mut self, pass: u32, kind: SpanKind, encoder: EncoderKey) -> Option<u32> {
         if !self.capabilities.timestamps {
             return None;
         }
@@ -1112,6 +1253,7 @@ impl Active {
         match set {
             Some(set) if spans < self.max_spans => {
                 open.frame.spans.push(Span { pass, kind, query_set: set.id, begin_ns: 0, end_ns: 0 });
+                open.slots.push(SpanSlot { encoder, resolved: false });
                 Some(spans * 2)
             }
             _ => {
@@ -1143,7 +1285,14 @@ impl Active {
     }
 
     /// At `Verbose`, schedules the read-back of an indirect call's arguments.
-    pub(crate) fn resolve_indirect(&mut self, command: u32, buffer: &wgpu::Buffer, offset: u64, len: u64) {
+    pub(crate) fn resolve_indirect(
+        &mut self,
+        encoder: EncoderKey,
+        command: u32,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        len: u64,
+    ) {
         let Some(open) = self.open.as_mut() else { return };
         let Some(pool) = self.pool.as_ref() else { return };
         // Reading needs COPY_SRC on the application's buffer; without it the count stays
@@ -1154,7 +1303,7 @@ impl Active {
         {
             return;
         }
-        open.indirect.push(IndirectCopy { command, buffer: buffer.clone(), offset, len });
+        open.indirect.push(IndirectCopy { encoder, resolved: false, command, buffer: buffer.clone(), offset, len });
     }
 }
 

@@ -5,9 +5,12 @@
 //! command encoders it used. A frame that needs more slots than its set holds has the
 //! rest refused and counted (§1.2.1); a frame that finds every set in flight gets none.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Waker;
+
+use crate::stale::StaleGuard;
 
 /// Bytes of one resolved timestamp.
 pub(crate) const QUERY_BYTES: u64 = wgpu::QUERY_SIZE as u64;
@@ -58,6 +61,8 @@ pub(crate) struct TimerSet {
     map: Arc<MapState>,
     /// Bytes of `readback` the current frame maps.
     mapped_len: u64,
+    /// What the set's slots held when last read, to refuse values of another frame.
+    pub(crate) guard: StaleGuard,
 }
 
 impl TimerSet {
@@ -93,16 +98,22 @@ impl TimerSet {
             indirect_base: query_bytes,
             map: Arc::new(MapState { state: AtomicU8::new(IDLE), wake: Arc::clone(wake) }),
             mapped_len: 0,
+            guard: StaleGuard::default(),
         }
     }
 
-    /// Resolves `queries` timestamps and copies them into the readback buffer.
-    pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder, queries: u32) {
+    /// Resolves the timestamps `queries` and copies them to the same place in the readback
+    /// buffer. A resolve's destination offset must be 256-aligned, so each range lands at
+    /// the start of the resolve buffer and the copy puts it in place; the queue orders the
+    /// resolve and copy of one encoder against those of any other.
+    pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder, queries: Range<u32>) {
         if let (Some(query_set), Some(resolve)) = (&self.query_set, &self.resolve)
-            && queries > 0
+            && !queries.is_empty()
         {
-            encoder.resolve_query_set(query_set, 0..queries, resolve, 0);
-            encoder.copy_buffer_to_buffer(resolve, 0, &self.readback, 0, u64::from(queries) * QUERY_BYTES);
+            let at = u64::from(queries.start) * QUERY_BYTES;
+            let len = u64::from(queries.len() as u32) * QUERY_BYTES;
+            encoder.resolve_query_set(query_set, queries, resolve, 0);
+            encoder.copy_buffer_to_buffer(resolve, 0, &self.readback, at, len);
         }
     }
 
