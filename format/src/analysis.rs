@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::error::{Defect, DefectKind};
-use crate::model::{GpuPassKind, SpanKind, Topology, TopologyId};
+use crate::model::{GpuPass, GpuPassKind, SpanKind, Topology, TopologyId};
 use crate::reader::Capture;
 
 /// Statistics of one GPU pass over a frame range.
@@ -206,7 +206,15 @@ pub struct StatsAccumulator<'c, 'a> {
 }
 
 /// (graph pass, label, kind, span kind): what makes two GPU passes the same row.
-type Key = (Option<String>, String, GpuPassKind, SpanKind);
+pub(crate) type Key = (Option<String>, String, GpuPassKind, SpanKind);
+
+/// The row GPU pass `pass` of `topology` falls in, for spans of `span_kind`: the one
+/// definition of a pass's identity, shared by statistics and comparison.
+pub(crate) fn pass_key(topology: &Topology, pass: &GpuPass, span_kind: SpanKind) -> Key {
+    let graph_pass =
+        pass.graph_pass.and_then(|graph| topology.graph_passes.get(graph as usize)).map(|graph| graph.name.clone());
+    (graph_pass, pass.label.clone(), pass.kind, span_kind)
+}
 
 /// Where finishing stands. Each stage works one unit (a slot or a frame) at a time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -478,12 +486,8 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
         let table = self.capture.topology(id).map(|topology| {
             let mut table = Vec::with_capacity(topology.gpu_passes.len() * 2);
             for pass in &topology.gpu_passes {
-                let graph_pass = pass
-                    .graph_pass
-                    .and_then(|graph| topology.graph_passes.get(graph as usize))
-                    .map(|graph| graph.name.clone());
                 for span_kind in [SpanKind::Pass, SpanKind::SubPass] {
-                    let key = (graph_pass.clone(), pass.label.clone(), pass.kind, span_kind);
+                    let key = pass_key(topology, pass, span_kind);
                     let next = self.slots.len() as u32;
                     let slot = *self.slot_of.entry(key).or_insert_with_key(|key| {
                         self.slots.push(Slot::new(key.clone()));

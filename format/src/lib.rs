@@ -29,6 +29,7 @@
 pub mod analysis;
 mod bits;
 pub mod chrome;
+pub mod compare;
 mod declaration;
 mod directory;
 mod error;

@@ -18,6 +18,10 @@
 //!
 //! `quantize_ns` floors every generated timestamp to a multiple, as a default Chrome
 //! does at 100 µs. The generator quantizes; the writer never knows.
+//!
+//! [`workload_with`] adds what a comparison is measured against ([`SynthChanges`]): other
+//! runs of the same workload, one pass made slower by a fraction, and a frame-wide drift. Without them the bytes are
+//! those of [`workload`].
 
 use crate::error::WriteError;
 use crate::model::{
@@ -44,6 +48,50 @@ impl Default for SynthOptions {
     /// The standard workload: 600 frames of 200 passes.
     fn default() -> Self {
         Self { frames: 600, passes: 200, level: Level::Timing, seed: 1, quantize_ns: None }
+    }
+}
+
+/// Changes to the workload for measuring a comparison: a slowdown in one pass, a drift of
+/// every pass together. The default changes nothing: the same options give the same bytes
+/// as [`workload`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SynthChanges {
+    /// Another run of the same workload: the frame-to-frame variation (and the drift) is
+    /// drawn from this seed, while each pass's typical duration still comes from
+    /// `SynthOptions::seed`. Two runs are two captures of one unchanged program.
+    pub run: Option<u64>,
+    /// Make the GPU pass with this label slower by this fraction (0.1 is 10 %) in every frame.
+    pub slow_pass: Option<(String, f64)>,
+    /// A slow frame-wide drift, as thermal throttling gives: every pass of a frame is
+    /// scaled by one factor that wanders from frame to frame.
+    pub drift: Option<Drift>,
+}
+
+/// A frame-wide drift: the log of the factor is a stationary AR(1) process with standard
+/// deviation `sigma` and correlation time `frames` (its autocorrelation at lag `k` is
+/// `exp(−k / frames)`), drawn from its own generator so the rest of the workload is the
+/// one the same seed gives without drift.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drift {
+    pub sigma: f64,
+    pub frames: f64,
+}
+
+impl Drift {
+    /// The factor of every frame, `count` of them, for `seed`.
+    #[must_use]
+    pub fn factors(&self, seed: u64, count: u32) -> Vec<f64> {
+        let mut rng = Rng::new(seed ^ 0xd1b5_4a32_d192_ed03);
+        let rho = if self.frames > 0.0 { (-1.0 / self.frames).exp() } else { 0.0 };
+        let innovation = (1.0 - rho * rho).sqrt();
+        let mut level = rng.normal();
+        (0..count)
+            .map(|_| {
+                let factor = (self.sigma * level).exp();
+                level = rho * level + innovation * rng.normal();
+                factor
+            })
+            .collect()
     }
 }
 
@@ -371,7 +419,15 @@ fn declarations(options: &SynthOptions) -> Vec<Declaration> {
 /// Generates the workload for `options`.
 #[must_use]
 pub fn workload(options: &SynthOptions) -> Workload {
-    let mut rng = Rng::new(options.seed);
+    workload_with(options, &SynthChanges::default())
+}
+
+/// Generates the workload for `options`, with `changes` applied to the pass durations.
+#[must_use]
+pub fn workload_with(options: &SynthOptions, changes: &SynthChanges) -> Workload {
+    let run = changes.run.unwrap_or(options.seed);
+    let mut rng = Rng::new(run);
+    let drift = changes.drift.map(|drift| drift.factors(run, options.frames));
     let variants = [(false, 1920, 1080), (true, 1920, 1080), (false, 2560, 1440), (true, 2560, 1440)];
     let built: Vec<Topology> =
         variants.iter().map(|&(refresh, width, height)| topology(options, refresh, width, height)).collect();
@@ -410,7 +466,14 @@ pub fn workload(options: &SynthOptions) -> Workload {
             }
             t += rng.log_normal(2_000.0, 0.5) as u64;
             let hitch = if f == hitch_frame && index % 10 == 3 { 6.0 } else { 1.0 };
-            let duration = (typical[variant][index] * hitch * (0.2 * rng.normal()).exp()) as u64;
+            let mut duration = typical[variant][index] * hitch * (0.2 * rng.normal()).exp();
+            if let Some((_, by)) = changes.slow_pass.as_ref().filter(|(label, _)| *label == pass.label) {
+                duration *= 1.0 + by;
+            }
+            if let Some(factors) = &drift {
+                duration *= factors[f as usize];
+            }
+            let duration = duration as u64;
             let query_set = u8::from(index < 20);
             frame.spans.push(Span {
                 pass: index as u32,
@@ -510,7 +573,17 @@ pub fn workload(options: &SynthOptions) -> Workload {
         }
         frames.push(frame);
     }
-    Workload { meta: meta(options), declarations: declarations(options), topologies, frames, notes }
+    let mut meta = meta(options);
+    if let Some(run) = changes.run {
+        meta.note.push_str(&format!(", run {run}"));
+    }
+    if let Some((label, by)) = &changes.slow_pass {
+        meta.note.push_str(&format!(", {label} {:+.1} % slower", by * 100.0));
+    }
+    if let Some(drift) = changes.drift {
+        meta.note.push_str(&format!(", drift σ {:.1} % over {} frames", drift.sigma * 100.0, drift.frames));
+    }
+    Workload { meta, declarations: declarations(options), topologies, frames, notes }
 }
 
 impl Workload {

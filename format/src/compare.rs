@@ -1,0 +1,538 @@
+//! Did B get slower than A? Per pass matched across two captures (or two frame ranges),
+//! and for the GPU frame time: the shift in medians with a confidence interval, and a
+//! verdict against a practical threshold. The CLI's `sgpt diff` shows it; the inspector
+//! can use the same engine.
+//!
+//! ```
+//! use sgpt_format::{Capture, compare, synth};
+//!
+//! let a = synth::generate(&synth::SynthOptions { frames: 120, passes: 10, ..Default::default() });
+//! let b = synth::generate(&synth::SynthOptions { frames: 120, passes: 10, seed: 2, ..Default::default() });
+//! let (a, b) = (Capture::open(&a)?, Capture::open(&b)?);
+//! let a = compare::Samples::collect(&a, 0..a.frames().len());
+//! let b = compare::Samples::collect(&b, 0..b.frames().len());
+//! let report = compare::compare(&a, &b, &compare::CompareOptions::default());
+//! assert!(report.passes.iter().all(|pass| pass.verdict != compare::Verdict::Slower));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Method
+//!
+//! - **Matching**: passes are matched by graph pass, label, kind and span kind, exactly
+//!   as `sgpt stats` keys them. A pass with spans on one side only is `added` or
+//!   `removed`, or `culled` / `unculled` when the other side's frames mark its graph pass
+//!   culled; those get no shift, since a missing pass has no median.
+//! - **Estimate**: the shift of the lower median (the one `sgpt stats` shows) over all
+//!   spans, `B − A` in ns, and relative to A's median.
+//! - **Interval**: each side's median is resampled by a seeded circular block bootstrap
+//!   over consecutive frames (blocks of `L` frames,
+//!   `L` chosen per capture from its frame times), the sides independently (they are
+//!   separate runs). The bootstrap standard errors add in quadrature, and the interval is
+//!   `shift ± z·se` with `z` the normal quantile of the level Holm's procedure gives the
+//!   pass. Assumptions: within a capture, frames are stationary and dependence fades
+//!   within a block (a drift slower than the capture itself looks exactly like a change,
+//!   and no method on one pair of captures can tell them apart); the median's sampling
+//!   distribution is close to normal, which holds for many frames of finely resolved
+//!   durations and fails under ties, hence the checks below.
+//! - **Multiple comparisons**: Holm's step-down procedure controls the family-wise error
+//!   rate at `alpha` over every test made (the frame time and each matched pass that
+//!   reached the bootstrap). Tests are ordered by `|shift| / se`, largest first; the
+//!   `j`-th (from 0) of `m` gets the level `alpha / (m − j)` until one is not significant,
+//!   and every later one keeps that level. An interval is reported at its test's level,
+//!   so a shift is significant exactly when its interval excludes 0.
+//! - **Verdict**, with the practical threshold `T = max(threshold × median A,
+//!   min_effect_ns)`: `unchanged` when the interval lies inside `[−T, T]`; `slower`
+//!   (`faster`) when the shift is significant and above `T` (below `−T`); otherwise
+//!   `inconclusive`, with the reason.
+//! - **Ties and too little data** give `inconclusive` with a reason, never a guess:
+//!   fewer than [`MIN_FRAMES`] frames (captures, or frames a pass ran in), fewer than 10
+//!   blocks in a capture, more than 5 % of a side's spans at exactly 0 ns or at exactly
+//!   its median (quantized timestamps: the median cannot move less than the step between
+//!   recorded values), or resampled medians that take fewer than 5 distinct values (the
+//!   bootstrap distribution is degenerate). The reason quotes the share of spans at 0 ns
+//!   and the smallest step between the recorded values; no quantum is estimated or kept.
+//!
+//! Everything is deterministic: the resamples come from SplitMix64 seeded by
+//! [`CompareOptions::seed`]. Memory: see [`Samples`].
+
+mod bootstrap;
+mod normal;
+mod samples;
+
+use std::collections::HashMap;
+
+pub use samples::{SampleCollector, Samples};
+
+use crate::analysis::Key;
+use crate::model::{GpuPassKind, SpanKind};
+use bootstrap::{MIN_BLOCKS, block_length, lower_median, resampled_medians};
+use samples::Series;
+
+/// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
+pub const MIN_FRAMES: usize = 50;
+/// Largest share of a side's spans that may read exactly 0 ns, or exactly its median.
+const MAX_TIED_SHARE: f64 = 0.05;
+/// Fewest distinct values a side's resampled medians must take.
+const MIN_DISTINCT_MEDIANS: usize = 5;
+
+/// What the engine is asked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CompareOptions {
+    /// The practical threshold relative to A's median: 0.03 is 3 %.
+    pub threshold: f64,
+    /// The smallest shift that matters, in ns, whatever the relative threshold says.
+    pub min_effect_ns: u64,
+    /// The family-wise error rate Holm's procedure controls.
+    pub alpha: f64,
+    /// Bootstrap resamples per side.
+    pub resamples: u32,
+    pub seed: u64,
+    /// A fixed block length in frames, instead of the automatic one (1 resamples single
+    /// frames, as though they were independent).
+    pub block_frames: Option<usize>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        Self { threshold: 0.03, min_effect_ns: 1_000, alpha: 0.05, resamples: 200, seed: 1, block_frames: None }
+    }
+}
+
+/// How a pass (or the frame time) compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Verdict {
+    /// A significant shift beyond the practical threshold, upwards.
+    Slower,
+    /// A significant shift beyond the practical threshold, downwards.
+    Faster,
+    /// Only in B.
+    Added,
+    /// Only in A.
+    Removed,
+    /// Ran in A; B's frames mark its graph pass culled.
+    Culled,
+    /// Culled in A; ran in B.
+    Unculled,
+    /// The data cannot decide; the reason says why.
+    Inconclusive,
+    /// The interval lies inside the practical threshold.
+    Unchanged,
+}
+
+impl Verdict {
+    /// The stable name used in JSON output.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+            Verdict::Added => "added",
+            Verdict::Removed => "removed",
+            Verdict::Culled => "culled",
+            Verdict::Unculled => "unculled",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// The multiple-comparison correction applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Correction {
+    /// Holm's step-down procedure: family-wise error rate.
+    Holm,
+}
+
+impl Correction {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Correction::Holm => "holm",
+        }
+    }
+}
+
+/// How the intervals are made, in words.
+pub const METHOD: &str = "circular block bootstrap of the median shift";
+
+/// The shift of a median from A to B, all in ns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shift {
+    pub median_a_ns: u64,
+    pub median_b_ns: u64,
+    /// `median B − median A`.
+    pub delta_ns: i64,
+    /// `delta / median A`; `None` when median A is 0.
+    pub change: Option<f64>,
+    /// The practical threshold `T` this shift was judged against.
+    pub threshold_ns: u64,
+    /// `[low, high]`, rounded outwards to whole ns; `None` when no interval could be made.
+    pub interval_ns: Option<[i64; 2]>,
+    /// The interval's confidence, `1 − ` its Holm level.
+    pub confidence: Option<f64>,
+    /// The bootstrap standard error of `delta`.
+    pub standard_error_ns: Option<f64>,
+}
+
+impl Shift {
+    /// The interval relative to median A.
+    #[must_use]
+    pub fn interval_change(&self) -> Option<[f64; 2]> {
+        let base = self.median_a_ns as f64;
+        self.interval_ns.filter(|_| base > 0.0).map(|[low, high]| [low as f64 / base, high as f64 / base])
+    }
+}
+
+/// A verdict with its reason and, where the pass is on both sides, its shift.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    pub verdict: Verdict,
+    /// Why, for `inconclusive`; `None` otherwise.
+    pub reason: Option<String>,
+    pub shift: Option<Shift>,
+}
+
+/// One pass compared.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassComparison {
+    pub label: String,
+    pub graph_pass: Option<String>,
+    pub kind: GpuPassKind,
+    pub span_kind: SpanKind,
+    pub finding: Finding,
+    /// For a pass on one side only: its total duration per analysed frame there.
+    pub cost_per_frame_ns: Option<u64>,
+}
+
+/// Everything [`compare`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// The GPU frame time (first timestamp to last, from the index).
+    pub frame: Finding,
+    /// Sorted by verdict (slower, faster, added, removed, culled, unculled, inconclusive,
+    /// unchanged), then by effect (`|delta|`, or cost per frame), largest first.
+    pub passes: Vec<PassComparison>,
+    /// The block length used for A and for B, in frames.
+    pub block_frames: [usize; 2],
+    /// The tests in Holm's family.
+    pub tests: usize,
+    pub correction: Correction,
+    pub options: CompareOptions,
+}
+
+type Row<'s> = (&'s Key, Option<&'s Series>, Option<&'s Series>, Option<Verdict>);
+
+/// A side's figures, before the correction.
+struct Estimate {
+    median_a: u64,
+    median_b: u64,
+    delta: i64,
+    standard_error: f64,
+}
+
+enum Prepared {
+    Done(Finding),
+    Tested(Estimate),
+}
+
+/// Compares B against A. See the module documentation for the method.
+#[must_use]
+pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison {
+    let block_frames = [a, b].map(|side| options.block_frames.unwrap_or_else(|| block_length(&side.frame_ns)).max(1));
+    let too_little = too_little_data(a, b, block_frames);
+
+    let in_b: HashMap<&Key, usize> = b.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
+    let in_a: HashMap<&Key, usize> = a.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
+    // Every pass with spans on some side: its key, A's and B's series, and its verdict
+    // when it is on one side only.
+    let mut rows: Vec<Row<'_>> = Vec::new();
+    for pass in a.passes.iter().filter(|pass| pass.series.len() > 0) {
+        let other = in_b.get(&pass.key).map(|&i| &b.passes[i]);
+        match other.filter(|other| other.series.len() > 0) {
+            Some(other) => rows.push((&pass.key, Some(&pass.series), Some(&other.series), None)),
+            None => {
+                let verdict = if other.is_some_and(|other| other.culled) { Verdict::Culled } else { Verdict::Removed };
+                rows.push((&pass.key, Some(&pass.series), None, Some(verdict)));
+            }
+        }
+    }
+    for pass in b.passes.iter().filter(|pass| pass.series.len() > 0) {
+        let other = in_a.get(&pass.key).map(|&i| &a.passes[i]);
+        if other.is_some_and(|other| other.series.len() > 0) {
+            continue;
+        }
+        let verdict = if other.is_some_and(|other| other.culled) { Verdict::Unculled } else { Verdict::Added };
+        rows.push((&pass.key, None, Some(&pass.series), Some(verdict)));
+    }
+
+    let frame_series = [a, b].map(|side| Series::one_per_frame(side.frame_ns.iter().copied()));
+    let mut prepared = vec![prepare(
+        (&frame_series[0], a.frames),
+        (&frame_series[1], b.frames),
+        "frame time",
+        too_little.as_deref(),
+        block_frames,
+        options,
+        0,
+    )];
+    for (index, &(_, series_a, series_b, verdict)) in rows.iter().enumerate() {
+        prepared.push(match (series_a, series_b, verdict) {
+            (Some(series_a), Some(series_b), None) => prepare(
+                (series_a, a.frames),
+                (series_b, b.frames),
+                "pass",
+                too_little.as_deref(),
+                block_frames,
+                options,
+                index as u64 + 1,
+            ),
+            (_, _, verdict) => {
+                Prepared::Done(Finding { verdict: verdict.unwrap_or(Verdict::Inconclusive), reason: None, shift: None })
+            }
+        });
+    }
+
+    let (findings, tests) = holm(prepared, options);
+    let mut findings = findings.into_iter();
+    let frame = findings.next().unwrap_or(Finding { verdict: Verdict::Inconclusive, reason: None, shift: None });
+    let mut passes: Vec<PassComparison> = rows
+        .iter()
+        .zip(findings)
+        .map(|(&(key, series_a, series_b, _), finding)| {
+            let (graph_pass, label, kind, span_kind) = key.clone();
+            let only = match (series_a, series_b) {
+                (Some(series), None) => Some((series, a.frames)),
+                (None, Some(series)) => Some((series, b.frames)),
+                _ => None,
+            };
+            PassComparison {
+                label,
+                graph_pass,
+                kind,
+                span_kind,
+                finding,
+                cost_per_frame_ns: only.map(|(series, frames)| cost_per_frame(series, frames)),
+            }
+        })
+        .collect();
+    passes.sort_by(|x, y| {
+        let effect = |pass: &PassComparison| {
+            pass.finding.shift.as_ref().map_or(u128::from(pass.cost_per_frame_ns.unwrap_or(0)), |shift| {
+                u128::from(shift.delta_ns.unsigned_abs())
+            })
+        };
+        let key = |pass: &PassComparison| {
+            (pass.graph_pass.clone(), pass.label.clone(), pass.kind.name(), pass.span_kind.name())
+        };
+        x.finding
+            .verdict
+            .cmp(&y.finding.verdict)
+            .then_with(|| effect(y).cmp(&effect(x)))
+            .then_with(|| key(x).cmp(&key(y)))
+    });
+    Comparison { frame, passes, block_frames, tests, correction: Correction::Holm, options: *options }
+}
+
+fn cost_per_frame(series: &Series, frames: usize) -> u64 {
+    let total: u128 = (0..series.len()).map(|at| u128::from(series.values.get(at))).sum();
+    let frames = frames.max(1) as u128;
+    u64::try_from((total + frames / 2) / frames).unwrap_or(u64::MAX)
+}
+
+/// Why the captures as a whole cannot support a verdict, if they cannot.
+fn too_little_data(a: &Samples, b: &Samples, block_frames: [usize; 2]) -> Option<String> {
+    for ((name, side), block) in [("A", a), ("B", b)].into_iter().zip(block_frames) {
+        if side.frames < MIN_FRAMES {
+            return Some(format!("{name} has {} analysed frames; at least {MIN_FRAMES} are needed", side.frames));
+        }
+        if side.frames / block < MIN_BLOCKS {
+            return Some(format!(
+                "frames of {name} are alike over runs of {block} frames, so its {} frames hold fewer than \
+                 {MIN_BLOCKS} independent blocks; record more frames",
+                side.frames
+            ));
+        }
+    }
+    None
+}
+
+fn inconclusive(reason: String) -> Prepared {
+    Prepared::Done(Finding { verdict: Verdict::Inconclusive, reason: Some(reason), shift: None })
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    100.0 * part as f64 / whole.max(1) as f64
+}
+
+/// The checks that need no resampling, then each side's bootstrap.
+fn prepare(
+    (a, frames_a): (&Series, usize),
+    (b, frames_b): (&Series, usize),
+    what: &str,
+    too_little: Option<&str>,
+    block_frames: [usize; 2],
+    options: &CompareOptions,
+    test: u64,
+) -> Prepared {
+    if let Some(reason) = too_little {
+        return inconclusive(reason.to_owned());
+    }
+    for (name, series) in [("A", a), ("B", b)] {
+        if series.frames_present < MIN_FRAMES {
+            return inconclusive(format!(
+                "the {what} ran in {} frames of {name}; at least {MIN_FRAMES} are needed",
+                series.frames_present
+            ));
+        }
+    }
+    let mut medians = [0u64; 2];
+    let mut zero_share = [0.0; 2];
+    let mut tied_share = [0.0; 2];
+    let mut scratch = Vec::new();
+    for (side, series) in [a, b].into_iter().enumerate() {
+        scratch.clear();
+        series.values.extend_into(0..series.len(), &mut scratch);
+        let median = lower_median(&mut scratch);
+        medians[side] = median;
+        zero_share[side] = percent(scratch.iter().filter(|&&v| v == 0).count(), scratch.len());
+        tied_share[side] = percent(scratch.iter().filter(|&&v| v == median).count(), scratch.len());
+    }
+    drop(scratch);
+    let limit = 100.0 * MAX_TIED_SHARE;
+    if zero_share.iter().chain(&tied_share).any(|&share| share > limit) {
+        return inconclusive(format!(
+            "{:.1} % of spans in A and {:.1} % in B read exactly their median ({} ns, {} ns), {:.1} % and {:.1} % \
+             read 0 ns, and the recorded values step by {}: the medians cannot resolve a shift this fine",
+            tied_share[0],
+            tied_share[1],
+            medians[0],
+            medians[1],
+            zero_share[0],
+            zero_share[1],
+            smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
+        ));
+    }
+    let mut variance = 0.0;
+    for (side, (series, frames)) in [(a, frames_a), (b, frames_b)].into_iter().enumerate() {
+        let seed = options.seed ^ test.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let resampled =
+            resampled_medians(series, frames, block_frames[side], seed, side as u64, options.resamples.max(2));
+        let valid: Vec<f64> = resampled.iter().flatten().map(|&m| m as f64).collect();
+        let mut distinct: Vec<u64> = resampled.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let name = ["A", "B"][side];
+        if valid.len() * 2 < resampled.len() {
+            return inconclusive(format!("most resamples of {name} drew no span of the {what}: it runs too rarely"));
+        }
+        if distinct.len() < MIN_DISTINCT_MEDIANS {
+            return inconclusive(format!(
+                "the resampled medians of {name} took only {} distinct values, so its interval would be \
+                 degenerate; the recorded values step by {}",
+                distinct.len(),
+                smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
+            ));
+        }
+        let mean = valid.iter().sum::<f64>() / valid.len() as f64;
+        variance += valid.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (valid.len() - 1) as f64;
+    }
+    let delta = i128::from(medians[1]) - i128::from(medians[0]);
+    Prepared::Tested(Estimate {
+        median_a: medians[0],
+        median_b: medians[1],
+        delta: i64::try_from(delta).unwrap_or(if delta < 0 { i64::MIN } else { i64::MAX }),
+        standard_error: variance.sqrt(),
+    })
+}
+
+/// The smallest positive difference between two recorded values of either side: quoted
+/// in reasons, never used to decide.
+fn smallest_step(a: &Series, b: &Series) -> Option<u64> {
+    let mut values = Vec::with_capacity(a.len() + b.len());
+    a.values.extend_into(0..a.len(), &mut values);
+    b.values.extend_into(0..b.len(), &mut values);
+    values.sort_unstable();
+    values.dedup();
+    values.windows(2).map(|pair| pair[1] - pair[0]).min()
+}
+
+/// Applies Holm's procedure to every tested estimate and gives each its verdict.
+fn holm(prepared: Vec<Prepared>, options: &CompareOptions) -> (Vec<Finding>, usize) {
+    let mut order: Vec<(usize, f64)> = prepared
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p {
+            Prepared::Tested(e) => Some((i, e.delta.unsigned_abs() as f64 / e.standard_error)),
+            Prepared::Done(_) => None,
+        })
+        .collect();
+    // Largest |z| first; NaN cannot occur (the standard error is positive), ties by position.
+    order.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    let tests = order.len();
+    let mut level_of = vec![(0.0, false); prepared.len()];
+    let mut stopped: Option<f64> = None;
+    for (step, &(index, z)) in order.iter().enumerate() {
+        let level = stopped.unwrap_or(options.alpha / (tests - step) as f64);
+        let critical = normal::quantile(1.0 - level / 2.0);
+        let significant = stopped.is_none() && z > critical;
+        if !significant && stopped.is_none() {
+            stopped = Some(level);
+        }
+        level_of[index] = (level, significant);
+    }
+    let findings = prepared
+        .into_iter()
+        .zip(level_of)
+        .map(|(p, (level, significant))| match p {
+            Prepared::Done(finding) => finding,
+            Prepared::Tested(e) => judge(&e, level, significant, options),
+        })
+        .collect();
+    (findings, tests)
+}
+
+fn judge(e: &Estimate, level: f64, significant: bool, options: &CompareOptions) -> Finding {
+    let critical = normal::quantile(1.0 - level / 2.0);
+    let half = critical * e.standard_error;
+    let (low, high) = ((e.delta as f64 - half).floor() as i64, (e.delta as f64 + half).ceil() as i64);
+    let relative = (options.threshold * e.median_a as f64).ceil();
+    let threshold =
+        (if relative.is_finite() && relative > 0.0 { relative as u64 } else { 0 }).max(options.min_effect_ns);
+    let t = i64::try_from(threshold).unwrap_or(i64::MAX);
+    let shift = Shift {
+        median_a_ns: e.median_a,
+        median_b_ns: e.median_b,
+        delta_ns: e.delta,
+        change: (e.median_a > 0).then(|| e.delta as f64 / e.median_a as f64),
+        threshold_ns: threshold,
+        interval_ns: Some([low, high]),
+        confidence: Some(1.0 - level),
+        standard_error_ns: Some(e.standard_error),
+    };
+    let (verdict, reason) = if low >= -t && high <= t {
+        (Verdict::Unchanged, None)
+    } else if significant && e.delta > t {
+        (Verdict::Slower, None)
+    } else if significant && e.delta < -t {
+        (Verdict::Faster, None)
+    } else if significant {
+        (
+            Verdict::Inconclusive,
+            Some(format!(
+                "the shift of {:+} ns is significant but within the threshold of ±{threshold} ns, and the interval \
+                 [{low}, {high}] ns reaches past it",
+                e.delta
+            )),
+        )
+    } else {
+        (
+            Verdict::Inconclusive,
+            Some(format!(
+                "the {:.4} % interval [{low}, {high}] ns holds 0 and reaches past the threshold of ±{threshold} ns: \
+                 more frames would tell",
+                100.0 * (1.0 - level)
+            )),
+        )
+    };
+    Finding { verdict, reason, shift: Some(shift) }
+}
