@@ -5,9 +5,9 @@
 //! at submit to the frame's first GPU timestamp, and the page labels that alignment as
 //! nominal. Layout, zoom/pan and hit testing live here and are tested natively.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use sgpt_format::{Frame, SpanKind, Topology};
+use sgpt_format::{Frame, GpuPassKind, SpanKind, Topology};
 
 use crate::summary::clip;
 
@@ -165,6 +165,22 @@ impl TimelineModel {
             model.tracks.push(Track { title, rows: 1, cpu: false });
         }
 
+        // Encoder-level spans (a graph pass timed on its encoder, copies included) are the
+        // measured extent of their graph pass: drawn in its row instead of the extent derived
+        // from its pass spans. Without a graph pass (level timing) they take the lane's top
+        // row and push the passes below them.
+        let pass_of = |span: &sgpt_format::Span| topology.and_then(|t| t.gpu_passes.get(span.pass as usize));
+        let is_encoder = |span: &sgpt_format::Span| pass_of(span).is_some_and(|p| p.kind == GpuPassKind::Encoder);
+        let mut measured: BTreeSet<(usize, u32)> = BTreeSet::new();
+        let mut bare_encoder: BTreeSet<usize> = BTreeSet::new();
+        for span in frame.spans.iter().filter(|span| is_encoder(span)) {
+            let track = lanes[&span.query_set];
+            match pass_of(span).and_then(|pass| pass.graph_pass) {
+                Some(graph) => measured.insert((track, graph)),
+                None => bare_encoder.insert(track),
+            };
+        }
+
         // Extents of scopes and graph passes per lane: first begin to last end of their spans.
         let mut groups: BTreeMap<(usize, BlockKind, u32), (i64, i64)> = BTreeMap::new();
         for span in &frame.spans {
@@ -184,9 +200,13 @@ impl TimelineModel {
                 grow(&mut groups, (track, BlockKind::GraphPass, graph), start, end);
                 depth += 1;
             }
-            let (kind, depth) = match span.kind {
-                SpanKind::Pass => (BlockKind::GpuPass, depth),
-                SpanKind::SubPass => (BlockKind::SubPass, depth + 1),
+            let encoder = pass.kind == GpuPassKind::Encoder;
+            let depth = if !encoder && bare_encoder.contains(&track) { depth + 1 } else { depth };
+            let (kind, depth) = match (span.kind, encoder, pass.graph_pass) {
+                // In its graph pass's row, which the graph-pass increment above stepped past.
+                (_, true, Some(_)) => (BlockKind::GraphPass, depth - 1),
+                (SpanKind::Pass, _, _) => (BlockKind::GpuPass, depth),
+                (SpanKind::SubPass, _, _) => (BlockKind::SubPass, depth + 1),
             };
             model.tracks[track].rows = model.tracks[track].rows.max(depth + 1);
             model.blocks.push(Block {
@@ -201,6 +221,8 @@ impl TimelineModel {
                 duration_ns: span.duration_ns(),
             });
         }
+        groups
+            .retain(|(track, kind, index), _| !(*kind == BlockKind::GraphPass && measured.contains(&(*track, *index))));
         for ((track, kind, index), (start, end)) in groups {
             let (label, depth) = match kind {
                 BlockKind::Scope => {
@@ -518,6 +540,46 @@ mod tests {
         assert_eq!((sim.track, sim.depth, sim.start_ns, sim.duration_ns), (2, 0, 10_000, 490_000));
         assert_eq!(model.tracks[1].rows, 4);
         assert_eq!(model.extent, (-28_000, 500_000));
+    }
+
+    #[test]
+    fn an_encoder_span_is_its_graph_pass_row_measured_not_derived() {
+        let mut topology = topology();
+        topology.gpu_passes.push(GpuPass {
+            label: "cascades".into(),
+            graph_pass: Some(0),
+            kind: GpuPassKind::Encoder,
+            ..GpuPass::default()
+        });
+        let mut frame = frame();
+        // The bracket began before its first pass and ended after its last (a copy).
+        frame
+            .spans
+            .insert(0, Span { pass: 4, kind: SpanKind::Pass, begin_ns: 990_000, end_ns: 1_095_000, query_set: 0 });
+        let model = TimelineModel::build(&frame, Some(&topology), |_| None);
+        let rows: Vec<_> = model.blocks.iter().filter(|b| b.label == "cascades" && b.track == 1).collect();
+        assert_eq!(rows.len(), 1, "one row for the graph pass, the measured one: {rows:?}");
+        assert_eq!((rows[0].kind, rows[0].depth, rows[0].gpu_pass), (BlockKind::GraphPass, 2, Some(4)));
+        assert_eq!((rows[0].start_ns, rows[0].duration_ns), (0, 105_000));
+        let cascade = model.blocks.iter().find(|b| b.label == "cascade 0").expect("pass");
+        assert_eq!(cascade.depth, 3);
+    }
+
+    #[test]
+    fn without_graph_passes_encoder_spans_take_the_top_row_and_passes_go_below() {
+        let topology = Topology {
+            gpu_passes: vec![
+                GpuPass { label: "frame".into(), kind: GpuPassKind::Encoder, ..GpuPass::default() },
+                GpuPass { label: "draw".into(), ..GpuPass::default() },
+            ],
+            ..Topology::default()
+        };
+        let span = |pass, begin_ns, end_ns| Span { pass, begin_ns, end_ns, query_set: 0, kind: SpanKind::Pass };
+        let frame = Frame { spans: vec![span(0, 100, 900), span(1, 200, 800)], ..Frame::default() };
+        let model = TimelineModel::build(&frame, Some(&topology), |_| None);
+        let depth = |label: &str| model.blocks.iter().find(|b| b.label == label).map(|b| (b.kind, b.depth));
+        assert_eq!(depth("frame"), Some((BlockKind::GpuPass, 0)));
+        assert_eq!(depth("draw"), Some((BlockKind::GpuPass, 1)));
     }
 
     #[test]

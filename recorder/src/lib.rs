@@ -43,6 +43,18 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Call `resolve_queries` on every encoder that began profiled passes: a span is resolved
+//! only on the encoder that wrote it, so no resolve can run before its pass and read another
+//! frame's values. A span never resolved is dropped and counted in the frame's
+//! `dropped_spans`, never filled in.
+//!
+//! Where the device has `TIMESTAMP_QUERY_INSIDE_ENCODERS` (native Vulkan, Metal, D3D12; no
+//! browser has it), [`timer_features`] requests it and each [`GraphPassScope`] is also timed
+//! on the encoder: a GPU pass of kind `encoder`, named as the graph pass, whose span covers
+//! everything the bracket recorded, copies and clears included. It is a second, independent
+//! measurement beside the pass spans: a driver whose pass timestamps do not bracket the
+//! work shows there as a pass span far shorter than its bracket.
+//!
 //! Timestamps are stored as the device reported them. Browsers quantize WebGPU
 //! timestamps (Chrome to 100 µs unless `chrome://flags/#enable-webgpu-developer-features`
 //! is on): the recorder neither measures nor corrects that (seed 000 §2.1). Read a

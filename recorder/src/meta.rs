@@ -17,16 +17,19 @@ pub(crate) struct Capabilities {
     /// Timestamps written inside passes: native only. wgpu's WebGPU backend panics on
     /// `write_timestamp` (TOOLCHAIN.md), so it is never used there.
     pub(crate) inside_passes: bool,
+    /// Timestamps written on the encoder between passes: native only, like inside passes.
+    /// Each graph-pass bracket is then timed as a whole, copies and clears included.
+    pub(crate) inside_encoders: bool,
 }
 
 impl Capabilities {
     pub(crate) fn of(device: &wgpu::Device, backend: wgpu::Backend) -> Self {
         let features = device.features();
         let timestamps = features.contains(wgpu::Features::TIMESTAMP_QUERY);
-        let inside_passes = timestamps
-            && backend != wgpu::Backend::BrowserWebGpu
-            && features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
-        Self { timestamps, inside_passes }
+        let native = timestamps && backend != wgpu::Backend::BrowserWebGpu;
+        let inside_passes = native && features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+        let inside_encoders = native && features.contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+        Self { timestamps, inside_passes, inside_encoders }
     }
 }
 
@@ -37,7 +40,9 @@ pub fn timer_features(adapter: &wgpu::Adapter) -> wgpu::Features {
     let wanted = if adapter.get_info().backend == wgpu::Backend::BrowserWebGpu {
         wgpu::Features::TIMESTAMP_QUERY
     } else {
-        wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+        wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
     };
     adapter.features() & wanted
 }

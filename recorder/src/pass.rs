@@ -32,6 +32,8 @@ pub struct GraphPassScope<'a> {
     graph_pass: u32,
     begin_ns: u64,
     debug_group: bool,
+    /// The end query of the bracket's encoder-level span, when the device times encoders.
+    encoder_end_query: Option<u32>,
     /// Dropped after `drop` runs, so it covers the whole bracket.
     _cpu_span: Span,
 }
@@ -61,7 +63,15 @@ impl<'a> GraphPassScope<'a> {
         cpu_span.property("graph pass", f64::from(graph_pass));
         let active = session.and_then(ProfileSession::active).filter(|active| active.frame_open());
         let Some(active) = active else {
-            return Self { encoder, active: None, graph_pass, begin_ns: 0, debug_group: false, _cpu_span: cpu_span };
+            return Self {
+                encoder,
+                active: None,
+                graph_pass,
+                begin_ns: 0,
+                debug_group: false,
+                encoder_end_query: None,
+                _cpu_span: cpu_span,
+            };
         };
         if let Some(open) = active.graph_pass {
             // Graph passes do not nest; the inner one takes over attribution until it ends.
@@ -72,8 +82,17 @@ impl<'a> GraphPassScope<'a> {
         }
         encoder.push_debug_group(name);
         active.enter_graph_pass(graph_pass, name);
+        let encoder_end_query = time_on_encoder(active, encoder, name);
         let begin_ns = active.clock.now_ns();
-        Self { encoder, active: Some(active), graph_pass, begin_ns, debug_group: true, _cpu_span: cpu_span }
+        Self {
+            encoder,
+            active: Some(active),
+            graph_pass,
+            begin_ns,
+            debug_group: true,
+            encoder_end_query,
+            _cpu_span: cpu_span,
+        }
     }
 
     /// The command encoder, for copies and clears inside the graph pass.
@@ -107,6 +126,11 @@ impl Drop for GraphPassScope<'_> {
     fn drop(&mut self) {
         if let Some(active) = self.active.as_deref_mut() {
             let end_ns = active.clock.now_ns();
+            if let Some(query) = self.encoder_end_query
+                && let Some(query_set) = active.query_set()
+            {
+                self.encoder.write_timestamp(query_set, query);
+            }
             active.graph_pass_cpu(self.graph_pass, self.begin_ns, end_ns);
             active.graph_pass = None;
         }
@@ -114,6 +138,21 @@ impl Drop for GraphPassScope<'_> {
             self.encoder.pop_debug_group();
         }
     }
+}
+
+/// Opens the bracket's encoder-level span where the device has timestamps inside
+/// encoders: a GPU pass of kind `encoder`, named as the graph pass, whose span covers every
+/// command the bracket records, copies and clears included. It is a second measurement
+/// beside the pass spans, from the encoder's own timestamps. Returns its end query.
+fn time_on_encoder(active: &mut Active, encoder: &mut wgpu::CommandEncoder, name: &str) -> Option<u32> {
+    if !active.capabilities.inside_encoders {
+        return None;
+    }
+    let key = encoder_key(encoder);
+    let (_, query) = active.begin_gpu_pass(GpuPassKind::Encoder, name, None, &[], true, key);
+    let query = query?;
+    encoder.write_timestamp(active.query_set()?, query);
+    Some(query + 1)
 }
 
 /// Begins a compute pass outside any graph pass.

@@ -293,6 +293,10 @@ fn the_hzb_graph_pass_owns_several_gpu_passes_and_every_span_has_a_positive_dura
     let topology = capture.topology(frames[0].topology).expect("frame 0's topology");
     let hzb = topology.graph_passes.iter().position(|pass| pass.name == "hzb/build").expect("an hzb graph pass") as u32;
     let owned: Vec<_> = topology.gpu_passes.iter().filter(|pass| pass.graph_pass == Some(hzb)).collect();
+    // lavapipe times encoders: the bracket's own encoder-level pass, named as the graph pass,
+    // comes first and covers the whole bracket.
+    assert_eq!((owned[0].kind, owned[0].label.as_str()), (GpuPassKind::Encoder, "hzb/build"));
+    let owned = &owned[1..];
     assert!(owned.len() >= 2, "hzb/build opened {} GPU passes", owned.len());
     // Labels are not keys: the GPU passes have their own, none of them the graph pass's.
     assert!(owned.iter().all(|pass| pass.label != "hzb/build" && pass.kind == GpuPassKind::Compute));
@@ -388,7 +392,12 @@ fn recorded_dispatch_and_draw_counts_equal_what_was_encoded() {
         // Verbose: each dispatch records its bind group.
         assert_eq!(frame.bindings.len(), 2 * passes + 1);
         let topology = capture.topology(frame.topology).expect("topology");
-        assert_eq!(topology.gpu_passes.len(), passes + 2);
+        // lavapipe times encoders: the graph pass's own encoder-level span comes first.
+        assert_eq!(topology.gpu_passes.len(), 1 + passes + 2);
+        assert_eq!(
+            (topology.gpu_passes[0].kind, topology.gpu_passes[0].label.as_str()),
+            (GpuPassKind::Encoder, "work")
+        );
         let render = topology.gpu_passes.last().expect("render pass");
         assert_eq!(render.attachments.len(), 1);
         assert_eq!(render.attachments[0].format, "rgba8unorm");
@@ -404,20 +413,21 @@ fn a_full_timer_pool_refuses_slots_and_counts_them_per_frame() {
     let sink = MemorySink::new();
     let mut session =
         started(&gpu, SessionOptions { max_spans_per_frame: 3, ..SessionOptions::at(Level::Workload) }, &sink);
-    // 6 passes (4 dispatch passes, indirect, render) against 3 slots; then 3 passes.
+    // The graph pass's encoder-level span and 6 passes (4 dispatch passes, indirect, render)
+    // against 3 slots; then the encoder span and 3 passes.
     for passes in [4, 1] {
         session.begin_frame().expect("begins");
         work.encode(&gpu, Some(&mut session), passes);
         session.end_frame().expect("ends");
     }
     let summary = pollster::block_on(session.stop()).expect("stops");
-    assert_eq!(summary.dropped_spans, 3);
+    assert_eq!(summary.dropped_spans, 4 + 1);
     let bytes = sink.take();
     let capture = Capture::open(&bytes).expect("opens");
     assert!(capture.is_intact());
     let frames = frames(&capture);
-    assert_eq!((frames[0].spans.len(), frames[0].dropped_spans), (3, 3));
-    assert_eq!((frames[1].spans.len(), frames[1].dropped_spans), (3, 0));
+    assert_eq!((frames[0].spans.len(), frames[0].dropped_spans), (3, 4));
+    assert_eq!((frames[1].spans.len(), frames[1].dropped_spans), (3, 1));
     // Refused slots lose only the timing: the workload of every pass is still there.
     assert_eq!(frames[0].commands.len(), 4 * 2 + 2);
     assert!(frames.iter().flat_map(|f| &f.spans).all(|span| span.end_ns > span.begin_ns));
@@ -816,4 +826,66 @@ fn graph_listeners_all_hear_each_surviving_pass_in_order() {
     assert!(!log.iter().any(|line| line.contains("gone") || line.contains("debug/")));
     let surviving = scene.graph().culled().iter().filter(|culled| !**culled).count();
     assert_eq!(log.len(), surviving * 4);
+}
+
+#[test]
+fn on_a_device_with_encoder_timestamps_a_graph_pass_is_timed_whole_copies_included() {
+    let Some(gpu) = gpu() else { return };
+    assert!(
+        gpu.device.features().contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
+        "timer_features requests encoder timestamps where the adapter has them"
+    );
+    let work = Workload::new(&gpu);
+    let size = 16 << 20;
+    let buffer = |usage| {
+        gpu.device.create_buffer(&wgpu::BufferDescriptor { label: None, size, usage, mapped_at_creation: false })
+    };
+    let (from, to) = (buffer(wgpu::BufferUsages::COPY_SRC), buffer(wgpu::BufferUsages::COPY_DST));
+    let sink = MemorySink::new();
+    let mut session = started(&gpu, SessionOptions::at(Level::Structure), &sink);
+    for _ in 0..3 {
+        session.begin_frame().expect("begins");
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        {
+            // A graph pass of copies only: no pass of its own, so only the encoder times it.
+            let mut upload = GraphPassScope::begin(Some(&mut session), &mut encoder, 0, "upload");
+            upload.encoder().copy_buffer_to_buffer(&from, 0, &to, 0, size);
+        }
+        {
+            let mut scope = GraphPassScope::begin(Some(&mut session), &mut encoder, 1, "simulate");
+            let mut pass =
+                scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some("step"), timestamp_writes: None });
+            pass.set_pipeline(&work.pipeline);
+            pass.set_bind_group(0, &work.bind_group, &[]);
+            pass.dispatch_workgroups(64, 1, 1);
+        }
+        session.resolve_queries(&mut encoder).expect("frame is open");
+        gpu.queue.submit([encoder.finish()]);
+        session.end_frame().expect("ends");
+    }
+    let summary = pollster::block_on(session.stop()).expect("stops");
+    assert_eq!(summary.dropped_spans, 0);
+    let bytes = sink.take();
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.verify().is_empty(), "{:?}", capture.verify());
+    for frame in frames(&capture) {
+        let topology = capture.topology(frame.topology).expect("topology");
+        let kinds: Vec<_> =
+            topology.gpu_passes.iter().map(|pass| (pass.kind, pass.label.as_str(), pass.graph_pass)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (GpuPassKind::Encoder, "upload", Some(0)),
+                (GpuPassKind::Encoder, "simulate", Some(1)),
+                (GpuPassKind::Compute, "step", Some(1)),
+            ]
+        );
+        let [upload, simulate, step] = frame.spans[..] else { panic!("three spans: {:?}", frame.spans) };
+        assert!(upload.end_ns > upload.begin_ns, "the copy has a time: {upload:?}");
+        // Same clock, commands in order: the pass lies inside its bracket's encoder span,
+        // and the bracket after the upload.
+        assert!(simulate.begin_ns <= step.begin_ns && step.end_ns <= simulate.end_ns, "{simulate:?} {step:?}");
+        assert!(upload.end_ns <= simulate.begin_ns);
+        assert!([upload, simulate, step].iter().all(|span| span.kind == SpanKind::Pass));
+    }
 }

@@ -1,7 +1,9 @@
 //! Every way an application can spread a frame over encoders, resolves and submits: no
 //! span is ever another frame's, and every span without timestamps is counted as dropped.
 //!
-//! A frame here has 1 to 3 encoders, each with one profiled compute pass. For every subset
+//! A frame here has 1 to 3 encoders, each with one graph pass holding one profiled compute
+//! pass: two spans per encoder, the bracket's encoder-level span (lavapipe has timestamps
+//! inside encoders) and the pass's. For every subset
 //! of encoders that call `resolve_queries` (after their pass, before it, twice), and every
 //! submission order (one submit per encoder in any permutation, or one submit of all), the
 //! capture must hold exactly the spans of passes resolved on their own encoder, and count
@@ -48,12 +50,14 @@ struct Scenario {
 }
 
 impl Scenario {
-    fn expected_spans(&self) -> usize {
-        self.resolves.iter().filter(|resolve| resolve.resolves_its_pass()).count()
+    /// GPU passes of the frame that get a span: each encoder's bracket and its pass.
+    fn expected_timed(&self) -> Vec<u32> {
+        let resolved = self.resolves.iter().enumerate().filter(|(_, resolve)| resolve.resolves_its_pass());
+        resolved.flat_map(|(index, _)| [2 * index as u32, 2 * index as u32 + 1]).collect()
     }
 
     fn expected_dropped(&self) -> u32 {
-        (self.resolves.len() - self.expected_spans()) as u32
+        (2 * self.resolves.len() - self.expected_timed().len()) as u32
     }
 }
 
@@ -188,12 +192,10 @@ fn check(gpu: &Gpu, work: &Workload, encoders: usize, frames_in_flight: u32) {
         assert_eq!(frames.len(), 4);
         for frame in &frames {
             assert_eq!(frame.dropped_spans, scenario.expected_dropped(), "{scenario:?} frame {}", frame.frame_number);
-            // Exactly the passes resolved on their own encoder have a span (pass i is
-            // GPU pass i: one pass per encoder, in encoding order).
+            // Exactly the brackets and passes resolved on their own encoder have a span
+            // (encoder i's bracket is GPU pass 2i, its compute pass 2i + 1).
             let timed: Vec<u32> = frame.spans.iter().map(|span| span.pass).collect();
-            let expected: Vec<u32> =
-                (0..encoders as u32).filter(|&i| scenario.resolves[i as usize].resolves_its_pass()).collect();
-            assert_eq!(timed, expected, "{scenario:?} frame {}", frame.frame_number);
+            assert_eq!(timed, scenario.expected_timed(), "{scenario:?} frame {}", frame.frame_number);
         }
         assert_nothing_stale(&frames, &scenario);
     }
@@ -230,9 +232,10 @@ fn a_pass_begun_after_another_encoders_resolve_is_dropped_not_given_an_earlier_f
     let scenario = Scenario { resolves: vec![Resolve::After, Resolve::Never], submit: Submit::Each(vec![0, 1]) };
     let frames = record(&gpu, &work, &scenario, 1, 6);
     for frame in &frames {
-        assert_eq!(frame.dropped_spans, 1);
-        assert_eq!(frame.spans.len(), 1);
-        assert_eq!(frame.spans[0].pass, 0);
+        // Encoder B's bracket and pass: both dropped, both counted.
+        assert_eq!(frame.dropped_spans, 2);
+        let timed: Vec<u32> = frame.spans.iter().map(|span| span.pass).collect();
+        assert_eq!(timed, [0, 1]);
     }
     assert_nothing_stale(&frames, &scenario);
 }
