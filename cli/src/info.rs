@@ -10,6 +10,7 @@ use sgpt_format::{Capture, GpuPassKind};
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, SCHEMA};
+use crate::validate::{IndexedCountsJson, count_text, losses};
 
 #[derive(Debug, Serialize)]
 struct InfoJson<'p> {
@@ -23,9 +24,12 @@ struct InfoJson<'p> {
     level: Option<&'static str>,
     /// The META record as an object, with `level` added.
     meta: serde_json::Value,
+    /// Frames, spans and dropped spans that read back.
     frames: usize,
     spans: u64,
     dropped_spans: u64,
+    #[serde(flatten)]
+    indexed: IndexedCountsJson,
     topologies: usize,
     graph_passes: Vec<GraphPassJson>,
     gpu_passes: Vec<GpuPassJson>,
@@ -102,7 +106,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     let bytes = input::read(path)?;
     let capture = input::open(path, &bytes)?;
     let checking = input::spinner(input::is_large(&capture, bytes.len()), "checking");
-    let defects = capture.verify();
+    let (defects, counts) = capture.verify_counting();
     checking.finish_and_clear();
     let (graph_passes, gpu_passes) = passes(&capture);
     let header = capture.header();
@@ -125,9 +129,10 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
             used_directory: capture.used_directory(),
             level,
             meta: meta_json,
-            frames: capture.frames().len(),
-            spans: capture.span_count(),
-            dropped_spans: capture.dropped_span_count(),
+            frames: counts.frames,
+            spans: counts.spans,
+            dropped_spans: counts.dropped_spans,
+            indexed: IndexedCountsJson::new(&counts),
             topologies: capture.topology_count(),
             graph_passes,
             gpu_passes,
@@ -202,11 +207,18 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         (Some(first), Some(last)) => format!(" (frame numbers {}..={})", first.frame_number, last.frame_number),
         _ => String::new(),
     };
-    field(&mut out, "frames", &format!("{}{numbers}", frames.len()))?;
+    field(&mut out, "frames", &format!("{}{numbers}", count_text(counts.frames as u64, counts.frames_indexed as u64)))?;
+    for lost in losses(&counts) {
+        field(&mut out, "lost", &lost)?;
+    }
     field(
         &mut out,
         "spans",
-        &format!("{} ({} dropped by a full timer pool)", capture.span_count(), capture.dropped_span_count()),
+        &format!(
+            "{} ({} dropped by a full timer pool)",
+            count_text(counts.spans, counts.spans_indexed),
+            count_text(counts.dropped_spans, counts.dropped_spans_indexed)
+        ),
     )?;
     field(&mut out, "topologies", &capture.topology_count().to_string())?;
     for set in (0..=u8::MAX).filter_map(|id| capture.query_set(id)) {

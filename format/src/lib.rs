@@ -56,7 +56,7 @@ pub use directory::{FrameEntry, RecordEntry};
 pub use error::{DecodeError, Defect, DefectKind, OpenError, WriteError};
 pub use header::{FORMAT_VERSION, HEADER_LEN, Header, MAGIC, MIN_READER_VERSION, READER_VERSION};
 pub use model::*;
-pub use reader::{Capture, Opener};
+pub use reader::{Capture, LostFrame, Opener, ReadableCounts};
 pub use record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, SYNC};
 pub use sink::{CountingSink, Sink};
 pub use writer::{Writer, WriterOptions};

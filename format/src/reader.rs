@@ -42,8 +42,43 @@ pub struct Capture<'a> {
     memory: Vec<MemoryRecord>,
     frames: Vec<FrameEntry>,
     records: Vec<RecordEntry>,
+    /// Offsets of records whose header says FRAM but that the scan could not index.
+    unindexed_frames: Vec<u64>,
     defects: Vec<Defect>,
     used_directory: bool,
+}
+
+/// A frame the index lists that does not read back, named by its number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LostFrame {
+    /// Its position in [`Capture::frames`].
+    pub index: usize,
+    /// Its number, as the index gives it.
+    pub frame_number: u64,
+    /// Why it cannot be read: its defect, at the frame's offset or the failing field's.
+    pub defect: Defect,
+}
+
+/// What reads back beside what the index claims, so that no count hides a loss.
+///
+/// A frame *reads back* when it decodes whole ([`Capture::frame`] succeeds); its spans and
+/// dropped spans are then counted. A frame that decodes but whose topology was lost, or
+/// whose span names a GPU pass its topology lacks, still reads back: that defect is about
+/// what the spans mean, and is listed among the defects.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadableCounts {
+    pub frames: usize,
+    pub frames_indexed: usize,
+    pub spans: u64,
+    pub spans_indexed: u64,
+    pub dropped_spans: u64,
+    pub dropped_spans_indexed: u64,
+    /// Every indexed frame that does not read back, in index order.
+    pub lost: Vec<LostFrame>,
+    /// Offsets of records whose header says FRAM but that never reached the index (a
+    /// checksum that failed during a scan, a file that ends inside one, a malformed
+    /// summary): frames lost without a trustworthy number.
+    pub unindexed_frame_records: Vec<u64>,
 }
 
 /// A record found in the file: where, and what its framing says.
@@ -108,7 +143,7 @@ impl Scanner {
     }
 
     /// Takes one whole record, or skips one damaged stretch and reports it.
-    fn next(&mut self, bytes: &[u8], defects: &mut Vec<Defect>) -> Option<Found> {
+    fn next(&mut self, bytes: &[u8], defects: &mut Vec<Defect>, unindexed_frames: &mut Vec<u64>) -> Option<Found> {
         let at = self.at;
         if let Some(header) = valid_record(bytes, at) {
             self.at += header.record_len();
@@ -156,6 +191,13 @@ impl Scanner {
                 format!("skipped {skipped} bytes that are not a whole record"),
             ),
         };
+        // A record that says it is a frame and was skipped whole is a frame lost before
+        // indexing: counted, though its number cannot be trusted.
+        if here.is_some_and(|header| header.kind == FourCc::FRAM)
+            && matches!(defect.kind, DefectKind::Truncated | DefectKind::ChecksumMismatch)
+        {
+            unindexed_frames.push(at as u64);
+        }
         defects.push(defect);
         self.at = end;
         self.done |= self.at >= bytes.len();
@@ -368,6 +410,7 @@ impl<'a> Opener<'a> {
             memory: Vec::new(),
             frames: Vec::new(),
             records: Vec::new(),
+            unindexed_frames: Vec::new(),
             defects: Vec::new(),
             used_directory: false,
         };
@@ -434,7 +477,8 @@ impl<'a> Opener<'a> {
             Stage::Scan(scanner) => {
                 let stop = scanner.at.saturating_add(max_bytes);
                 while !scanner.done && scanner.at < stop {
-                    if let Some(found) = scanner.next(bytes, &mut self.walk_defects) {
+                    if let Some(found) = scanner.next(bytes, &mut self.walk_defects, &mut self.capture.unindexed_frames)
+                    {
                         self.capture.load(&found, &mut self.symbols);
                     }
                 }
@@ -519,7 +563,10 @@ impl<'a> Capture<'a> {
                 Ok(summary) => {
                     self.frames.push(FrameEntry::new(&summary, f.offset as u64, f.header.record_len() as u64));
                 }
-                Err(error) => self.defects.push(error.into()),
+                Err(error) => {
+                    self.unindexed_frames.push(f.offset as u64);
+                    self.defects.push(error.into());
+                }
             }
             return;
         }
@@ -784,13 +831,44 @@ impl<'a> Capture<'a> {
     /// frame's, including references to topologies or passes that do not exist.
     #[must_use]
     pub fn verify(&self) -> Vec<Defect> {
+        self.verify_counting().0
+    }
+
+    /// What reads back of the indexed frames and spans, beside what the index claims, and
+    /// which frames are lost (decodes every frame, as [`Capture::verify`] does).
+    #[must_use]
+    pub fn readable_counts(&self) -> ReadableCounts {
+        self.verify_counting().1
+    }
+
+    /// [`Capture::verify`] and [`Capture::readable_counts`] from one pass over the frames.
+    ///
+    /// Each frame reports one defect at most, the first of these that applies: no FRAM
+    /// where the index says (`corrupt`), its checksum (`checksum_mismatch`), the first
+    /// field that fails in the order the fields are stored (`malformed`), its summary
+    /// against its index entry (`directory_invalid`), its topology (`missing_reference`),
+    /// then the first span, in stored order, beyond its topology's GPU passes
+    /// (`malformed`), as SGPT_FORMAT.md §6.8 says.
+    #[must_use]
+    pub fn verify_counting(&self) -> (Vec<Defect>, ReadableCounts) {
         let mut defects = self.defects.clone();
+        let mut counts = ReadableCounts {
+            frames_indexed: self.frames.len(),
+            spans_indexed: self.span_count(),
+            dropped_spans_indexed: self.dropped_span_count(),
+            unindexed_frame_records: self.unindexed_frames.clone(),
+            ..ReadableCounts::default()
+        };
         let mut frame = Frame::default();
         for (index, entry) in self.frames.iter().enumerate() {
             if let Err(defect) = self.frame_into(index, &mut frame) {
+                counts.lost.push(LostFrame { index, frame_number: entry.frame_number, defect: defect.clone() });
                 defects.push(defect);
                 continue;
             }
+            counts.frames += 1;
+            counts.spans += frame.spans.len() as u64;
+            counts.dropped_spans += u64::from(frame.dropped_spans);
             let Some(topology) = self.topology(frame.topology) else {
                 defects.push(Defect::new(
                     DefectKind::MissingReference,
@@ -812,7 +890,7 @@ impl<'a> Capture<'a> {
                 ));
             }
         }
-        defects
+        (defects, counts)
     }
 
     /// Whether the capture is closed and nothing is damaged (decodes every frame).

@@ -1,0 +1,87 @@
+//! `validate` and `info` count what reads back, beside what the index claims, and name
+//! every frame lost by its number.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn sgpt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
+}
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
+    path.to_str().expect("UTF-8 path").to_owned()
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `corrupted.sgpt` loses frame 6 (20 spans) to a checksum; the directory still lists it.
+const FRAME_6_AT: u64 = 0xba4;
+
+#[test]
+fn validate_json_counts_what_reads_back_and_names_the_lost_frame() {
+    let output = sgpt(&["validate", &fixture("corrupted.sgpt"), "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_of(&output);
+    assert_eq!(report["frames"], 15);
+    assert_eq!(report["frames_indexed"], 16);
+    assert_eq!(report["spans"], 300);
+    assert_eq!(report["spans_indexed"], 320);
+    assert_eq!(report["dropped_spans"], 0);
+    assert!(report.get("dropped_spans_indexed").is_none(), "no dropped spans were lost: {report}");
+    assert_eq!(
+        report["lost_frames"],
+        json!([{ "index": 6, "frame_number": 6, "kind": "checksum_mismatch", "offset": FRAME_6_AT }])
+    );
+    assert_eq!(report["unindexed_frame_records"], json!([]));
+}
+
+#[test]
+fn info_json_and_text_say_the_same() {
+    let file = fixture("corrupted.sgpt");
+    let info = json_of(&sgpt(&["info", &file, "--json"]));
+    assert_eq!((info["frames"].clone(), info["frames_indexed"].clone()), (json!(15), json!(16)));
+    assert_eq!((info["spans"].clone(), info["spans_indexed"].clone()), (json!(300), json!(320)));
+    assert_eq!(info["lost_frames"][0]["frame_number"], 6);
+
+    let text = stdout(&sgpt(&["info", &file]));
+    assert!(text.contains("frames       15 of 16 indexed (frame numbers 0..=15)\n"), "{text}");
+    assert!(text.contains(&format!("lost         frame 6 (checksum_mismatch at {FRAME_6_AT:#x})\n")), "{text}");
+    assert!(text.contains("spans        300 of 320 indexed (0 dropped by a full timer pool)\n"), "{text}");
+
+    let verdict = stdout(&sgpt(&["validate", &file]));
+    assert!(verdict.contains("15 of 16 indexed frames and 300 of 320 indexed spans read back"), "{verdict}");
+    assert!(verdict.contains("lost: frame 6 (checksum_mismatch"), "{verdict}");
+}
+
+#[test]
+fn an_intact_capture_adds_no_indexed_counts() {
+    let report = json_of(&sgpt(&["validate", &fixture("level_structure.sgpt"), "--json"]));
+    assert_eq!((report["frames"].clone(), report["spans"].clone()), (json!(16), json!(320)));
+    for key in ["frames_indexed", "spans_indexed", "dropped_spans_indexed"] {
+        assert!(report.get(key).is_none(), "{key} appears only where it differs: {report}");
+    }
+    assert_eq!((report["lost_frames"].clone(), report["unindexed_frame_records"].clone()), (json!([]), json!([])));
+}
+
+#[test]
+fn a_frame_cut_off_before_indexing_is_counted_without_a_number() {
+    // The file ends inside frame 10's record: the scan cannot index it.
+    let file = fixture("truncated.sgpt");
+    let report = json_of(&sgpt(&["validate", &file, "--json"]));
+    assert_eq!(report["frames"], 10);
+    assert!(report.get("frames_indexed").is_none());
+    let truncated = report["defects"].as_array().unwrap().iter().find(|d| d["kind"] == "truncated").unwrap().clone();
+    assert_eq!(report["unindexed_frame_records"], json!([truncated["offset"]]));
+    let text = stdout(&sgpt(&["info", &file]));
+    assert!(text.contains("never indexed, its number unknown"), "{text}");
+}
