@@ -10,7 +10,7 @@
 //! It costs `k + 1` bits below `2^k` and `2n - k` bits above, decodes with one
 //! trailing-zero count, and handles every `u64` (a hostile or broken device may report
 //! anything). It never looks for a common factor in the values: timestamps are stored
-//! as reported, and no quantum is inferred (seed 000 §2.1).
+//! as reported, and no quantum is inferred (SGPT_FORMAT.md §5).
 
 use crate::error::DecodeError;
 
@@ -276,6 +276,9 @@ impl<'a> BitReader<'a> {
     /// The same code when it does not fit one refill: very long prefixes or `k > 55`.
     #[cold]
     fn get_code_wide(&mut self, k: u32) -> Result<u64, DecodeError> {
+        // Where the code starts: a zero run too long is reported at the zero that made
+        // `z + k` exceed 64, stream bit `start + 64 − k` (SGPT_FORMAT.md §4.3).
+        let too_long = self.position() + u64::from(64 - k);
         self.refill();
         let window = self.buf;
         if window & 1 == 1 {
@@ -287,11 +290,11 @@ impl<'a> BitReader<'a> {
             self.consume(zeros + 1);
             zeros
         } else {
-            self.long_prefix(k)?
+            self.long_prefix(k).map_err(|_| self.error_at(too_long))?
         };
         let n = zeros + k;
         if n > 64 {
-            return Err(self.error());
+            return Err(self.error_at(too_long));
         }
         Ok((1u64 << (n - 1)) | self.get(n - 1))
     }
@@ -316,13 +319,21 @@ impl<'a> BitReader<'a> {
 
     #[cold]
     fn error(&self) -> DecodeError {
-        let byte = (self.position() / 8).min(self.data.len() as u64);
+        self.error_at(self.position())
+    }
+
+    /// A failure at stream bit `bit`: reported at the byte that holds it, or, past the
+    /// stream, at the first byte after it, where the missing bits would have been.
+    #[cold]
+    fn error_at(&self, bit: u64) -> DecodeError {
+        let byte = (bit / 8).min(self.data.len() as u64);
         DecodeError::new(self.base + byte, "span bit stream")
     }
 
-    /// Fails if decoding ran past the end of the stream.
+    /// Fails if decoding ran past the end of the stream: reported at the first byte
+    /// after it.
     pub fn check_end(&self) -> Result<(), DecodeError> {
-        if self.position() > self.data.len() as u64 * 8 { Err(self.error()) } else { Ok(()) }
+        if self.position() > self.data.len() as u64 * 8 { Err(self.error_at(self.position())) } else { Ok(()) }
     }
 }
 
@@ -430,5 +441,31 @@ mod tests {
         assert!(reader.check_end().is_err());
         let zeros = [0u8; 16];
         assert!(BitReader::new(&zeros, 0).get_code(0).is_err());
+    }
+
+    #[test]
+    fn a_code_past_the_stream_is_reported_at_the_byte_after_it() {
+        // k = 8 wants 9 bits from a 1-byte stream.
+        let mut reader = BitReader::new(&[0x01], 100);
+        reader.get_code(8).unwrap();
+        assert_eq!(reader.check_end().unwrap_err().offset, 101);
+    }
+
+    #[test]
+    fn a_zero_run_too_long_is_reported_at_the_zero_that_made_it_too_long() {
+        // After one short code of k = 60 (61 bits), a code of k = 60 starts at bit 61:
+        // its fifth zero, bit 61 + 4 = 65 in byte 8, makes z + k = 65.
+        let mut stream = [0u8; 12];
+        stream[0] = 1;
+        let mut reader = BitReader::new(&stream, 100);
+        reader.get_code(60).unwrap();
+        assert_eq!(reader.get_code(60).unwrap_err().offset, 108);
+        // With k = 0 the 65th zero, bit 64 of a code at bit 0, is in byte 8.
+        let zeros = [0u8; 16];
+        assert_eq!(BitReader::new(&zeros, 100).get_code(0).unwrap_err().offset, 108);
+        // With k = 64 the first zero already does, at the code's own first bit.
+        assert_eq!(BitReader::new(&zeros, 100).get_code(64).unwrap_err().offset, 100);
+        // A run that the stream's end cuts first is reported after the stream.
+        assert_eq!(BitReader::new(&[0u8; 4], 100).get_code(0).unwrap_err().offset, 104);
     }
 }

@@ -591,6 +591,194 @@ fn memory_activity_loss() -> Vec<u8> {
     result.unwrap_or_default()
 }
 
+/// The writer behind the fixtures below: META and one topology of two GPU passes, `a`
+/// and `b`, left open so that hand-made records after them are read by a scan.
+fn open_writer() -> Result<Writer<Vec<u8>>, crate::WriteError> {
+    let meta = Meta { level: Some(Level::Timing), timestamp_query: true, ..Meta::default() };
+    let topology = Topology {
+        gpu_passes: vec![
+            GpuPass { label: "a".into(), ..GpuPass::default() },
+            GpuPass { label: "b".into(), ..GpuPass::default() },
+        ],
+        ..Topology::default()
+    };
+    let mut writer = Writer::new(Vec::new(), &meta)?;
+    writer.topology(&topology)?;
+    Ok(writer)
+}
+
+/// An unclosed capture: [`open_writer`], then each `(type, payload)` as a checksummed
+/// record, so that each defect is the one its payload was built to show.
+fn open_with(records: &[(FourCc, Vec<u8>)]) -> Vec<u8> {
+    let result = (|| {
+        let mut writer = open_writer()?;
+        for (kind, payload) in records {
+            writer.raw_record(*kind, payload)?;
+        }
+        Ok::<_, crate::WriteError>(writer.sink().clone())
+    })();
+    result.unwrap_or_default()
+}
+
+/// A FRAM payload of frame 0, topology 0: the six summary fields as zeros, `spans`, then
+/// empty CPU, culled, command, binding and counter sections.
+fn fram(spans: &[u8]) -> (FourCc, Vec<u8>) {
+    let mut payload = vec![0; 6];
+    payload.extend_from_slice(spans);
+    payload.extend_from_slice(&[0; 8]);
+    (FourCc::FRAM, payload)
+}
+
+/// One sequential span with k = 0 codes, at payload offsets (from the summary's 6
+/// bytes): 6 `span_count`, 7 `layout`, 8 `epoch_ns`, 9–11 query-set runs, 12–14 kind
+/// runs, 15 `gap_k`, 16 `dur_k`, 17 `bits_len`, 18 the stream (gap 0, duration 0).
+const ONE_SPAN: [u8; 13] = [1, 1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 1, 0b11];
+
+fn with_span_bytes(edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut spans = ONE_SPAN.to_vec();
+    edit(&mut spans);
+    open_with(&[fram(&spans)])
+}
+
+/// The fixtures that pin where SGPT_FORMAT.md §7.1 says each defect is reported and
+/// which one §7.2 says wins; `format/tests/defect_fixtures.rs` checks each exactly.
+fn defect_fixtures() -> Vec<Fixture> {
+    let mut fixtures = Vec::new();
+    let mut add = |name, description, bytes| fixtures.push(Fixture { name, description, bytes });
+
+    // A TOPO cut inside its u64 content hash, and a FRAM cut inside its CPU begin varint.
+    let mut cut_frame = vec![0; 7];
+    cut_frame.push(0x80);
+    add(
+        "defect_field_cut_short.sgpt",
+        "a TOPO whose payload ends inside its content hash (a fixed-width field), and a FRAM whose payload ends inside the CPU begin varint: each malformed at the field's first byte",
+        open_with(&[(FourCc::TOPO, vec![0, 1, 2, 3, 4]), (FourCc::FRAM, cut_frame)]),
+    );
+
+    // Pass ref −1 from 0, then kind runs summing to 2 of 1 span: the pass ref is read first.
+    add(
+        "defect_pass_ref_out_of_range.sgpt",
+        "a span whose pass ref leads below 0, in a frame whose kind runs also sum past its span count: the pass ref, stored first, is the defect, at its varint's first byte",
+        open_with(&[fram(&[1, 0, 0, 1, 1, 1, 0, 1, 2, 0, 0, 0, 1, 0b11])]),
+    );
+
+    add(
+        "defect_code_parameter.sgpt",
+        "gap_k and dur_k both 65: gap_k, read first, is the defect, at its own byte",
+        with_span_bytes(|spans| spans[9..11].copy_from_slice(&[65, 65])),
+    );
+
+    add(
+        "defect_kind_run_value.sgpt",
+        "a kind run whose value is 2: malformed at the value's byte",
+        with_span_bytes(|spans| spans[8] = 2),
+    );
+
+    // Query-set runs (1, 0), (1, 0), (1, 0) for 1 span: the second run overflows.
+    add(
+        "defect_run_lengths_overflow.sgpt",
+        "query-set runs of 1, 1 and 1 for one span: malformed at the second run's length, the first that takes the sum past the span count",
+        with_span_bytes(|spans| drop(spans.splice(3..6, [3, 1, 0, 1, 0, 1, 0]))),
+    );
+
+    // Three sequential spans (six k = 0 codes) and query-set runs summing to 2.
+    add(
+        "defect_run_lengths_short.sgpt",
+        "three spans whose query-set runs sum to 2: malformed at the column's run_count",
+        open_with(&[fram(&[3, 1, 0, 2, 1, 0, 1, 0, 1, 3, 0, 0, 0, 1, 0b11_1111])]),
+    );
+
+    add(
+        "defect_bit_stream_past_end.sgpt",
+        "gap_k 8 with a one-byte stream: the first code needs 9 bits, malformed at the first byte after the stream",
+        with_span_bytes(|spans| {
+            spans[9] = 8;
+            spans[12] = 1;
+        }),
+    );
+
+    add(
+        "defect_bit_stream_zero_run.sgpt",
+        "gap_k 0 and a stream of 9 zero bytes: z + k exceeds 64 at stream bit 64, malformed at the stream's byte 8",
+        with_span_bytes(|spans| {
+            spans[11] = 9;
+            spans.truncate(12);
+            spans.extend_from_slice(&[0; 9]);
+        }),
+    );
+
+    add(
+        "defect_invalid_utf8.sgpt",
+        "a NOTE whose 2-byte text is C3 28, not UTF-8: malformed at the text's first byte, after its sound length",
+        open_with(&[(FourCc::NOTE, vec![0, 2, 0xc3, 0x28])]),
+    );
+
+    // Four METAs after the first that fail, then one that decodes.
+    let meta = |json: &str| {
+        let mut payload = vec![0];
+        payload.extend_from_slice(json.as_bytes());
+        (FourCc::META, payload)
+    };
+    add(
+        "defect_meta_json.sgpt",
+        "after the first META, four that fail (an escaped lone surrogate, a BOM, 1.0 as the adapter's vendor, 2^64 as wall_clock_start_unix_ns), each malformed at its first JSON byte, then one that decodes, malformed at its record as a second META",
+        open_with(&[
+            meta(r#"{"note":"\ud800"}"#),
+            meta("\u{feff}{}"),
+            meta(r#"{"adapter":{"vendor":1.0}}"#),
+            meta(r#"{"wall_clock_start_unix_ns":18446744073709551616}"#),
+            meta("{}"),
+        ]),
+    );
+
+    let mut trailing = minimal();
+    trailing.extend_from_slice(b"xyz");
+    add(
+        "defect_directory_trailing_bytes.sgpt",
+        "minimal with 3 bytes after its DIRE: directory_invalid at the first byte the directory does not account for, and those bytes skipped as corrupt",
+        trailing,
+    );
+
+    // The topology introduced symbols 0 and 1 ("a", "b"). A DECL's block starts at 3
+    // (symbol 2 lost) and its string is cut short; the next DECL's block starts at 4.
+    add(
+        "defect_symbol_gap_block_fails.sgpt",
+        "a DECL whose symbol block starts past the known end but whose string is cut short, then a DECL whose block starts after it: the failed block reports only its malformed string; the next names the whole gap, symbols 2..4, once",
+        open_with(&[(FourCc::DECL, vec![3, 1, 5, b'h', b'i']), (FourCc::DECL, vec![4, 0, 0])]),
+    );
+
+    let bound = (|| {
+        let mut writer = open_writer()?;
+        let mut frame = Frame::default();
+        frame.spans.push(Span { pass: 0, begin_ns: 1_000, end_ns: 2_000, ..Span::default() });
+        writer.frame(&frame)?;
+        // Frame 1 claims 1,000 spans (E8 07) with 2 bytes left after the count.
+        writer.raw_record(FourCc::FRAM, &[1, 0, 0, 0, 0, 0, 0xe8, 0x07, 0, 0])?;
+        Ok::<_, crate::WriteError>(writer.sink().clone())
+    })();
+    add(
+        "defect_span_count_bound.sgpt",
+        "frame 1 claims 1,000 spans in a 2-byte remainder: indexed (the count fits u32), then malformed at its span_count when decoded; frame 0 and its one span read back",
+        bound.unwrap_or_default(),
+    );
+
+    fixtures
+}
+
+/// Spans as a device may report them: an end before its begin, and an end that wrapped
+/// past 2^64. Neither is a defect; both are stored and read back exactly.
+fn inverted_spans() -> Vec<u8> {
+    let result = (|| {
+        let mut writer = open_writer()?;
+        let mut frame = Frame::default();
+        frame.spans.push(Span { pass: 0, begin_ns: 5_000, end_ns: 4_000, ..Span::default() });
+        frame.spans.push(Span { pass: 1, begin_ns: u64::MAX - 10, end_ns: 20, ..Span::default() });
+        writer.frame(&frame)?;
+        writer.finish()
+    })();
+    result.unwrap_or_default()
+}
+
 /// Every fixture of format version 1.
 #[must_use]
 pub fn all() -> Vec<Fixture> {
@@ -704,6 +892,12 @@ pub fn all() -> Vec<Fixture> {
         name: "memory_activity_loss.sgpt",
         description: "8 browser frames (300-307) with memory and provider gauges, and an activity-mode MEMO record that began late (3 unknown-baseline frees), lost operations 14-17 to a full journal, and saw scratch's counters saturate; wgpu.buffer_memory is declared, never sampled, and noted unavailable",
         bytes: memory_activity_loss(),
+    });
+    fixtures.extend(defect_fixtures());
+    fixtures.push(Fixture {
+        name: "inverted_spans.sgpt",
+        description: "a span whose end precedes its begin and one whose end wrapped past 2^64: intact, stored and read back exactly",
+        bytes: inverted_spans(),
     });
     fixtures
 }

@@ -1,5 +1,5 @@
 //! FRAM records: one per frame, pushed when the frame closes, self-contained apart from
-//! the topology and declarations it references by id (seed 000 §5.8).
+//! the topology and declarations it references by id (SGPT_FORMAT.md §3.5).
 //!
 //! ```text
 //! summary:   frame_number, topology_id, gpu_duration_ns, cpu_duration_ns,
@@ -22,7 +22,7 @@
 //! counters:  count varint, per sample: counter id varint, value f64 LE
 //! ```
 //!
-//! GPU and CPU times are separate sections on separate clocks (seed 000 §2.3). The GPU
+//! GPU and CPU times are separate sections on separate clocks (SGPT_FORMAT.md §5). The GPU
 //! duration in the summary is the extent of the frame's pass spans (sub-pass spans
 //! excluded): the latest end minus the earliest begin, zero if negative. It spans query
 //! sets, so it is an estimate for the frame strip; per-span times are the measurement.
@@ -222,9 +222,10 @@ pub fn decode(cursor: &mut Cursor<'_>, frame: &mut Frame) -> Result<FrameSummary
     }
 
     frame.culled.clear();
+    let bit_count_at = cursor.offset();
     let bit_count = cursor.varint("culled bit count")?;
     if bit_count.div_ceil(8) > cursor.remaining() as u64 {
-        return Err(DecodeError::new(cursor.offset(), "culled bit count"));
+        return Err(DecodeError::new(bit_count_at, "culled bit count"));
     }
     let bytes = cursor.bytes(bit_count.div_ceil(8) as usize, "culled bits")?;
     frame.culled.extend((0..bit_count as usize).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1));
@@ -305,8 +306,11 @@ fn decode_op(cursor: &mut Cursor<'_>) -> Result<Op, DecodeError> {
             indices: cursor.varint_u32("draw indices")?,
             instances: cursor.varint_u32("draw instances")?,
             first_index: cursor.varint_u32("draw first index")?,
-            base_vertex: i32::try_from(cursor.varint_i64("draw base vertex")?)
-                .map_err(|_| DecodeError::new(at, "draw base vertex"))?,
+            base_vertex: {
+                let base_vertex_at = cursor.offset();
+                i32::try_from(cursor.varint_i64("draw base vertex")?)
+                    .map_err(|_| DecodeError::new(base_vertex_at, "draw base vertex"))?
+            },
             first_instance: cursor.varint_u32("draw first instance")?,
         },
         op @ (4 | 5) => Op::DrawIndirect {

@@ -329,8 +329,16 @@ impl DirectoryCheck {
             sorted.sort_by_key(|&(offset, _)| offset);
             follow_on(&records, sorted.into_iter())
         }?;
-        if expected != at || at + len != bytes.len() {
+        if expected != at {
             return Err(invalid(expected as u64, "the directory does not account for every byte of the file".into()));
+        }
+        // Bytes after the directory are reported where they begin, the first byte it does
+        // not account for (SGPT_FORMAT.md §7), not at the directory itself.
+        if at + len != bytes.len() {
+            return Err(invalid(
+                (at + len) as u64,
+                format!("{} bytes follow the directory, which must end the file", bytes.len() - at - len),
+            ));
         }
         Ok(())
     }

@@ -144,26 +144,35 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
 
 /// Checks a run-length column (lengths summing to `span_count`, values at most `max`)
 /// and returns an iterator over its entries.
+///
+/// Offsets (SGPT_FORMAT.md §4.1, §7.1): a length of 0, or one that takes the sum past
+/// `span_count`, at that length's first byte, the first run known to be wrong; a value
+/// above `max` at its byte; a sum that falls short after the last run at the column's
+/// `run_count`, which promised too few runs (no later byte is wrong).
 fn read_runs<'a>(
     cursor: &mut Cursor<'a>,
     span_count: usize,
     max: u8,
     what: &'static str,
 ) -> Result<RunIter<'a>, DecodeError> {
+    let column_at = cursor.offset();
     let runs = cursor.count(2, what)?;
     let start = cursor.clone();
-    let mut total = 0usize;
+    let mut total = 0u64;
     for _ in 0..runs {
+        let length_at = cursor.offset();
         let len = cursor.varint(what)?;
-        if len == 0 || cursor.u8(what)? > max {
-            return Err(DecodeError::new(cursor.offset(), what));
+        total = total.saturating_add(len);
+        if len == 0 || total > span_count as u64 {
+            return Err(DecodeError::new(length_at, what));
         }
-        total = total
-            .checked_add(usize::try_from(len).map_err(|_| DecodeError::new(cursor.offset(), what))?)
-            .ok_or_else(|| DecodeError::new(cursor.offset(), what))?;
+        let value_at = cursor.offset();
+        if cursor.u8(what)? > max {
+            return Err(DecodeError::new(value_at, what));
+        }
     }
-    if total != span_count {
-        return Err(DecodeError::new(cursor.offset(), what));
+    if total != span_count as u64 {
+        return Err(DecodeError::new(column_at, what));
     }
     Ok(RunIter { cursor: start, left: 0, value: 0 })
 }
@@ -196,25 +205,36 @@ impl RunIter<'_> {
 
 /// Decodes the span section, handing each span to `each` in stored order.
 /// Returns the number of spans decoded.
+///
+/// Fields are checked in the order they are stored, each as soon as it is read, so the
+/// defect reported is the first field that fails (SGPT_FORMAT.md §7.2): the pass refs
+/// are range-checked as the column is first walked, before the runs are read.
 pub fn decode(cursor: &mut Cursor<'_>, mut each: impl FnMut(Span)) -> Result<usize, DecodeError> {
-    // Every span costs at least two bits of stream; a count above that is hostile.
+    // Every span costs at least two bits of stream; a count above that is hostile. The
+    // bound is checked here, when the section is decoded, on either path (§4.1).
+    let count_at = cursor.offset();
     let span_count = cursor.varint("span count")?;
     if span_count == 0 {
         return Ok(0);
     }
     if span_count > (cursor.remaining() as u64).saturating_mul(4) {
-        return Err(DecodeError::new(cursor.offset(), "span count"));
+        return Err(DecodeError::new(count_at, "span count"));
     }
     let span_count = span_count as usize;
+    let layout_at = cursor.offset();
     let layout = cursor.u8("span layout")?;
     if layout & !(SEQUENTIAL | GAPS_SIGNED | DURATIONS_SIGNED) != 0 {
-        return Err(DecodeError::new(cursor.offset() - 1, "span layout"));
+        return Err(DecodeError::new(layout_at, "span layout"));
     }
     let epoch = cursor.varint("span epoch")?;
     let pass_refs = if layout & SEQUENTIAL == 0 {
         let start = cursor.clone();
+        let mut expected = 0u32;
         for _ in 0..span_count {
-            cursor.varint("span pass ref")?;
+            let at = cursor.offset();
+            let pass = apply_delta(expected, unzigzag(cursor.varint("span pass ref")?))
+                .ok_or_else(|| DecodeError::new(at, "span pass ref"))?;
+            expected = pass.wrapping_add(1);
         }
         Some(start)
     } else {
@@ -222,11 +242,8 @@ pub fn decode(cursor: &mut Cursor<'_>, mut each: impl FnMut(Span)) -> Result<usi
     };
     let query_sets = read_runs(cursor, span_count, u8::MAX, "span query set runs")?;
     let kinds = read_runs(cursor, span_count, 1, "span kind runs")?;
-    let gap_k = u32::from(cursor.u8("gap k")?);
-    let duration_k = u32::from(cursor.u8("duration k")?);
-    if gap_k > 64 || duration_k > 64 {
-        return Err(DecodeError::new(cursor.offset() - 1, "span code parameter"));
-    }
+    let gap_k = code_parameter(cursor, "gap k")?;
+    let duration_k = code_parameter(cursor, "duration k")?;
     let bits_len = cursor.count(1, "span bit stream length")?;
     let bits_at = cursor.offset();
     let bits = cursor.bytes(bits_len, "span bit stream")?;
@@ -236,6 +253,16 @@ pub fn decode(cursor: &mut Cursor<'_>, mut each: impl FnMut(Span)) -> Result<usi
         &mut each,
     )?;
     Ok(span_count)
+}
+
+/// A column's code parameter `k`, at most 64, reported at its own byte.
+fn code_parameter(cursor: &mut Cursor<'_>, what: &'static str) -> Result<u32, DecodeError> {
+    let at = cursor.offset();
+    let k = u32::from(cursor.u8(what)?);
+    if k > 64 {
+        return Err(DecodeError::new(at, what));
+    }
+    Ok(k)
 }
 
 struct Columns<'a> {
@@ -270,9 +297,9 @@ fn decode_columns(
             let pass = match &mut columns.pass_refs {
                 None => i as u32,
                 Some(refs) => {
+                    // Range-checked by `decode` before the runs were read.
                     let delta = unzigzag(refs.varint("span pass ref")?);
-                    let pass = apply_delta(expected_pass, delta)
-                        .ok_or_else(|| DecodeError::new(refs.offset(), "span pass ref"))?;
+                    let pass = apply_delta(expected_pass, delta).unwrap_or_default();
                     expected_pass = pass.wrapping_add(1);
                     pass
                 }

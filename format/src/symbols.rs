@@ -1,5 +1,5 @@
-//! Symbols: the names a record introduces, carried inside that record (seed 000 §5.3,
-//! §5.7). There is no global string table to finalise at stop, so a truncated capture
+//! Symbols: the names a record introduces, carried inside that record (SGPT_FORMAT.md
+//! §3.1). There is no global string table to finalise at stop, so a truncated capture
 //! still resolves every name its surviving records reference.
 //!
 //! ```text
@@ -81,13 +81,24 @@ impl SymbolTable {
     /// Reads a symbol block. A block that starts past the table's end means a record
     /// carrying symbols was lost: the gap is reported, and every later index still lands
     /// on its own name.
+    ///
+    /// The gap is reported only by a block that applies (SGPT_FORMAT.md §3.1): a block
+    /// that then fails is not applied, leaves `end` where it was, and reports only its
+    /// own failure, so the next block that applies names the whole gap once, the failed
+    /// block's indices included. Checks run in stored order: a start that reaches back
+    /// and a start plus count that overflows, both at the start, before any string.
     pub fn read_block(&mut self, cursor: &mut Cursor<'_>, defects: &mut Vec<Defect>) -> Result<(), DecodeError> {
         let at = cursor.offset();
         let first = cursor.varint("symbol block start")?;
-        let count = cursor.count(1, "symbol count")?;
         if first < self.end {
             // A writer assigns indices once; a block reaching back is damage, not data.
             return Err(DecodeError::new(at, "symbol block start"));
+        }
+        let count = cursor.count(1, "symbol count")?;
+        let end = first.checked_add(count as u64).ok_or_else(|| DecodeError::new(at, "symbol block start"))?;
+        let mut names = Vec::with_capacity(count);
+        for _ in 0..count {
+            names.push(cursor.str("symbol")?.to_owned());
         }
         if first > self.end {
             defects.push(Defect::new(
@@ -96,11 +107,7 @@ impl SymbolTable {
                 format!("symbols {}..{first} were in a record that was lost", self.end),
             ));
         }
-        let mut names = Vec::with_capacity(count);
-        for _ in 0..count {
-            names.push(cursor.str("symbol")?.to_owned());
-        }
-        self.end = first.checked_add(count as u64).ok_or_else(|| DecodeError::new(at, "symbol block start"))?;
+        self.end = end;
         match self.runs.last_mut() {
             Some((run_first, run)) if *run_first + run.len() as u64 == first => run.extend(names),
             _ => self.runs.push((first, names)),
@@ -159,6 +166,23 @@ mod tests {
         assert_eq!(resolve(3).unwrap(), "<lost symbol 3>");
         assert_eq!(resolve(4).unwrap(), "e");
         assert!(resolve(5).is_err());
+    }
+
+    #[test]
+    fn a_gap_is_reported_once_by_the_block_that_applies_not_by_one_that_fails() {
+        let mut table = SymbolTable::default();
+        let mut defects = Vec::new();
+        table.read_block(&mut Cursor::new(&block(0, &["a"]), 0), &mut defects).unwrap();
+        // Symbols 1..3 were lost; this block starts at 3 but its string is cut short.
+        let mut broken = block(3, &["dd"]);
+        broken.pop();
+        assert_eq!(table.read_block(&mut Cursor::new(&broken, 40), &mut defects).unwrap_err().offset, 42);
+        assert!(defects.is_empty(), "a block that fails reports no gap: {defects:?}");
+        table.read_block(&mut Cursor::new(&block(4, &["e"]), 80), &mut defects).unwrap();
+        assert_eq!(
+            defects,
+            [Defect::new(DefectKind::MissingReference, 80, "symbols 1..4 were in a record that was lost")]
+        );
     }
 
     #[test]

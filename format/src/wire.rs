@@ -108,13 +108,16 @@ impl<'a> Cursor<'a> {
         self.u64_le(what).map(f64::from_bits)
     }
 
-    /// An unsigned LEB128 varint of at most 10 bytes whose value fits in 64 bits.
+    /// An unsigned LEB128 varint of at most 10 bytes whose value fits in 64 bits. Every
+    /// failure, an 11th byte, a 10th byte above 1, or a payload that ends inside it, is
+    /// reported at its first byte (SGPT_FORMAT.md §7.1): the field, not where reading
+    /// stopped, is what a reader names.
     #[inline]
     pub fn varint(&mut self, what: &'static str) -> Result<u64, DecodeError> {
         let start = self.offset();
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
-            let byte = self.u8(what)?;
+            let byte = self.u8(what).map_err(|_| DecodeError::new(start, what))?;
             if shift == 63 && byte > 1 {
                 return Err(DecodeError::new(start, what));
             }
@@ -126,9 +129,11 @@ impl<'a> Cursor<'a> {
         Err(DecodeError::new(start, what))
     }
 
+    /// A `v32`: a value of 2^32 or more is reported at the varint's first byte.
     pub fn varint_u32(&mut self, what: &'static str) -> Result<u32, DecodeError> {
+        let at = self.offset();
         let value = self.varint(what)?;
-        u32::try_from(value).map_err(|_| self.error(what))
+        u32::try_from(value).map_err(|_| DecodeError::new(at, what))
     }
 
     pub fn varint_i64(&mut self, what: &'static str) -> Result<i64, DecodeError> {
@@ -146,16 +151,21 @@ impl<'a> Cursor<'a> {
     }
 
     /// A count of items each at least `min_item_bytes` long, checked against the bytes
-    /// left so that no allocation is sized by an untrusted number (STYLE.md, png `Limits`).
+    /// left so that no allocation is sized by an untrusted number. A count that fails is
+    /// reported at its varint's first byte.
     pub fn count(&mut self, min_item_bytes: usize, what: &'static str) -> Result<usize, DecodeError> {
+        let at = self.offset();
         let count = self.varint(what)?;
         let budget = self.remaining() / min_item_bytes.max(1);
         if count > budget as u64 {
-            return Err(self.error(what));
+            return Err(DecodeError::new(at, what));
         }
         Ok(count as usize)
     }
 
+    /// A string: a length that overruns is reported at the length's first byte, invalid
+    /// UTF-8 at the string's first byte, since the length is sound and the bytes are not
+    /// (SGPT_FORMAT.md §7.1).
     pub fn str(&mut self, what: &'static str) -> Result<&'a str, DecodeError> {
         let len = self.count(1, what)?;
         let at = self.offset();
@@ -188,7 +198,32 @@ mod tests {
         let error = Cursor::new(&bytes, 100).varint("v").unwrap_err();
         assert_eq!(error.offset, 100);
         let too_big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02];
-        assert!(Cursor::new(&too_big, 0).varint("v").is_err());
+        assert_eq!(Cursor::new(&too_big, 7).varint("v").unwrap_err().offset, 7);
+    }
+
+    #[test]
+    fn every_field_failure_is_reported_at_the_fields_first_byte() {
+        // A varint cut short by the end of the payload: at its first byte, not the end.
+        let mut cursor = Cursor::new(&[0x05, 0x80, 0x80], 10);
+        cursor.u8("lead").unwrap();
+        assert_eq!(cursor.varint("v").unwrap_err().offset, 11);
+        // A fixed-width field cut short: at its first byte too.
+        let mut cursor = Cursor::new(&[0x05, 1, 2, 3], 10);
+        cursor.u8("lead").unwrap();
+        assert_eq!(cursor.u64_le("w").unwrap_err().offset, 11);
+        // A v32 of 2^32 and a count over the bytes left: at the varint's first byte.
+        let mut out = vec![0x05];
+        put_varint(&mut out, 1 << 32);
+        let mut cursor = Cursor::new(&out, 10);
+        cursor.u8("lead").unwrap();
+        assert_eq!(cursor.varint_u32("v").unwrap_err().offset, 11);
+        let mut cursor = Cursor::new(&[0x05, 0x03, 0x00], 10);
+        cursor.u8("lead").unwrap();
+        assert_eq!(cursor.count(1, "n").unwrap_err().offset, 11);
+        // A string whose bytes are not UTF-8: at its bytes, after a sound length.
+        let mut cursor = Cursor::new(&[0x05, 0x02, 0xc3, 0x28], 10);
+        cursor.u8("lead").unwrap();
+        assert_eq!(cursor.str("s").unwrap_err().offset, 12);
     }
 
     #[test]

@@ -44,7 +44,36 @@ const V1: &[Expect] = &[
     Expect { name: "html_labels.sgpt", frames: 3, closed: true, defects: &[] },
     Expect { name: "memory.sgpt", frames: 8, closed: true, defects: &[] },
     Expect { name: "memory_activity_loss.sgpt", frames: 8, closed: true, defects: &[] },
+    // One per case SGPT_FORMAT.md §7.1 and §7.2 settle; `defect_fixtures.rs` pins each
+    // offset. All but the trailing-bytes one are unclosed, so a scan reads the damage.
+    Expect { name: "defect_field_cut_short.sgpt", frames: 1, closed: false, defects: &[NC, M, M] },
+    Expect { name: "defect_pass_ref_out_of_range.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_code_parameter.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_kind_run_value.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_run_lengths_overflow.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_run_lengths_short.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_bit_stream_past_end.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_bit_stream_zero_run.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_invalid_utf8.sgpt", frames: 0, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_meta_json.sgpt", frames: 0, closed: false, defects: &[NC, M, M, M, M, M] },
+    Expect {
+        name: "defect_directory_trailing_bytes.sgpt",
+        frames: 1,
+        closed: true,
+        defects: &[DefectKind::DirectoryInvalid, DefectKind::Corrupt],
+    },
+    Expect {
+        name: "defect_symbol_gap_block_fails.sgpt",
+        frames: 0,
+        closed: false,
+        defects: &[NC, M, DefectKind::MissingReference],
+    },
+    Expect { name: "defect_span_count_bound.sgpt", frames: 2, closed: false, defects: &[NC, M] },
+    Expect { name: "inverted_spans.sgpt", frames: 1, closed: true, defects: &[] },
 ];
+
+const NC: DefectKind = DefectKind::NotClosed;
+const M: DefectKind = DefectKind::Malformed;
 
 /// Fixtures built on `sgpt_format::synth`, whose workload has changed since v1 was
 /// committed (each pass's typical duration is now keyed by its label): their generators no
@@ -78,7 +107,10 @@ fn every_other_generator_still_writes_its_committed_fixture_byte_for_byte() {
             fixture_def.name
         );
     }
-    assert_eq!(compared, 5, "minimal, html_labels, newer_version, memory and memory_activity_loss");
+    assert_eq!(
+        compared, 19,
+        "minimal, html_labels, newer_version, memory, memory_activity_loss, inverted_spans and the 13 defect_ fixtures"
+    );
 }
 
 #[test]
