@@ -72,7 +72,7 @@ mod bench {
         session.begin_frame().expect("frame begins");
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         {
-            let mut scope = GraphPassScope::begin(Some(&mut *session), &mut encoder, 0, "frame");
+            let mut scope = GraphPassScope::named(Some(&mut *session), &mut encoder, "frame");
             for _ in 0..PASSES {
                 let mut pass =
                     scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some("pass"), timestamp_writes: None });

@@ -27,6 +27,10 @@ pub enum RecordError {
     FrameAlreadyOpen(u64),
     #[error("no frame is open: call begin_frame() first")]
     NoFrameOpen,
+    #[error(
+        "graph pass {index} is {recorded:?} in this session's structure, not {given:?}: give each graph pass its own index, or open brackets by name with GraphPassScope::named"
+    )]
+    GraphPassName { index: u32, recorded: String, given: String },
     #[error("the capture could not be written: {0}")]
     Write(String),
     #[error("this sink cannot read its capture back: {0}")]

@@ -390,7 +390,9 @@ impl<T: Copy> FrameGraph<T> {
                 }
             }
             {
-                let mut scope = GraphPassScope::begin(session.as_deref_mut(), encoder, index as u32, &pass.name);
+                // set_graph above named every index as the graph does: never refused.
+                let mut scope =
+                    GraphPassScope::begin_or_unrecorded(session.as_deref_mut(), encoder, index as u32, &pass.name);
                 body(pass.tag, &mut scope);
             }
             if !self.listeners.is_empty() {

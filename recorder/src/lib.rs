@@ -1,45 +1,55 @@
 //! `sgpt-recorder`: records a wgpu application's frames into `.sgpt` captures.
 //!
 //! The application owns a [`ProfileSession`] and hands `Some(&mut session)` to the hooks;
-//! with `None` each hook is one null check. A frame is bracketed by
-//! [`ProfileSession::begin_frame`] and [`ProfileSession::end_frame`]; graph passes by a
-//! [`GraphPassScope`] (or the built-in [`FrameGraph`]); GPU passes are begun through the
-//! scope and come back as [`ProfiledComputePass`] / [`ProfiledRenderPass`], which deref to
-//! wgpu's passes.
+//! with `None` each hook is one null check. A frame is a [`FrameScope`] (or
+//! [`ProfileSession::begin_frame`] … [`ProfileSession::end_frame`]); graph passes are
+//! [`GraphPassScope`]s, opened by name (or the built-in [`FrameGraph`]); GPU passes are begun
+//! through the scope and come back as [`ProfiledComputePass`] / [`ProfiledRenderPass`], which
+//! deref to wgpu's passes.
 //!
-//! ```no_run
-//! use sgpt_recorder::{GraphPassScope, Level, MemorySink, ProfileSession, SessionOptions};
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+//! #     backends: wgpu::Backends::VULKAN,
+//! #     // Debian 12's lavapipe crashes in debug labels, which only the DEBUG flag turns on.
+//! #     flags: wgpu::InstanceFlags::from_build_config().with_env().difference(wgpu::InstanceFlags::DEBUG),
+//! #     ..wgpu::InstanceDescriptor::new_without_display_handle()
+//! # });
+//! # let Ok(adapter) = pollster::block_on(instance.request_adapter(&Default::default())) else {
+//! #     assert!(std::env::var("CI").as_deref() != Ok("true"), "CI runs this on lavapipe");
+//! #     return Ok(());
+//! # };
+//! # let features = sgpt_recorder::timer_features(&adapter);
+//! # let descriptor = wgpu::DeviceDescriptor { required_features: features, ..Default::default() };
+//! # let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))?;
+//! # let wgsl = "@compute @workgroup_size(8, 8) fn main() {}";
+//! # let module = device.create_shader_module(wgpu::ShaderModuleDescriptor { label: None, source: wgpu::ShaderSource::Wgsl(wgsl.into()) });
+//! # let blur = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor { label: None, layout: None, module: &module, entry_point: None, compilation_options: Default::default(), cache: None });
+//! use sgpt_recorder::{FrameScope, Level, MemorySink, ProfileSession, RecordError, SessionOptions};
 //!
-//! fn frame(device: &wgpu::Device, queue: &wgpu::Queue, mut session: Option<&mut ProfileSession>) {
-//!     if let Some(session) = session.as_deref_mut() {
-//!         session.begin_frame().expect("a frame opens once");
-//!     }
+//! fn frame(device: &wgpu::Device, queue: &wgpu::Queue, blur: &wgpu::ComputePipeline,
+//!          session: Option<&mut ProfileSession>) -> Result<(), RecordError> {
+//!     let mut frame = FrameScope::begin(session)?; // with `None`, every hook is one null check
 //!     let mut encoder = device.create_command_encoder(&Default::default());
 //!     {
-//!         let mut hzb = GraphPassScope::begin(session.as_deref_mut(), &mut encoder, 0, "hzb/build");
-//!         for label in ["hzb mip 1", "hzb mip 2"] {
-//!             let mut pass = hzb.compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), ..Default::default() });
-//!             pass.dispatch_workgroups(8, 8, 1); // recorded, then forwarded to wgpu
-//!         }
+//!         // One graph pass, by name; any number of GPU passes in it, attributed to it.
+//!         let mut bloom = frame.scope(&mut encoder, "bloom");
+//!         let mut pass = bloom.compute_pass(&wgpu::ComputePassDescriptor { label: Some("bloom blur"), ..Default::default() });
+//!         pass.set_pipeline(blur);
+//!         pass.dispatch_workgroups(8, 8, 1); // recorded, then forwarded: the pass derefs to wgpu's
 //!     }
-//!     if let Some(session) = session.as_deref_mut() {
-//!         session.resolve_queries(&mut encoder).expect("frame is open");
-//!     }
-//!     queue.submit([encoder.finish()]);
-//!     if let Some(session) = session {
-//!         session.end_frame().expect("frame is open");
-//!     }
+//!     frame.submit(queue, [encoder])?; // resolves the encoder's queries, submits, ends the frame
+//!     Ok(())
 //! }
 //!
-//! # fn run(device: wgpu::Device, queue: wgpu::Queue, adapter: wgpu::Adapter) -> Result<(), Box<dyn std::error::Error>> {
-//! let capture = MemorySink::new();
-//! let mut session = ProfileSession::new(SessionOptions::at(Level::Workload), capture.clone());
+//! let capture = MemorySink::new(); // keep a handle; the session writes into a clone
+//! let mut session = ProfileSession::new(SessionOptions { frame_limit: Some(600), ..SessionOptions::at(Level::Workload) }, capture.clone());
 //! session.start(&device, &queue, &adapter)?;
-//! for _ in 0..600 {
-//!     frame(&device, &queue, Some(&mut session));
-//! }
-//! pollster::block_on(session.stop())?;
-//! std::fs::write("frames.sgpt", capture.take())?;
+//! let done = session.finished(); // resolved by the frame limit or by stop()
+//! for _ in 0..600 { frame(&device, &queue, &blur, Some(&mut session))?; }
+//! pollster::block_on(done)?;
+//! # assert_eq!(session.frames_written(), 600, "the example records on the device");
+//! std::fs::write(std::env::temp_dir().join("frames.sgpt"), capture.take())?;
 //! # Ok(()) }
 //! ```
 //!
@@ -64,6 +74,7 @@ mod clock;
 mod device;
 mod error;
 mod footprint;
+mod frame_scope;
 mod graph;
 mod memory;
 mod meta;
@@ -83,6 +94,7 @@ mod workload;
 
 pub use error::{RecordError, StartError};
 pub use footprint::{BufferDesc, TextureDesc, format_name};
+pub use frame_scope::FrameScope;
 pub use graph::{FrameGraph, ListenerId, PassBuilder, PassEvent, PassListener, ResourceHandle};
 pub use memory::{MemorySource, memory_record};
 pub use meta::timer_features;

@@ -48,11 +48,60 @@ impl std::fmt::Debug for GraphPassScope<'_> {
 }
 
 impl<'a> GraphPassScope<'a> {
-    /// Opens graph pass `graph_pass` (its index in the topology handed to
-    /// [`ProfileSession::set_graph`], or the [`crate::FrameGraph`]'s pass index).
+    /// Opens the graph pass named `name`: the first bracket of a name gives it the next
+    /// index, and every later bracket of that name gets the same one. For applications
+    /// without a frame graph of their own; nothing to number, nothing to get wrong.
+    #[track_caller]
+    #[inline]
+    pub fn named(session: Option<&'a mut ProfileSession>, encoder: &'a mut wgpu::CommandEncoder, name: &str) -> Self {
+        let mut session = session;
+        let index = recording(session.as_deref_mut()).map_or(0, |active| active.graph_pass_named(name));
+        // Looked up by this name, so never refused.
+        Self::open(session, encoder, index, name)
+    }
+
+    /// Opens graph pass `graph_pass`: its index in the topology handed to
+    /// [`ProfileSession::set_graph`], or the [`crate::FrameGraph`]'s pass index.
+    ///
+    /// Refused with [`crate::RecordError::GraphPassName`] when the session's structure
+    /// already names that index otherwise (a reused literal index, say): its passes would
+    /// be attributed to the other graph pass.
     #[track_caller]
     #[inline]
     pub fn begin(
+        session: Option<&'a mut ProfileSession>,
+        encoder: &'a mut wgpu::CommandEncoder,
+        graph_pass: u32,
+        name: &str,
+    ) -> Result<Self, crate::RecordError> {
+        let mut session = session;
+        if let Some(active) = recording(session.as_deref_mut()) {
+            active.check_graph_pass_name(graph_pass, name)?;
+        }
+        Ok(Self::open(session, encoder, graph_pass, name))
+    }
+
+    /// [`Self::begin`] where the caller set the structure itself (the [`crate::FrameGraph`]);
+    /// were it refused anyway, the bracket is logged and not recorded.
+    #[track_caller]
+    pub(crate) fn begin_or_unrecorded(
+        session: Option<&'a mut ProfileSession>,
+        encoder: &'a mut wgpu::CommandEncoder,
+        graph_pass: u32,
+        name: &str,
+    ) -> Self {
+        let mut session = session;
+        let refused = recording(session.as_deref_mut()).and_then(|a| a.check_graph_pass_name(graph_pass, name).err());
+        if let Some(error) = refused {
+            log::error!("sgpt-recorder: {error}");
+            session = None;
+        }
+        Self::open(session, encoder, graph_pass, name)
+    }
+
+    #[track_caller]
+    #[inline]
+    fn open(
         session: Option<&'a mut ProfileSession>,
         encoder: &'a mut wgpu::CommandEncoder,
         graph_pass: u32,
@@ -61,8 +110,7 @@ impl<'a> GraphPassScope<'a> {
         // One load of the timing level when off; the name is copied only when on.
         let mut cpu_span = Span::begin_copied(timing::track::GPU_ENCODE, name);
         cpu_span.property("graph pass", f64::from(graph_pass));
-        let active = session.and_then(ProfileSession::active).filter(|active| active.frame_open());
-        let Some(active) = active else {
+        let Some(active) = recording(session) else {
             return Self {
                 encoder,
                 active: None,
@@ -80,8 +128,8 @@ impl<'a> GraphPassScope<'a> {
                 std::panic::Location::caller()
             );
         }
-        encoder.push_debug_group(name);
         active.enter_graph_pass(graph_pass, name);
+        encoder.push_debug_group(name);
         let encoder_end_query = time_on_encoder(active, encoder, name);
         let begin_ns = active.clock.now_ns();
         Self {
@@ -140,6 +188,12 @@ impl Drop for GraphPassScope<'_> {
     }
 }
 
+/// The recording state when `session` records and has a frame open: one null check off.
+#[inline]
+fn recording(session: Option<&mut ProfileSession>) -> Option<&mut Active> {
+    session.and_then(ProfileSession::active).filter(|active| active.frame_open())
+}
+
 /// Opens the bracket's encoder-level span where the device has timestamps inside
 /// encoders: a GPU pass of kind `encoder`, named as the graph pass, whose span covers every
 /// command the bracket records, copies and clears included. It is a second measurement
@@ -149,7 +203,7 @@ fn time_on_encoder(active: &mut Active, encoder: &mut wgpu::CommandEncoder, name
         return None;
     }
     let key = encoder_key(encoder);
-    let (_, query) = active.begin_gpu_pass(GpuPassKind::Encoder, name, None, &[], true, key);
+    let (_, query) = active.begin_gpu_pass(GpuPassKind::Encoder, Some(name), None, &[], true, key);
     let query = query?;
     encoder.write_timestamp(active.query_set()?, query);
     Some(query + 1)
@@ -236,7 +290,7 @@ impl<'p> PassRecorder<'p> {
             return None;
         }
         let query = if self.active.capabilities.inside_passes {
-            self.active.begin_gpu_pass(GpuPassKind::Marker, label, Some(self.gpu_pass), &[], true, self.encoder).1
+            self.active.begin_gpu_pass(GpuPassKind::Marker, Some(label), Some(self.gpu_pass), &[], true, self.encoder).1
         } else {
             None
         };
@@ -264,11 +318,10 @@ fn begin_compute<'p>(
     let Some(active) = active.filter(|active| active.frame_open()) else {
         return ProfiledComputePass { inner: encoder.begin_compute_pass(desc), rec: None };
     };
-    let label = desc.label.unwrap_or("compute pass");
     // A pass the application times itself keeps its own timestamp writes, untouched.
     let timed = desc.timestamp_writes.is_none();
     let key = encoder_key(encoder);
-    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Compute, label, None, &[], timed, key);
+    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Compute, desc.label, None, &[], timed, key);
     let inner = {
         let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::ComputePassTimestampWrites {
             query_set,
@@ -309,7 +362,6 @@ fn begin_render<'p>(
     let Some(active) = active.filter(|active| active.frame_open()) else {
         return ProfiledRenderPass { inner: encoder.begin_render_pass(desc), rec: None };
     };
-    let label = desc.label.unwrap_or("render pass");
     let empty = AttachmentInfo {
         role: AttachmentRole::Color,
         format: wgpu::TextureFormat::R8Unorm,
@@ -345,7 +397,8 @@ fn begin_render<'p>(
     }
     let timed = desc.timestamp_writes.is_none();
     let key = encoder_key(encoder);
-    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Render, label, None, &attachments[..count], timed, key);
+    let (gpu_pass, query) =
+        active.begin_gpu_pass(GpuPassKind::Render, desc.label, None, &attachments[..count], timed, key);
     let inner = {
         let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::RenderPassTimestampWrites {
             query_set,

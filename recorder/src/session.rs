@@ -323,6 +323,8 @@ impl ProfileSession {
             topology_id: 0,
             gpu_pass_count: 0,
             graph_pass: None,
+            bracket_name: String::new(),
+            timing_graph_names: Vec::new(),
             format_names: Vec::new(),
             write_error: None,
             gauges,
@@ -726,6 +728,11 @@ pub(crate) struct Active {
     gpu_pass_count: u32,
     /// The open graph-pass bracket.
     pub(crate) graph_pass: Option<u32>,
+    /// The open bracket's name: the label of a GPU pass begun in it without one.
+    bracket_name: String,
+    /// Below `Structure` the topology has no graph passes: the names brackets were opened
+    /// by, so that [`crate::GraphPassScope::named`] still gives each name its own index.
+    timing_graph_names: Vec<String>,
     /// WebGPU names of attachment formats seen so far, so no frame allocates one.
     format_names: Vec<(wgpu::TextureFormat, String)>,
     /// The first write failure; once set, records stop (what reached the sink stays readable).
@@ -1156,22 +1163,55 @@ impl Active {
         }
     }
 
-    /// Opens a graph-pass bracket. A bracket whose pass the topology does not have (the
-    /// application handed no graph) adds it, named as the bracket is.
-    pub(crate) fn enter_graph_pass(&mut self, graph_pass: u32, name: &str) {
-        self.graph_pass = Some(graph_pass);
+    /// The index of the graph pass named `name`: the first one of that name, or a new one
+    /// at the end, named so.
+    pub(crate) fn graph_pass_named(&mut self, name: &str) -> u32 {
         if self.level < Level::Structure {
-            return;
+            let names = &mut self.timing_graph_names;
+            return match names.iter().position(|known| known == name) {
+                Some(index) => index as u32,
+                None => {
+                    names.push(name.to_owned());
+                    names.len() as u32 - 1
+                }
+            };
         }
-        let passes = &mut self.topology.graph_passes;
-        if passes.len() <= graph_pass as usize {
-            passes.resize_with(graph_pass as usize + 1, sgpt_format::GraphPass::default);
-            self.topology_dirty = true;
+        let passes = &self.topology.graph_passes;
+        passes.iter().position(|pass| pass.name == name).unwrap_or(passes.len()) as u32
+    }
+
+    /// Refuses a bracket whose index the structure names otherwise: its passes would be
+    /// attributed to that other graph pass. (Below `Structure` nothing is attributed.)
+    pub(crate) fn check_graph_pass_name(&self, graph_pass: u32, name: &str) -> Result<(), RecordError> {
+        match self.topology.graph_passes.get(graph_pass as usize) {
+            Some(pass) if self.level >= Level::Structure && !pass.name.is_empty() && pass.name != name => {
+                Err(RecordError::GraphPassName {
+                    index: graph_pass,
+                    recorded: pass.name.clone(),
+                    given: name.to_owned(),
+                })
+            }
+            _ => Ok(()),
         }
-        let pass = &mut passes[graph_pass as usize];
-        if pass.name.is_empty() {
-            self.topology_dirty |= sync::string(&mut pass.name, name);
+    }
+
+    /// Opens a graph-pass bracket (checked by [`Self::check_graph_pass_name`]). A bracket
+    /// whose pass the topology does not have (the application handed no graph) adds it,
+    /// named as the bracket is.
+    pub(crate) fn enter_graph_pass(&mut self, graph_pass: u32, name: &str) {
+        if self.level >= Level::Structure {
+            let passes = &mut self.topology.graph_passes;
+            if passes.len() <= graph_pass as usize {
+                passes.resize_with(graph_pass as usize + 1, sgpt_format::GraphPass::default);
+                self.topology_dirty = true;
+            }
+            let pass = &mut passes[graph_pass as usize];
+            if pass.name.is_empty() {
+                self.topology_dirty |= sync::string(&mut pass.name, name);
+            }
         }
+        self.graph_pass = Some(graph_pass);
+        sync::string(&mut self.bracket_name, name);
     }
 
     /// CPU time of one graph pass's bracket.
@@ -1193,11 +1233,13 @@ impl Active {
     }
 
     /// Registers a GPU pass (or marker region) and claims its span's two queries.
-    /// Returns the pass index and the first query index, if a slot was free.
+    /// Returns the pass index and the first query index, if a slot was free. A pass
+    /// without a label takes its bracket's name, so two unlabeled passes of different
+    /// graph passes stay apart even at level Timing.
     pub(crate) fn begin_gpu_pass(
         &mut self,
         kind: GpuPassKind,
-        label: &str,
+        label: Option<&str>,
         parent: Option<u32>,
         attachments: &[AttachmentInfo],
         timed: bool,
@@ -1215,6 +1257,12 @@ impl Active {
             }
         }
         let attachments = if with_attachments { &attachments[..attachments.len().min(names.len())] } else { &[] };
+        let label = match (label, self.graph_pass) {
+            (Some(label), _) => label,
+            (None, Some(_)) => self.bracket_name.as_str(),
+            (None, None) if kind == GpuPassKind::Render => "render pass",
+            (None, None) => "compute pass",
+        };
         let passes = &mut self.topology.gpu_passes;
         if passes.len() <= index as usize {
             passes.push(GpuPass::default());

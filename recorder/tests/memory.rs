@@ -209,7 +209,7 @@ fn bare_frame(device: &wgpu::Device, queue: &wgpu::Queue, session: &mut ProfileS
     session.begin_frame().expect("opens");
     let mut encoder = device.create_command_encoder(&Default::default());
     {
-        let mut scope = GraphPassScope::begin(Some(&mut *session), &mut encoder, 0, "bare");
+        let mut scope = GraphPassScope::named(Some(&mut *session), &mut encoder, "bare");
         drop(scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some("empty"), timestamp_writes: None }));
     }
     session.resolve_queries(&mut encoder).expect("open");

@@ -2,6 +2,7 @@
 //! device set-up and the counting allocator are shared.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod naming;
 mod resolve_order;
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -11,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use sgpt_demo::{Scene, SceneOptions, native};
 use sgpt_format::{Capture, Frame, GpuPassKind, LoadOp, Op, SpanKind, StoreOp};
 use sgpt_recorder::{
-    FrameGraph, GraphPassScope, Level, MemorySink, PassEvent, PassListener, PipelineInfo, ProfileSession, RecordError,
-    SessionOptions, StartError, StopReason,
+    FrameGraph, FrameScope, GraphPassScope, Level, MemorySink, PassEvent, PassListener, PipelineInfo, ProfileSession,
+    RecordError, SessionOptions, StartError, StopReason,
 };
 
 // ---- a per-thread counting allocator: tests run in parallel, each counts its own ----
@@ -237,7 +238,7 @@ impl Workload {
     fn encode(&self, gpu: &Gpu, mut session: Option<&mut ProfileSession>, passes: u32) {
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         {
-            let mut scope = GraphPassScope::begin(session.as_deref_mut(), &mut encoder, 0, "work");
+            let mut scope = GraphPassScope::named(session.as_deref_mut(), &mut encoder, "work");
             for _ in 0..passes {
                 let mut pass = scope
                     .compute_pass(&wgpu::ComputePassDescriptor { label: Some("dispatches"), timestamp_writes: None });
@@ -720,8 +721,16 @@ fn with_no_session_the_hooks_allocate_nothing_beyond_wgpu_itself() {
     let mut off: Option<&mut ProfileSession> = None;
     let ((), allocations, _) = counted(|| {
         for _ in 0..100 {
-            let scope = GraphPassScope::begin(off.as_deref_mut(), &mut encoder, 0, "bracket");
+            let scope =
+                GraphPassScope::begin(off.as_deref_mut(), &mut encoder, 0, "bracket").expect("off never refuses");
             scope.end();
+            GraphPassScope::named(off.as_deref_mut(), &mut encoder, "named").end();
+            // The frame scope off: every hook one `None` check.
+            let mut frame = FrameScope::begin(off.as_deref_mut()).expect("off never fails");
+            assert!(!frame.is_recording());
+            frame.scope(&mut encoder, "in frame").end();
+            frame.resolve_queries(&mut encoder).expect("off never fails");
+            frame.end().expect("off never fails");
         }
     });
     assert_eq!(allocations, 0);
@@ -848,11 +857,11 @@ fn on_a_device_with_encoder_timestamps_a_graph_pass_is_timed_whole_copies_includ
         let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         {
             // A graph pass of copies only: no pass of its own, so only the encoder times it.
-            let mut upload = GraphPassScope::begin(Some(&mut session), &mut encoder, 0, "upload");
+            let mut upload = GraphPassScope::named(Some(&mut session), &mut encoder, "upload");
             upload.encoder().copy_buffer_to_buffer(&from, 0, &to, 0, size);
         }
         {
-            let mut scope = GraphPassScope::begin(Some(&mut session), &mut encoder, 1, "simulate");
+            let mut scope = GraphPassScope::named(Some(&mut session), &mut encoder, "simulate");
             let mut pass =
                 scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some("step"), timestamp_writes: None });
             pass.set_pipeline(&work.pipeline);

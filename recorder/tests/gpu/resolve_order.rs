@@ -149,7 +149,7 @@ fn record(gpu: &Gpu, work: &Workload, scenario: &Scenario, frames_in_flight: u32
 
 /// Graph pass `index`, one profiled compute pass with one dispatch.
 fn encode_pass(work: &Workload, session: &mut ProfileSession, encoder: &mut wgpu::CommandEncoder, index: u32) {
-    let mut scope = GraphPassScope::begin(Some(session), encoder, index, &format!("encoder {index}"));
+    let mut scope = GraphPassScope::named(Some(session), encoder, &format!("encoder {index}"));
     let mut pass = scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some("work"), timestamp_writes: None });
     pass.set_pipeline(&work.pipeline);
     pass.set_bind_group(0, &work.bind_group, &[]);
