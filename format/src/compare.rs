@@ -24,20 +24,26 @@
 //!   culled; those get no shift, since a missing pass has no median.
 //! - **Estimate**: the shift of the lower median (the one `sgpt stats` shows) over all
 //!   spans, `B − A` in ns, and relative to A's median.
-//! - **Interval**: each side's median is resampled by a seeded circular block bootstrap
-//!   over consecutive frames (blocks of `L` frames,
-//!   `L` chosen per capture from its frame times), the sides independently (they are
-//!   separate runs). The bootstrap standard errors add in quadrature, and the interval is
-//!   `shift ± z·se` with `z` the normal quantile of the level Holm's procedure gives the
-//!   pass. Assumptions: within a capture, frames are stationary and dependence fades
-//!   within a block (a drift slower than the capture itself looks exactly like a change,
-//!   and no method on one pair of captures can tell them apart); the median's sampling
+//! - **Interval**: each side's median gets a standard error from the circular block
+//!   bootstrap over consecutive frames (blocks of `L` frames, `L` chosen per capture from
+//!   its frame times): the bootstrap variance of the share of spans at or below the
+//!   median, computed exactly rather than by drawing resamples, carried to the median
+//!   through the density there (estimated from the spacing of the order statistics
+//!   around it). The sides are independent runs, so their errors add in quadrature. The
+//!   interval is `shift ± t·se`, `t` the Student t quantile of the level Holm's procedure
+//!   gives the test, with the Welch–Satterthwaite combination of each side's `3F / 2L`
+//!   degrees of freedom (a variance from few blocks is uncertain itself).
+//!   Assumptions: within a capture, frames are stationary and dependence fades within a
+//!   block (a drift slower than the capture itself looks exactly like a change, and no
+//!   method on one pair of captures can tell them apart); the median's sampling
 //!   distribution is close to normal, which holds for many frames of finely resolved
 //!   durations and fails under ties, hence the checks below.
 //! - **Multiple comparisons**: Holm's step-down procedure controls the family-wise error
 //!   rate at `alpha` over every test made (the frame time and each matched pass that
 //!   reached the bootstrap). Tests are ordered by `|shift| / se`, largest first; the
 //!   `j`-th (from 0) of `m` gets the level `alpha / (m − j)` until one is not significant,
+//!   (ordering by the t statistic rather than its p-value, which differ only where the
+//!   degrees of freedom do),
 //!   and every later one keeps that level. An interval is reported at its test's level,
 //!   so a shift is significant exactly when its interval excludes 0.
 //! - **Verdict**, with the practical threshold `T = max(threshold × median A,
@@ -48,12 +54,12 @@
 //!   fewer than [`MIN_FRAMES`] frames (captures, or frames a pass ran in), fewer than 10
 //!   blocks in a capture, more than 5 % of a side's spans at exactly 0 ns or at exactly
 //!   its median (quantized timestamps: the median cannot move less than the step between
-//!   recorded values), or resampled medians that take fewer than 5 distinct values (the
-//!   bootstrap distribution is degenerate). The reason quotes the share of spans at 0 ns
-//!   and the smallest step between the recorded values; no quantum is estimated or kept.
+//!   recorded values), or a degenerate interval (the spans around the median all read
+//!   one value). The reason quotes the share of spans at 0 ns and the smallest step
+//!   between the recorded values; no quantum is estimated or kept.
 //!
-//! Everything is deterministic: the resamples come from SplitMix64 seeded by
-//! [`CompareOptions::seed`]. Memory: see [`Samples`].
+//! Everything is deterministic: no resample is drawn at random, so the same captures
+//! always give the same report. Memory: see [`Samples`].
 
 mod bootstrap;
 mod normal;
@@ -65,15 +71,13 @@ pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;
 use crate::model::{GpuPassKind, SpanKind};
-use bootstrap::{MIN_BLOCKS, block_length, lower_median, resampled_medians};
+use bootstrap::{MIN_BLOCKS, block_length, lower_median, median_error};
 use samples::Series;
 
 /// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
 pub const MIN_FRAMES: usize = 50;
 /// Largest share of a side's spans that may read exactly 0 ns, or exactly its median.
 const MAX_TIED_SHARE: f64 = 0.05;
-/// Fewest distinct values a side's resampled medians must take.
-const MIN_DISTINCT_MEDIANS: usize = 5;
 
 /// What the engine is asked.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -84,9 +88,6 @@ pub struct CompareOptions {
     pub min_effect_ns: u64,
     /// The family-wise error rate Holm's procedure controls.
     pub alpha: f64,
-    /// Bootstrap resamples per side.
-    pub resamples: u32,
-    pub seed: u64,
     /// A fixed block length in frames, instead of the automatic one (1 resamples single
     /// frames, as though they were independent).
     pub block_frames: Option<usize>,
@@ -94,7 +95,7 @@ pub struct CompareOptions {
 
 impl Default for CompareOptions {
     fn default() -> Self {
-        Self { threshold: 0.03, min_effect_ns: 1_000, alpha: 0.05, resamples: 200, seed: 1, block_frames: None }
+        Self { threshold: 0.03, min_effect_ns: 1_000, alpha: 0.05, block_frames: None }
     }
 }
 
@@ -170,8 +171,10 @@ pub struct Shift {
     pub interval_ns: Option<[i64; 2]>,
     /// The interval's confidence, `1 − ` its Holm level.
     pub confidence: Option<f64>,
-    /// The bootstrap standard error of `delta`.
+    /// The standard error of `delta`.
     pub standard_error_ns: Option<f64>,
+    /// The degrees of freedom of the t quantile the interval used.
+    pub degrees_of_freedom: Option<f64>,
 }
 
 impl Shift {
@@ -228,6 +231,7 @@ struct Estimate {
     median_b: u64,
     delta: i64,
     standard_error: f64,
+    degrees_of_freedom: f64,
 }
 
 enum Prepared {
@@ -272,20 +276,12 @@ pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison
         "frame time",
         too_little.as_deref(),
         block_frames,
-        options,
-        0,
     )];
-    for (index, &(_, series_a, series_b, verdict)) in rows.iter().enumerate() {
+    for &(_, series_a, series_b, verdict) in &rows {
         prepared.push(match (series_a, series_b, verdict) {
-            (Some(series_a), Some(series_b), None) => prepare(
-                (series_a, a.frames),
-                (series_b, b.frames),
-                "pass",
-                too_little.as_deref(),
-                block_frames,
-                options,
-                index as u64 + 1,
-            ),
+            (Some(series_a), Some(series_b), None) => {
+                prepare((series_a, a.frames), (series_b, b.frames), "pass", too_little.as_deref(), block_frames)
+            }
             (_, _, verdict) => {
                 Prepared::Done(Finding { verdict: verdict.unwrap_or(Verdict::Inconclusive), reason: None, shift: None })
             }
@@ -371,8 +367,6 @@ fn prepare(
     what: &str,
     too_little: Option<&str>,
     block_frames: [usize; 2],
-    options: &CompareOptions,
-    test: u64,
 ) -> Prepared {
     if let Some(reason) = too_little {
         return inconclusive(reason.to_owned());
@@ -412,36 +406,35 @@ fn prepare(
             smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
         ));
     }
-    let mut variance = 0.0;
-    for (side, (series, frames)) in [(a, frames_a), (b, frames_b)].into_iter().enumerate() {
-        let seed = options.seed ^ test.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let resampled =
-            resampled_medians(series, frames, block_frames[side], seed, side as u64, options.resamples.max(2));
-        let valid: Vec<f64> = resampled.iter().flatten().map(|&m| m as f64).collect();
-        let mut distinct: Vec<u64> = resampled.iter().flatten().copied().collect();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let name = ["A", "B"][side];
-        if valid.len() * 2 < resampled.len() {
-            return inconclusive(format!("most resamples of {name} drew no span of the {what}: it runs too rarely"));
-        }
-        if distinct.len() < MIN_DISTINCT_MEDIANS {
-            return inconclusive(format!(
-                "the resampled medians of {name} took only {} distinct values, so its interval would be \
-                 degenerate; the recorded values step by {}",
-                distinct.len(),
-                smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
-            ));
-        }
-        let mean = valid.iter().sum::<f64>() / valid.len() as f64;
-        variance += valid.iter().map(|m| (m - mean) * (m - mean)).sum::<f64>() / (valid.len() - 1) as f64;
+    let errors = [median_error(a, frames_a, block_frames[0]), median_error(b, frames_b, block_frames[1])];
+    let (Some(error_a), Some(error_b)) = (errors[0].standard_error, errors[1].standard_error) else {
+        let side = if errors[0].standard_error.is_none() { "A" } else { "B" };
+        return inconclusive(format!(
+            "the spans of {side} around its median all read one value, so its interval would be degenerate; \
+             {:.1} % and {:.1} % of spans read 0 ns, and the recorded values step by {}",
+            zero_share[0],
+            zero_share[1],
+            smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
+        ));
+    };
+    let (variance_a, variance_b) = (error_a * error_a, error_b * error_b);
+    let variance = variance_a + variance_b;
+    if variance <= 0.0 {
+        return inconclusive(format!(
+            "every frame of the {what} gives the same share below its median: no spread to judge"
+        ));
     }
+    // Welch–Satterthwaite: the degrees of freedom of a sum of two estimated variances.
+    let degrees_of_freedom = variance * variance
+        / (variance_a * variance_a / errors[0].degrees_of_freedom
+            + variance_b * variance_b / errors[1].degrees_of_freedom);
     let delta = i128::from(medians[1]) - i128::from(medians[0]);
     Prepared::Tested(Estimate {
         median_a: medians[0],
         median_b: medians[1],
         delta: i64::try_from(delta).unwrap_or(if delta < 0 { i64::MIN } else { i64::MAX }),
         standard_error: variance.sqrt(),
+        degrees_of_freedom,
     })
 }
 
@@ -473,7 +466,11 @@ fn holm(prepared: Vec<Prepared>, options: &CompareOptions) -> (Vec<Finding>, usi
     let mut stopped: Option<f64> = None;
     for (step, &(index, z)) in order.iter().enumerate() {
         let level = stopped.unwrap_or(options.alpha / (tests - step) as f64);
-        let critical = normal::quantile(1.0 - level / 2.0);
+        let df = match &prepared[index] {
+            Prepared::Tested(e) => e.degrees_of_freedom,
+            Prepared::Done(_) => f64::INFINITY,
+        };
+        let critical = normal::student_t_quantile(1.0 - level / 2.0, df);
         let significant = stopped.is_none() && z > critical;
         if !significant && stopped.is_none() {
             stopped = Some(level);
@@ -492,7 +489,7 @@ fn holm(prepared: Vec<Prepared>, options: &CompareOptions) -> (Vec<Finding>, usi
 }
 
 fn judge(e: &Estimate, level: f64, significant: bool, options: &CompareOptions) -> Finding {
-    let critical = normal::quantile(1.0 - level / 2.0);
+    let critical = normal::student_t_quantile(1.0 - level / 2.0, e.degrees_of_freedom);
     let half = critical * e.standard_error;
     let (low, high) = ((e.delta as f64 - half).floor() as i64, (e.delta as f64 + half).ceil() as i64);
     let relative = (options.threshold * e.median_a as f64).ceil();
@@ -508,6 +505,7 @@ fn judge(e: &Estimate, level: f64, significant: bool, options: &CompareOptions) 
         interval_ns: Some([low, high]),
         confidence: Some(1.0 - level),
         standard_error_ns: Some(e.standard_error),
+        degrees_of_freedom: Some(e.degrees_of_freedom),
     };
     let (verdict, reason) = if low >= -t && high <= t {
         (Verdict::Unchanged, None)

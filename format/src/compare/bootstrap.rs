@@ -1,24 +1,25 @@
-//! The circular block bootstrap of a median (Politis and Romano, 1992) and the rule that
-//! picks its block length.
+//! The standard error of a median under dependence between frames: the circular block
+//! bootstrap (Politis and Romano, 1992) variance of the share of spans at or below the
+//! median, carried to the median through the density there (the delta method for
+//! quantiles; Siddiqui's spacing estimate of the density, Bofinger's bandwidth).
 //!
 //! Frames are not independent: a thermal drift, a shadow refresh every few frames or a
-//! periodic pass make consecutive frames alike. Resampling single frames would treat them
-//! as independent and make every interval too narrow. Instead a resample is made of
-//! blocks of `L` consecutive frames, each starting at a uniformly drawn frame, the frames
-//! read as a circle (so the last frames are drawn as often as the others), until it holds
-//! as many frames as the capture. Dependence shorter than a block survives resampling.
+//! periodic pass make consecutive frames alike. Treating them as independent would make
+//! every interval too narrow. A circular block bootstrap resample is made of blocks of
+//! `L` consecutive frames, each starting at a uniformly drawn frame of the capture read as
+//! a circle, so dependence shorter than a block survives. For a share (a mean of
+//! per-frame counts) the bootstrap variance has a closed form, the variance over all `F`
+//! circular blocks times the number of blocks drawn, so it is computed exactly here,
+//! with nothing drawn at random: the result is what infinitely many resamples would
+//! give. (Resampling medians directly would be noisier: the bootstrap variance of a
+//! median converges only at the rate `n^(−1/4)`.)
 //!
-//! A resample's median is found exactly, but cheaply: the spans far from the sample
-//! median (outside a band of ranks several standard deviations of the resampled median
-//! wide) are only counted per block, through prefix sums over frames; only the spans
-//! inside the band are gathered and selected from. Should a resample's median fall
-//! outside the band, all its spans are gathered instead, so the result never depends on
-//! the band.
-
-use std::ops::Range;
+//! Assumptions: within a capture, frames are stationary and dependence fades within a
+//! block; the durations near the median are resolved finely enough that the spacing of
+//! order statistics measures a density (ties make it zero, and the caller says
+//! inconclusive instead).
 
 use super::samples::Series;
-use crate::synth::Rng;
 
 /// Fewest blocks a capture must hold for its resamples to say anything about variance.
 pub(crate) const MIN_BLOCKS: usize = 10;
@@ -115,147 +116,122 @@ pub(crate) fn lower_median(values: &mut [u64]) -> u64 {
     *values.select_nth_unstable(at).1
 }
 
-/// The frame ranges of one resample: blocks of `block` frames from uniformly drawn starts
-/// on a circle of `frames` frames, the last block cut so the resample has `frames` frames.
-/// A block that wraps is two ranges.
-pub(crate) fn resample_blocks(rng: &mut Rng, frames: usize, block: usize, out: &mut Vec<Range<usize>>) {
-    out.clear();
-    let mut taken = 0;
-    while taken < frames {
-        let len = block.min(frames - taken);
-        let start = rng.below(frames as u64) as usize;
-        let end = start + len;
-        if end <= frames {
-            out.push(start..end);
-        } else {
-            out.push(start..frames);
-            out.push(0..end - frames);
-        }
-        taken += len;
+/// A median's standard error and the degrees of freedom of the variance it came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MedianError {
+    pub(crate) median: u64,
+    /// `None` when the durations around the median are tied (the spacing is 0).
+    pub(crate) standard_error: Option<f64>,
+    /// `3F / 2L`: the equivalent degrees of freedom of a block variance estimate with
+    /// `F / L` blocks (the Bartlett-window value; the circular block bootstrap variance is
+    /// a Bartlett-window long-run variance).
+    pub(crate) degrees_of_freedom: f64,
+}
+
+/// Bofinger's bandwidth for the density at the median of `n` values: `h = n^(−1/5) ·
+/// (4.5 φ(0)⁴)^(1/5)`, capped below 0.45.
+fn bandwidth(n: usize) -> f64 {
+    let phi0 = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
+    ((4.5 * phi0.powi(4)).powf(0.2) * (n as f64).powf(-0.2)).min(0.45)
+}
+
+/// The value at probability `p` of the sorted values (nearest rank), selecting in place.
+fn quantile_at(values: &mut [u64], p: f64) -> u64 {
+    let rank = ((p * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1;
+    *values.select_nth_unstable(rank).1
+}
+
+/// The circular block bootstrap variance of `Σ u` over a resample of `u.len()` frames in
+/// blocks of `block`: `(F / L) · mean over every start s of U_s²`, where `U_s` sums `u`
+/// over the block starting at `s` and `Σ u = 0`.
+pub(crate) fn block_variance(u: &[f64], block: usize) -> f64 {
+    let frames = u.len();
+    if frames == 0 {
+        return 0.0;
     }
+    let block = block.clamp(1, frames);
+    let mut window: f64 = u[..block].iter().sum();
+    let mut squares = 0.0;
+    for start in 0..frames {
+        squares += window * window;
+        window += u[(start + block) % frames] - u[start];
+    }
+    squares / block as f64
 }
 
-/// The seed of resample `index` of one side: every pass of a capture sees the same frames
-/// in the same resample, so dependence between passes is kept too.
-pub(crate) fn resample_rng(seed: u64, side: u64, index: u32) -> Rng {
-    let base = Rng::new(seed ^ side.wrapping_mul(0xa076_1d64_78bd_642f)).next_u64();
-    Rng::new(base ^ u64::from(index).wrapping_mul(0xe703_7ed1_a0b4_28db))
-}
-
-/// The medians of `resamples` circular block resamples of `series` (a capture of `frames`
-/// analysed frames), in resample order; a resample that drew no span of the pass gives
-/// `None`.
-pub(crate) fn resampled_medians(
-    series: &Series,
-    frames: usize,
-    block: usize,
-    seed: u64,
-    side: u64,
-    resamples: u32,
-) -> Vec<Option<u64>> {
+/// The median of `series` (over `frames` analysed frames) and its standard error when
+/// frames are resampled in blocks of `block`.
+pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> MedianError {
     let n = series.len();
-    let mut all = Vec::with_capacity(n);
-    series.values.extend_into(0..n, &mut all);
-    // The band: ranks within `width` of the median, several standard deviations of a
-    // resampled median's rank (about √(n·L) / 2 for blocks of L frames) to each side.
-    let median_rank = (n - 1) / 2;
-    let width = (4.0 * ((n * block.max(1)) as f64).sqrt()).ceil() as usize + 16;
-    let low = *all.select_nth_unstable(median_rank.saturating_sub(width)).1;
-    let high = *all.select_nth_unstable((median_rank + width).min(n - 1)).1;
-    drop(all);
-    // Per frame: spans before it below the band, and in it; the in-band spans in order.
-    let mut below = Vec::with_capacity(frames + 1);
-    let mut inside = Vec::with_capacity(frames + 1);
-    let mut band = Vec::new();
-    let (mut below_count, mut inside_count) = (0u32, 0u32);
-    for frame in 0..frames {
-        below.push(below_count);
-        inside.push(inside_count);
-        for at in series.spans_of(frame..frame + 1) {
-            let value = series.values.get(at);
-            if value < low {
-                below_count += 1;
-            } else if value <= high {
-                inside_count += 1;
-                band.push(value);
-            }
-        }
+    let mut values = Vec::with_capacity(n);
+    series.values.extend_into(0..n, &mut values);
+    let median = lower_median(&mut values);
+    let h = bandwidth(n);
+    let low = quantile_at(&mut values, 0.5 - h);
+    let high = quantile_at(&mut values, 0.5 + h);
+    drop(values);
+    let degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
+    if high == low {
+        return MedianError { median, standard_error: None, degrees_of_freedom };
     }
-    below.push(below_count);
-    inside.push(inside_count);
-
-    let mut blocks = Vec::new();
-    let mut gathered = Vec::new();
-    (0..resamples)
-        .map(|index| {
-            let mut rng = resample_rng(seed, side, index);
-            resample_blocks(&mut rng, frames, block, &mut blocks);
-            gathered.clear();
-            let (mut total, mut under) = (0usize, 0usize);
-            for range in &blocks {
-                total += series.spans_of(range.clone()).len();
-                under += (below[range.end] - below[range.start]) as usize;
-                gathered.extend_from_slice(&band[inside[range.start] as usize..inside[range.end] as usize]);
-            }
-            if total == 0 {
-                return None;
-            }
-            let target = (total - 1) / 2;
-            if under <= target && target < under + gathered.len() {
-                return Some(*gathered.select_nth_unstable(target - under).1);
-            }
-            gathered.clear();
-            for range in &blocks {
-                series.values.extend_into(series.spans_of(range.clone()), &mut gathered);
-            }
-            Some(lower_median(&mut gathered))
+    // Per frame: spans at or below the median less the share expected of its span count.
+    let mut at_or_below = 0usize;
+    let counts: Vec<(usize, usize)> = (0..frames)
+        .map(|frame| {
+            let spans = series.spans_of(frame..frame + 1);
+            let total = spans.len();
+            let below = spans.filter(|&at| series.values.get(at) <= median).count();
+            at_or_below += below;
+            (below, total)
         })
-        .collect()
+        .collect();
+    let share = at_or_below as f64 / n as f64;
+    let u: Vec<f64> = counts.iter().map(|&(below, total)| below as f64 - share * total as f64).collect();
+    let share_error = block_variance(&u, block).sqrt() / n as f64;
+    // The density at the median is about 2h / (high − low): the standard error of the
+    // median is that of the share divided by it.
+    let standard_error = share_error * (high - low) as f64 / (2.0 * h);
+    MedianError { median, standard_error: Some(standard_error), degrees_of_freedom }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::synth::Rng;
 
-    fn direct_medians(series: &Series, frames: usize, block: usize, seed: u64, resamples: u32) -> Vec<Option<u64>> {
-        let mut blocks = Vec::new();
-        (0..resamples)
-            .map(|index| {
-                let mut rng = resample_rng(seed, 0, index);
-                resample_blocks(&mut rng, frames, block, &mut blocks);
-                let mut values = Vec::new();
-                for range in &blocks {
-                    series.values.extend_into(series.spans_of(range.clone()), &mut values);
-                }
-                (!values.is_empty()).then(|| lower_median(&mut values))
-            })
-            .collect()
+    #[test]
+    fn the_block_variance_is_the_variance_over_every_resample() {
+        // Two blocks of 5 over 10 frames: every one of the 100 pairs of starts is a
+        // resample, equally likely; the closed form must be their exact variance.
+        let mut rng = Rng::new(2);
+        let raw: Vec<f64> = (0..10).map(|_| rng.normal()).collect();
+        let mean = raw.iter().sum::<f64>() / 10.0;
+        let u: Vec<f64> = raw.iter().map(|x| x - mean).collect();
+        let block_sum = |s: usize| (0..5).map(|j| u[(s + j) % 10]).sum::<f64>();
+        let sums: Vec<f64> =
+            (0..10).flat_map(|s| (0..10).map(move |t| (s, t))).map(|(s, t)| block_sum(s) + block_sum(t)).collect();
+        let mean_sum = sums.iter().sum::<f64>() / 100.0;
+        let variance = sums.iter().map(|x| (x - mean_sum).powi(2)).sum::<f64>() / 100.0;
+        assert!((block_variance(&u, 5) - variance).abs() < 1e-12, "{} ≠ {variance}", block_variance(&u, 5));
     }
 
     #[test]
-    fn the_band_gives_the_medians_that_gathering_everything_gives() {
-        let mut rng = Rng::new(3);
-        // Heavy tails and long blocks push some resampled medians outside the band.
-        let values: Vec<u64> = (0..2_000).map(|_| rng.log_normal(50_000.0, 1.5) as u64).collect();
-        let series = Series::one_per_frame(values);
-        for block in [1, 7, 200] {
-            assert_eq!(
-                resampled_medians(&series, 2_000, block, 9, 0, 64),
-                direct_medians(&series, 2_000, block, 9, 64),
-                "block {block}"
-            );
-        }
+    fn independent_frames_give_the_textbook_error_of_a_median() {
+        // Normal durations: the median's standard error is √(π/2) σ / √n.
+        let mut rng = Rng::new(8);
+        let n = 20_000;
+        let series = Series::one_per_frame((0..n).map(|_| (1e6 + 1e4 * rng.normal()) as u64));
+        let error = median_error(&series, n, 1);
+        let expected = (std::f64::consts::PI / 2.0).sqrt() * 1e4 / (n as f64).sqrt();
+        let se = error.standard_error.expect("continuous durations are not tied");
+        assert!((se / expected - 1.0).abs() < 0.1, "{se} against {expected}");
+        assert!(error.degrees_of_freedom > 1e4);
     }
 
     #[test]
-    fn a_resample_holds_as_many_frames_as_the_capture() {
-        let mut rng = Rng::new(1);
-        let mut blocks = Vec::new();
-        for (frames, block) in [(600, 9), (601, 9), (10, 10), (5, 1)] {
-            resample_blocks(&mut rng, frames, block, &mut blocks);
-            assert_eq!(blocks.iter().map(ExactSizeIterator::len).sum::<usize>(), frames);
-            assert!(blocks.iter().all(|range| range.end <= frames));
-        }
+    fn tied_durations_have_no_error_to_give() {
+        let series = Series::one_per_frame((0..600).map(|i| if i % 10 == 0 { 0 } else { 100_000 }));
+        assert_eq!(median_error(&series, 600, 9).standard_error, None);
     }
 
     #[test]
