@@ -1,0 +1,194 @@
+//! Is the comparison engine honest? Prints its rates on the synthetic workload (200
+//! passes, a frame-wide drift on), and what comparing two hour-long captures costs beside
+//! `pass_stats` on one. Run: `cargo bench -p sgpt-format --bench compare`
+//! (`-- --quick` runs fewer pairs and a ten-minute capture instead of an hour).
+//!
+//! - False alarms: pairs of runs of one workload (same passes, different frame-to-frame
+//!   draws and drift), the share of pairs where anything is flagged slower or faster;
+//!   once with the automatic block length and once resampling single frames, which treats
+//!   the drifting frames as independent.
+//! - Power: one pass made 10 % slower over 600 frames and 5 % slower over 3,600 frames,
+//!   the share of pairs where it is flagged slower, and where anything else is flagged.
+//! - Quantized: the same pairs floored to 100 µs, how often each verdict is
+//!   inconclusive and how often it is a wrong slower or faster.
+
+use std::time::Instant;
+
+use sgpt_format::compare::{CompareOptions, Comparison, Samples, Verdict, compare};
+use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
+use sgpt_format::{Capture, analysis};
+
+/// The drift every capture gets: a 1.5 % standard deviation, correlated over 30 frames
+/// (half a second at 60 fps).
+const DRIFT: Drift = Drift { sigma: 0.015, frames: 30.0 };
+
+fn capture(options: &SynthOptions, changes: &SynthChanges) -> Vec<u8> {
+    workload_with(options, changes).write(Vec::new()).expect("writing into a Vec succeeds")
+}
+
+fn samples(bytes: &[u8]) -> Samples {
+    let capture = Capture::open(bytes).expect("a synthetic capture opens");
+    Samples::collect(&capture, 0..capture.frames().len())
+}
+
+fn run(seed: u64) -> SynthChanges {
+    SynthChanges { run: Some(seed), drift: Some(DRIFT), ..SynthChanges::default() }
+}
+
+fn is_flagged(verdict: Verdict) -> bool {
+    matches!(verdict, Verdict::Slower | Verdict::Faster)
+}
+
+/// Passes (and the frame time) flagged other than `except`.
+fn flagged_besides(report: &Comparison, except: Option<&str>) -> usize {
+    usize::from(is_flagged(report.frame.verdict) && except.is_none())
+        + report.passes.iter().filter(|p| is_flagged(p.finding.verdict) && Some(p.label.as_str()) != except).count()
+}
+
+/// The label of the pass whose median is nearest 40 µs, the workload's typical pass.
+fn typical_pass(bytes: &[u8]) -> String {
+    let capture = Capture::open(bytes).expect("a synthetic capture opens");
+    let report = analysis::pass_stats(&capture, 0..capture.frames().len());
+    report.passes.iter().min_by_key(|p| p.median_ns.abs_diff(40_000)).map(|p| p.label.clone()).unwrap_or_default()
+}
+
+struct Rates {
+    pairs: usize,
+    any_flagged: usize,
+    target_slower: usize,
+    target_inconclusive: usize,
+    passes: usize,
+    inconclusive: usize,
+    wrong: usize,
+}
+
+/// Compares `pairs` pairs of runs; with `slow`, B's pass of that label is slower by that much.
+fn measure(options: &SynthOptions, pairs: usize, slow: Option<(&str, f64)>, engine: &CompareOptions) -> Rates {
+    let mut rates =
+        Rates { pairs, any_flagged: 0, target_slower: 0, target_inconclusive: 0, passes: 0, inconclusive: 0, wrong: 0 };
+    for pair in 0..pairs as u64 {
+        let a = samples(&capture(options, &run(1_000 + 2 * pair)));
+        let changes =
+            SynthChanges { slow_pass: slow.map(|(label, by)| (label.to_owned(), by)), ..run(1_001 + 2 * pair) };
+        let b = samples(&capture(options, &changes));
+        let report = compare(&a, &b, engine);
+        let target = slow.map(|(label, _)| label);
+        let others = flagged_besides(&report, target);
+        rates.any_flagged += usize::from(others > 0);
+        rates.wrong += others;
+        rates.passes += report.passes.len() + 1 - usize::from(target.is_some());
+        rates.inconclusive += usize::from(report.frame.verdict == Verdict::Inconclusive)
+            + report
+                .passes
+                .iter()
+                .filter(|p| p.finding.verdict == Verdict::Inconclusive && Some(p.label.as_str()) != target)
+                .count();
+        if let Some(label) = target {
+            let verdict = report.passes.iter().find(|p| p.label == label).map(|p| p.finding.verdict);
+            rates.target_slower += usize::from(verdict == Some(Verdict::Slower));
+            rates.target_inconclusive += usize::from(verdict == Some(Verdict::Inconclusive));
+        }
+    }
+    rates
+}
+
+fn share(part: usize, whole: usize) -> String {
+    format!("{:5.1} % ({part}/{whole})", 100.0 * part as f64 / whole.max(1) as f64)
+}
+
+fn main() {
+    let quick = std::env::args().any(|arg| arg == "--quick");
+    let pairs = if quick { 8 } else { 40 };
+    let long_pairs = if quick { 4 } else { 20 };
+    let engine = CompareOptions::default();
+    let short = SynthOptions { frames: 600, ..SynthOptions::default() };
+    let long = SynthOptions { frames: 3_600, ..SynthOptions::default() };
+    let quantized = SynthOptions { quantize_ns: Some(100_000), ..short };
+    let quantized_long = SynthOptions { quantize_ns: Some(100_000), ..long };
+    let target = typical_pass(&capture(&short, &run(0)));
+    println!(
+        "sgpt-format compare bench — {} passes, drift σ {} % over {} frames, threshold {} %, min effect {} ns, \
+         α {} (Holm)",
+        short.passes,
+        DRIFT.sigma * 100.0,
+        DRIFT.frames,
+        engine.threshold * 100.0,
+        engine.min_effect_ns,
+        engine.alpha
+    );
+    println!("slowed pass: {target}\n");
+
+    println!("false alarms (pairs with anything flagged slower or faster; target ≤ 5 %)");
+    for (name, options, count) in [("600 frames", &short, pairs), ("3600 frames", &long, long_pairs)] {
+        let rates = measure(options, count, None, &engine);
+        println!("  {name:<12} block bootstrap   {}", share(rates.any_flagged, rates.pairs));
+    }
+    let iid = CompareOptions { block_frames: Some(1), ..engine };
+    let rates = measure(&short, pairs, None, &iid);
+    println!(
+        "  600 frames   single frames     {}   (frames treated as independent)",
+        share(rates.any_flagged, rates.pairs)
+    );
+
+    println!("\npower (the slowed pass flagged slower; target ≥ 95 %), and anything else flagged");
+    for (name, options, by, count) in
+        [("10 %, 600 frames", &short, 0.10, pairs), ("5 %, 3600 frames", &long, 0.05, long_pairs)]
+    {
+        let rates = measure(options, count, Some((&target, by)), &engine);
+        println!(
+            "  {name:<17} slower {}   other flagged in {}",
+            share(rates.target_slower, rates.pairs),
+            share(rates.any_flagged, rates.pairs)
+        );
+    }
+
+    println!("\nquantized to 100 µs (per verdict: inconclusive against a wrong slower or faster)");
+    for (name, options, count) in [("600 frames", &quantized, pairs), ("3600 frames", &quantized_long, long_pairs)] {
+        let rates = measure(options, count, None, &engine);
+        println!(
+            "  unchanged pairs, {name:<12} inconclusive {}   wrong {}   pairs with a wrong verdict {}",
+            share(rates.inconclusive, rates.passes),
+            share(rates.wrong, rates.passes),
+            share(rates.any_flagged, rates.pairs)
+        );
+    }
+    for (name, options, by, count) in
+        [("10 %, 600 frames", &quantized, 0.10, pairs), ("5 %, 3600 frames", &quantized_long, 0.05, long_pairs)]
+    {
+        let rates = measure(options, count, Some((&target, by)), &engine);
+        println!(
+            "  slowed {name:<17} the pass slower {}   inconclusive {}   others wrong in {}",
+            share(rates.target_slower, rates.pairs),
+            share(rates.target_inconclusive, rates.pairs),
+            share(rates.any_flagged, rates.pairs)
+        );
+    }
+
+    let frames = if quick { 36_000 } else { 216_000 };
+    println!("\ncost: two captures of {frames} frames × {} passes", short.passes);
+    let hour = SynthOptions { frames, ..SynthOptions::default() };
+    let a = capture(&hour, &run(7));
+    let b = capture(&hour, &run(8));
+    let start = Instant::now();
+    let capture_a = Capture::open(&a).expect("opens");
+    let stats = analysis::pass_stats(&capture_a, 0..capture_a.frames().len());
+    let stats_time = start.elapsed();
+    let start = Instant::now();
+    let samples_a = samples(&a);
+    let samples_b = samples(&b);
+    let read_time = start.elapsed();
+    let start = Instant::now();
+    let report = compare(&samples_a, &samples_b, &engine);
+    let compare_time = start.elapsed();
+    println!("  pass_stats on A (open included): {:.2} s   ({} passes)", stats_time.as_secs_f64(), stats.passes.len());
+    println!(
+        "  compare A with B: {:.2} s  = reading both {:.2} s + resampling {:.2} s   (blocks of {:?} frames, {} tests)",
+        (read_time + compare_time).as_secs_f64(),
+        read_time.as_secs_f64(),
+        compare_time.as_secs_f64(),
+        report.block_frames,
+        report.tests
+    );
+    let flagged = flagged_besides(&report, None);
+    println!("  flagged in the hour-long pair: {flagged}");
+}
