@@ -1,16 +1,120 @@
-//! `sgpt diff`: per-pass deltas from capture A to capture B, sorted by regression.
+//! `sgpt diff`: per-pass deltas from capture A to capture B, each judged by the
+//! comparison engine (shift in medians, interval, verdict), and a CI gate on the verdicts.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use sgpt_format::analysis::{DeltaStatus, StatsReport, compare};
+use sgpt_format::analysis::{PassDelta, StatsReport, compare as deltas_of};
+use sgpt_format::compare::{
+    CompareOptions, Comparison, Finding, METHOD, PassComparison, Samples, Shift, Verdict, compare,
+};
+use sgpt_format::{Capture, GpuPassKind, SpanKind};
 
 use crate::input::{self, printable};
-use crate::json::{self, DeltaJson, SCHEMA};
+use crate::json::{self, DeltaJson, FindingJson, SCHEMA};
 use crate::stats;
 use crate::table::{Align, Table, signed};
+
+/// The exit code of a gate that tripped: a significant change beyond the threshold.
+pub const REGRESSION: u8 = 3;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The baseline capture.
+    a: PathBuf,
+    /// The capture judged against it.
+    b: PathBuf,
+    /// Print the documented JSON contract instead of text (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+    /// `text`, `json`, or `markdown` (a short table for a pull-request summary).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Exit 3 when the GPU frame time or any pass is judged `slower` (or, with `changed`,
+    /// `slower` or `faster`).
+    #[arg(long, value_enum, value_name = "VERDICT")]
+    fail_on: Option<FailOn>,
+    /// The practical threshold, relative to A's median: `3%` (or `3`).
+    #[arg(long, default_value = "3%", value_parser = parse_percent, value_name = "PCT")]
+    threshold: f64,
+    /// The smallest shift that matters, whatever the threshold says: `20us`, `0.5ms`,
+    /// `800ns` (a bare number is ns).
+    #[arg(long, default_value = "1us", value_parser = parse_duration, value_name = "DURATION")]
+    min_effect: u64,
+    /// The family-wise error rate Holm's correction holds across all tests.
+    #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
+    alpha: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum FailOn {
+    /// A significant slowdown beyond the threshold.
+    Slower,
+    /// A significant slowdown or speed-up beyond the threshold.
+    Changed,
+}
+
+impl FailOn {
+    fn name(self) -> &'static str {
+        match self {
+            FailOn::Slower => "slower",
+            FailOn::Changed => "changed",
+        }
+    }
+
+    fn trips(self, verdict: Verdict) -> bool {
+        match self {
+            FailOn::Slower => verdict == Verdict::Slower,
+            FailOn::Changed => matches!(verdict, Verdict::Slower | Verdict::Faster),
+        }
+    }
+}
+
+/// `3%`, `3 %` or `3` as the fraction 0.03.
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%').trim();
+    match number.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value / 100.0),
+        _ => Err(format!("expected a non-negative percentage like 3% or 10, not {text:?}")),
+    }
+}
+
+/// `20us`, `20µs`, `0.5ms`, `1s`, `800ns` or `800` (ns) as whole nanoseconds.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let scale = match unit.trim() {
+        "" | "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return Err(format!("unknown unit in {text:?}; use ns, us, ms or s")),
+    };
+    match number.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 && value * scale < u64::MAX as f64 => {
+            Ok((value * scale).round() as u64)
+        }
+        _ => Err(format!("expected a duration like 20us or 800ns, not {text:?}")),
+    }
+}
+
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(alpha) if alpha > 0.0 && alpha < 1.0 => Ok(alpha),
+        _ => Err(format!("alpha must be a probability strictly between 0 and 1, not {text:?}")),
+    }
+}
 
 #[derive(Debug, Serialize)]
 struct DiffJson<'p> {
@@ -19,6 +123,36 @@ struct DiffJson<'p> {
     b: SideJson<'p>,
     /// Sorted by regression: matched passes by median increase, then added, then removed.
     passes: Vec<DeltaJson>,
+    /// The GPU frame time, judged as a pass is.
+    frame: FrameJson,
+    comparison: ComparisonJson,
+}
+
+#[derive(Debug, Serialize)]
+struct FrameJson {
+    median_a_ns: Option<u64>,
+    median_b_ns: Option<u64>,
+    #[serde(flatten)]
+    finding: FindingJson,
+}
+
+#[derive(Debug, Serialize)]
+struct ComparisonJson {
+    method: &'static str,
+    correction: &'static str,
+    alpha: f64,
+    threshold: f64,
+    min_effect_ns: u64,
+    /// Block length used for A and for B, in frames.
+    block_frames: [usize; 2],
+    /// Tests in Holm's family: the frame time and each pass that could be judged.
+    tests: usize,
+    /// Passes per verdict.
+    verdicts: HashMap<&'static str, usize>,
+    /// `slower` or `changed`, `null` without `--fail-on`.
+    fail_on: Option<&'static str>,
+    /// Whether the gate tripped (exit 3).
+    failed: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -40,64 +174,266 @@ fn side<'p>(file: &'p str, report: &StatsReport) -> SideJson<'p> {
     }
 }
 
-fn analyse(path: &Path) -> anyhow::Result<StatsReport> {
+/// One capture's statistics and the per-frame samples the engine reads.
+fn analyse(path: &Path) -> anyhow::Result<(StatsReport, Samples)> {
     let bytes = input::read(path)?;
-    let capture = input::open(path, &bytes)?;
+    let capture: Capture<'_> = input::open(path, &bytes)?;
     let large = input::is_large(&capture, bytes.len());
-    Ok(stats::report(&capture, 0..capture.frames().len(), large))
+    let frames = 0..capture.frames().len();
+    let report = stats::report(&capture, frames.clone(), large);
+    let spinner = input::spinner(large, "sampling");
+    let samples = Samples::collect(&capture, frames);
+    spinner.finish_and_clear();
+    Ok((report, samples))
 }
 
-pub fn run(a_path: &Path, b_path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
-    let a = analyse(a_path)?;
-    let b = analyse(b_path)?;
-    let deltas = compare(&a, &b);
-    let (a_file, b_file) = (a_path.display().to_string(), b_path.display().to_string());
-    if as_json {
-        json::print(&DiffJson {
-            schema: SCHEMA,
-            a: side(&a_file, &a),
-            b: side(&b_file, &b),
-            passes: deltas.iter().map(|delta| DeltaJson::new(&a, &b, delta)).collect(),
-        })?;
-        return Ok(ExitCode::SUCCESS);
+type KeyRef<'a> = (Option<&'a str>, &'a str, GpuPassKind, SpanKind);
+
+fn key_of(pass: &PassComparison) -> KeyRef<'_> {
+    (pass.graph_pass.as_deref(), pass.label.as_str(), pass.kind, pass.span_kind)
+}
+
+fn delta_key(delta: &PassDelta) -> KeyRef<'_> {
+    (delta.graph_pass.as_deref(), delta.label.as_str(), delta.kind, delta.span_kind)
+}
+
+/// A finding for a pass the engine did not list (it lists every pass with spans, so this
+/// only covers a report and samples that disagree, which they are built not to).
+fn unjudged() -> Finding {
+    Finding {
+        verdict: Verdict::Inconclusive,
+        reason: Some("the pass was not among the samples compared".into()),
+        shift: None,
     }
-    let mut out = io::stdout().lock();
-    writeln!(out, "A: {} ({} frames)", printable(&a_file), a.frames)?;
-    writeln!(out, "B: {} ({} frames)", printable(&b_file), b.frames)?;
+}
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let (a, samples_a) = analyse(&args.a)?;
+    let (b, samples_b) = analyse(&args.b)?;
+    let options = CompareOptions {
+        threshold: args.threshold,
+        min_effect_ns: args.min_effect,
+        alpha: args.alpha,
+        ..CompareOptions::default()
+    };
+    let comparison = compare(&samples_a, &samples_b, &options);
+    let failed = args.fail_on.is_some_and(|fail_on| {
+        fail_on.trips(comparison.frame.verdict) || comparison.passes.iter().any(|p| fail_on.trips(p.finding.verdict))
+    });
+    let (a_file, b_file) = (args.a.display().to_string(), args.b.display().to_string());
+    let format = if args.json { Format::Json } else { args.format };
+    match format {
+        Format::Json => {
+            let deltas = deltas_of(&a, &b);
+            let judged: HashMap<KeyRef<'_>, &PassComparison> =
+                comparison.passes.iter().map(|pass| (key_of(pass), pass)).collect();
+            let fallback = unjudged();
+            let passes = deltas
+                .iter()
+                .map(|delta| {
+                    let finding = judged.get(&delta_key(delta)).map_or(&fallback, |pass| &pass.finding);
+                    DeltaJson::new(&a, &b, delta, finding)
+                })
+                .collect();
+            json::print(&DiffJson {
+                schema: SCHEMA,
+                a: side(&a_file, &a),
+                b: side(&b_file, &b),
+                passes,
+                frame: FrameJson {
+                    median_a_ns: comparison.frame.shift.as_ref().map(|s| s.median_a_ns),
+                    median_b_ns: comparison.frame.shift.as_ref().map(|s| s.median_b_ns),
+                    finding: FindingJson::new(&comparison.frame),
+                },
+                comparison: ComparisonJson {
+                    method: METHOD,
+                    correction: comparison.correction.name(),
+                    alpha: options.alpha,
+                    threshold: options.threshold,
+                    min_effect_ns: options.min_effect_ns,
+                    block_frames: comparison.block_frames,
+                    tests: comparison.tests,
+                    verdicts: verdict_counts(&comparison),
+                    fail_on: args.fail_on.map(FailOn::name),
+                    failed,
+                },
+            })?;
+        }
+        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &a_file, &b_file)?,
+        Format::Text => write_text(&mut io::stdout().lock(), &comparison, (&a_file, &a), (&b_file, &b))?,
+    }
+    if failed {
+        let fail_on = args.fail_on.map_or("", FailOn::name);
+        let _ = writeln!(io::stderr(), "sgpt: gate --fail-on {fail_on} tripped: exit {REGRESSION}");
+        return Ok(ExitCode::from(REGRESSION));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verdict_counts(comparison: &Comparison) -> HashMap<&'static str, usize> {
+    let mut counts = HashMap::new();
+    for pass in &comparison.passes {
+        *counts.entry(pass.finding.verdict.name()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// A duration for people: ns below 10 µs, µs with one decimal above.
+fn duration(ns: i64) -> String {
+    if ns.unsigned_abs() < 10_000 { format!("{ns} ns") } else { format!("{:.1} µs", ns as f64 / 1_000.0) }
+}
+
+fn signed_duration(ns: i64) -> String {
+    if ns > 0 { format!("+{}", duration(ns)) } else { duration(ns) }
+}
+
+fn percent(change: f64) -> String {
+    format!("{:+.1} %", change * 100.0)
+}
+
+fn interval_text(shift: &Shift) -> String {
+    match (shift.interval_change(), shift.interval_ns) {
+        (Some([low, high]), _) => format!("[{:+.1}, {:+.1}] %", low * 100.0, high * 100.0),
+        (None, Some([low, high])) => format!("[{}, {}] ns", signed(low), signed(high)),
+        _ => "-".into(),
+    }
+}
+
+fn threshold_text(comparison: &Comparison) -> String {
+    format!(
+        "±{} % of A's median or {}, whichever is larger",
+        comparison.options.threshold * 100.0,
+        duration(i64::try_from(comparison.options.min_effect_ns).unwrap_or(i64::MAX))
+    )
+}
+
+fn summary(comparison: &Comparison) -> String {
+    format!(
+        "{} correction over {} tests at α = {}; {}; blocks of {} and {} frames",
+        comparison.correction.name(),
+        comparison.tests,
+        comparison.options.alpha,
+        METHOD,
+        comparison.block_frames[0],
+        comparison.block_frames[1]
+    )
+}
+
+fn frame_line(finding: &Finding) -> String {
+    match &finding.shift {
+        Some(shift) => format!(
+            "GPU frame time: {}, median {} → {} ({}{}), interval {}",
+            finding.verdict.name(),
+            duration(i64::try_from(shift.median_a_ns).unwrap_or(i64::MAX)),
+            duration(i64::try_from(shift.median_b_ns).unwrap_or(i64::MAX)),
+            signed_duration(shift.delta_ns),
+            shift.change.map(|c| format!(", {}", percent(c))).unwrap_or_default(),
+            interval_text(shift)
+        ),
+        None => format!(
+            "GPU frame time: {}{}",
+            finding.verdict.name(),
+            finding.reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default()
+        ),
+    }
+}
+
+fn write_text(
+    out: &mut impl Write,
+    comparison: &Comparison,
+    (a_file, a): (&str, &StatsReport),
+    (b_file, b): (&str, &StatsReport),
+) -> io::Result<()> {
+    writeln!(out, "A: {} ({} frames)", printable(a_file), a.frames)?;
+    writeln!(out, "B: {} ({} frames)", printable(b_file), b.frames)?;
+    writeln!(out, "{}", frame_line(&comparison.frame))?;
     let mut table = Table::new(&[
-        ("status", Align::Left),
+        ("verdict", Align::Left),
         ("label", Align::Left),
         ("graph pass", Align::Left),
         ("median A", Align::Right),
         ("median B", Align::Right),
         ("Δ median", Align::Right),
         ("Δ %", Align::Right),
-        ("Δ p95", Align::Right),
-        ("Δ total/frame", Align::Right),
+        ("interval", Align::Right),
+        ("why", Align::Left),
     ]);
     let dash = || "-".to_owned();
-    for delta in &deltas {
+    for pass in &comparison.passes {
+        let shift = pass.finding.shift.as_ref();
         table.row(vec![
-            match delta.status() {
-                DeltaStatus::Matched => String::new(),
-                status => status.name().to_owned(),
-            },
-            printable(&delta.label),
-            printable(delta.graph_pass.as_deref().unwrap_or("-")),
-            delta.a.as_ref().map_or_else(dash, |pass| pass.median_ns.to_string()),
-            delta.b.as_ref().map_or_else(dash, |pass| pass.median_ns.to_string()),
-            delta.median_delta_ns.map_or_else(dash, signed),
-            delta.median_change.map_or_else(dash, |change| format!("{:+.1}", change * 100.0)),
-            delta.p95_delta_ns.map_or_else(dash, signed),
-            signed(delta.total_per_frame_delta_ns),
+            pass.finding.verdict.name().to_owned(),
+            printable(&pass.label),
+            printable(pass.graph_pass.as_deref().unwrap_or("-")),
+            shift.map_or_else(dash, |s| s.median_a_ns.to_string()),
+            shift.map_or_else(dash, |s| s.median_b_ns.to_string()),
+            shift.map_or_else(dash, |s| signed(s.delta_ns)),
+            shift.and_then(|s| s.change).map_or_else(dash, |c| format!("{:+.1}", c * 100.0)),
+            shift.map_or_else(dash, interval_text),
+            pass.finding.reason.clone().unwrap_or_default(),
         ]);
     }
-    table.write(&mut out)?;
-    writeln!(out, "durations in ns; deltas are B − A, so positive is slower")?;
-    for (name, report) in [("A", &a), ("B", &b)] {
+    table.write(out)?;
+    writeln!(out, "durations in ns; shifts are B − A, so positive is slower")?;
+    writeln!(out, "threshold: {}", threshold_text(comparison))?;
+    writeln!(out, "{}", summary(comparison))?;
+    for (name, report) in [("A", a), ("B", b)] {
         if let Some(note) = stats::zero_note(report.zero_spans) {
             writeln!(out, "note ({name}): {note}")?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// Text inside a Markdown table cell: no line breaks, pipes or control characters.
+fn cell(text: &str) -> String {
+    printable(text).replace('|', "\\|").replace('`', "'")
+}
+
+fn write_markdown(out: &mut impl Write, comparison: &Comparison, a_file: &str, b_file: &str) -> io::Result<()> {
+    writeln!(out, "### sgpt diff: `{}` → `{}`", cell(a_file), cell(b_file))?;
+    writeln!(out)?;
+    writeln!(out, "{}", frame_line(&comparison.frame).replace('|', "\\|"))?;
+    writeln!(out)?;
+    let shown: Vec<&PassComparison> =
+        comparison.passes.iter().filter(|pass| pass.finding.verdict != Verdict::Unchanged).collect();
+    if !shown.is_empty() {
+        writeln!(out, "| verdict | pass | graph pass | median A | median B | Δ median | interval | why |")?;
+        writeln!(out, "|---|---|---|---:|---:|---:|---:|---|")?;
+        for pass in shown {
+            let shift = pass.finding.shift.as_ref();
+            let ns = |value: u64| duration(i64::try_from(value).unwrap_or(i64::MAX));
+            let only = pass.cost_per_frame_ns.map(|cost| format!("{} a frame", ns(cost)));
+            writeln!(
+                out,
+                "| {} | `{}` | {} | {} | {} | {} | {} | {} |",
+                pass.finding.verdict.name(),
+                cell(&pass.label),
+                pass.graph_pass.as_deref().map_or_else(|| "-".to_owned(), |g| format!("`{}`", cell(g))),
+                shift.map_or_else(|| "-".to_owned(), |s| ns(s.median_a_ns)),
+                shift.map_or_else(|| "-".to_owned(), |s| ns(s.median_b_ns)),
+                shift.map_or_else(
+                    || only.unwrap_or_else(|| "-".to_owned()),
+                    |s| format!(
+                        "{}{}",
+                        signed_duration(s.delta_ns),
+                        s.change.map(|c| format!(" ({})", percent(c))).unwrap_or_default()
+                    )
+                ),
+                shift.map_or_else(|| "-".to_owned(), interval_text),
+                cell(pass.finding.reason.as_deref().unwrap_or("")),
+            )?;
+        }
+        writeln!(out)?;
+    }
+    let unchanged =
+        comparison.passes.len() - comparison.passes.iter().filter(|p| p.finding.verdict != Verdict::Unchanged).count();
+    writeln!(
+        out,
+        "{unchanged} of {} passes unchanged (interval within {}).",
+        comparison.passes.len(),
+        threshold_text(comparison)
+    )?;
+    writeln!(out, "{}.", summary(comparison))?;
+    Ok(())
 }

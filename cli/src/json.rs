@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 use sgpt_format::analysis::{PassDelta, PassStats, StatsReport};
+use sgpt_format::compare::{Finding, METHOD};
 use sgpt_format::{Defect, GpuPassKind, SpanKind};
 
 pub const SCHEMA: u32 = 1;
@@ -84,10 +85,52 @@ pub struct DeltaJson {
     pub mean_delta_ns: Option<i64>,
     pub total_per_frame_delta_ns: i64,
     pub median_change: Option<f64>,
+    /// The comparison engine's judgement of this pass (added to schema 1).
+    #[serde(flatten)]
+    pub finding: FindingJson,
+}
+
+/// A verdict with its estimate and interval, all durations in ns, shifts B − A.
+#[derive(Debug, Serialize)]
+pub struct FindingJson {
+    /// `slower`, `faster`, `unchanged`, `inconclusive`, `added`, `removed`, `culled` or
+    /// `unculled`.
+    pub verdict: &'static str,
+    /// Why, for `inconclusive`; `null` otherwise.
+    pub reason: Option<String>,
+    /// The shift of the median; `null` unless the pass is on both sides and was judged.
+    pub estimate_ns: Option<i64>,
+    pub estimate_change: Option<f64>,
+    pub interval_ns: Option<[i64; 2]>,
+    pub interval_change: Option<[f64; 2]>,
+    /// The interval's confidence, after Holm's correction.
+    pub confidence: Option<f64>,
+    pub standard_error_ns: Option<f64>,
+    /// The practical threshold the shift was judged against.
+    pub threshold_ns: Option<u64>,
+    pub method: &'static str,
+}
+
+impl FindingJson {
+    pub fn new(finding: &Finding) -> Self {
+        let shift = finding.shift.as_ref();
+        Self {
+            verdict: finding.verdict.name(),
+            reason: finding.reason.clone(),
+            estimate_ns: shift.map(|s| s.delta_ns),
+            estimate_change: shift.and_then(|s| s.change),
+            interval_ns: shift.and_then(|s| s.interval_ns),
+            interval_change: shift.and_then(sgpt_format::compare::Shift::interval_change),
+            confidence: shift.and_then(|s| s.confidence),
+            standard_error_ns: shift.and_then(|s| s.standard_error_ns),
+            threshold_ns: shift.map(|s| s.threshold_ns),
+            method: METHOD,
+        }
+    }
 }
 
 impl DeltaJson {
-    pub fn new(a: &StatsReport, b: &StatsReport, delta: &PassDelta) -> Self {
+    pub fn new(a: &StatsReport, b: &StatsReport, delta: &PassDelta, finding: &Finding) -> Self {
         Self {
             label: delta.label.clone(),
             graph_pass: delta.graph_pass.clone(),
@@ -101,6 +144,7 @@ impl DeltaJson {
             mean_delta_ns: delta.mean_delta_ns,
             total_per_frame_delta_ns: delta.total_per_frame_delta_ns,
             median_change: delta.median_change,
+            finding: FindingJson::new(finding),
         }
     }
 }

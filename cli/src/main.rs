@@ -51,13 +51,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Per-pass deltas from capture A to capture B, sorted by regression.
-    Diff {
-        a: PathBuf,
-        b: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
+    /// Compare capture B with capture A: per pass and for the GPU frame time, the shift in
+    /// medians with an interval and a verdict (slower, faster, unchanged, inconclusive,
+    /// added, removed, culled, unculled). With --fail-on, exit 3 on a significant change
+    /// beyond the threshold.
+    Diff(diff::Args),
     /// Export Chrome Trace Event JSON, for Perfetto or chrome://tracing.
     Export {
         file: PathBuf,
@@ -94,7 +92,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Info { file, json } => info::run(&file, json),
         Command::Validate { file, json } => validate::run(&file, json),
         Command::Stats { file, frames, json } => stats::run(&file, frames, json),
-        Command::Diff { a, b, json } => diff::run(&a, &b, json),
+        Command::Diff(args) => diff::run(&args),
         Command::Export { file, chrome } => export::run(&file, &chrome),
         Command::Memory { file, json } => memory::run(&file, json),
         Command::Synth(args) => synth::run(&args),

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use sgpt_format::synth::{SynthOptions, Workload, workload};
+use anyhow::{Context, bail};
+use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, Workload, workload_with};
 use sgpt_format::{
     CounterDef, CounterSample, CounterUnit, Declaration, Level, MEMORY_GAUGE_FIELDS, Note, memory_gauge_name,
     provider_gauge_name,
@@ -36,6 +36,23 @@ pub struct Args {
     /// bytes sampled, wgpu's buffer memory declared but unavailable, with its NOTE.
     #[arg(long)]
     memory: bool,
+    /// Another run of the same workload: the frame-to-frame variation (and any drift) is
+    /// drawn from this seed, each pass's typical duration still from `--seed`.
+    #[arg(long, value_name = "SEED")]
+    run: Option<u64>,
+    /// Make the GPU pass with this label slower, by `--slow-by`, in every frame.
+    #[arg(long, value_name = "LABEL", requires = "slow_by")]
+    slow_pass: Option<String>,
+    /// How much slower `--slow-pass` is: `10%` (or `10`).
+    #[arg(long, value_name = "PCT", requires = "slow_pass", value_parser = crate::diff::parse_percent)]
+    slow_by: Option<f64>,
+    /// A slow frame-wide drift, as thermal throttling gives: every pass of a frame scaled
+    /// by one factor whose logarithm wanders with this standard deviation (`1.5%`).
+    #[arg(long, value_name = "PCT", value_parser = crate::diff::parse_percent)]
+    drift: Option<f64>,
+    /// The drift's correlation time in frames.
+    #[arg(long, value_name = "FRAMES", default_value_t = 30.0, requires = "drift")]
+    drift_frames: f64,
     /// Where to write the capture.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
@@ -56,8 +73,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         quantize_ns: args.quantize.filter(|&q| q > 0),
     };
+    let changes = SynthChanges {
+        run: args.run,
+        slow_pass: args.slow_pass.clone().zip(args.slow_by),
+        drift: args.drift.map(|sigma| Drift { sigma, frames: args.drift_frames }),
+    };
     // The generator builds the whole workload in memory before writing it.
-    let mut workload = workload(&options);
+    let mut workload = workload_with(&options, &changes);
+    if let Some(label) = &args.slow_pass
+        && !workload.topologies.iter().any(|t| t.gpu_passes.iter().any(|pass| &pass.label == label))
+    {
+        bail!("--slow-pass {}: no GPU pass has that label (`sgpt info` lists them)", printable(label));
+    }
     if args.memory {
         add_memory(&mut workload);
     }

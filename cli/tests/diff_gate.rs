@@ -1,0 +1,173 @@
+//! `sgpt diff` as a CI gate: verdicts in `--json` (fields added to schema 1), exit 3 from
+//! `--fail-on`, the Markdown summary, and `sgpt synth`'s slowdown and drift.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::Value;
+use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
+
+/// A file under the temp dir with a name unique to this process and call, removed on drop.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(name: &str) -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let unique = NEXT.fetch_add(1, Ordering::Relaxed);
+        Self(std::env::temp_dir().join(format!("sgpt-diff-test-{}-{unique}-{name}", std::process::id())))
+    }
+
+    fn arg(&self) -> &str {
+        self.0.to_str().expect("temp paths are UTF-8 here")
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn sgpt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("sgpt exited, not killed by a signal")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(output), String::from_utf8_lossy(&output.stderr)))
+}
+
+const SLOW: &str = "culling.pass1.0";
+
+/// `sgpt synth` of 600 frames × 40 passes, run `run` of the workload, drifting, with `extra`.
+fn synth(name: &str, run: u64, extra: &[&str]) -> Temp {
+    let temp = Temp::new(name);
+    let run = run.to_string();
+    let mut args =
+        vec!["synth", "--frames", "600", "--passes", "40", "--run", &run, "--drift", "1.5%", "-o", temp.arg()];
+    args.extend_from_slice(extra);
+    let output = sgpt(&args);
+    assert_eq!(code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
+    temp
+}
+
+fn pass<'v>(diff: &'v Value, label: &str) -> &'v Value {
+    let passes = diff["passes"].as_array().expect("diff --json lists passes");
+    passes.iter().find(|p| p["label"] == label).unwrap_or_else(|| panic!("no pass {label}"))
+}
+
+#[test]
+fn synth_changes_write_the_bytes_the_library_generator_writes() {
+    let file = synth("changed.sgpt", 3, &["--slow-pass", SLOW, "--slow-by", "10%", "--drift-frames", "45"]);
+    let options = SynthOptions { frames: 600, passes: 40, ..SynthOptions::default() };
+    let changes = SynthChanges {
+        run: Some(3),
+        slow_pass: Some((SLOW.into(), 0.10)),
+        drift: Some(Drift { sigma: 0.015, frames: 45.0 }),
+    };
+    let expected = workload_with(&options, &changes).write(Vec::new()).unwrap();
+    assert_eq!(std::fs::read(&file.0).unwrap(), expected);
+}
+
+#[test]
+fn a_slowdown_beyond_the_threshold_trips_the_gate_with_exit_3() {
+    let a = synth("a.sgpt", 1, &[]);
+    let b = synth("b.sgpt", 2, &["--slow-pass", SLOW, "--slow-by", "10%"]);
+    let output = sgpt(&["diff", a.arg(), b.arg(), "--json", "--fail-on", "slower"]);
+    assert_eq!(code(&output), 3, "{}", String::from_utf8_lossy(&output.stderr));
+    let diff = json(&output);
+    assert_eq!(diff["schema"], 1);
+    assert_eq!(diff["comparison"]["correction"], "holm");
+    assert_eq!(diff["comparison"]["failed"], true);
+    let slow = pass(&diff, SLOW);
+    assert_eq!(slow["verdict"], "slower");
+    assert_eq!(slow["status"], "matched", "the fields of schema 1 stay");
+    let [low, high] = [0, 1].map(|i| slow["interval_ns"][i].as_i64().unwrap());
+    assert!(0 < low && low < slow["estimate_ns"].as_i64().unwrap() && slow["estimate_ns"].as_i64().unwrap() < high);
+    assert_eq!(slow["estimate_ns"], slow["median_delta_ns"], "the estimate is the shift stats medians show");
+    let flagged =
+        diff["passes"].as_array().unwrap().iter().filter(|p| p["verdict"] == "slower" || p["verdict"] == "faster");
+    assert_eq!(flagged.count(), 1);
+
+    // Without --fail-on the verdicts are the same and the exit is 0.
+    assert_eq!(code(&sgpt(&["diff", a.arg(), b.arg(), "--json"])), 0);
+    // The other way round it is faster: only `changed` gates on that.
+    assert_eq!(code(&sgpt(&["diff", b.arg(), a.arg(), "--fail-on", "slower"])), 0);
+    assert_eq!(code(&sgpt(&["diff", b.arg(), a.arg(), "--fail-on", "changed"])), 3);
+    // A threshold above the slowdown makes it no regression.
+    assert_eq!(code(&sgpt(&["diff", a.arg(), b.arg(), "--fail-on", "slower", "--threshold", "25%"])), 0);
+}
+
+#[test]
+fn two_runs_of_one_workload_pass_the_gate() {
+    let a = synth("run1.sgpt", 11, &[]);
+    let b = synth("run2.sgpt", 12, &[]);
+    let output = sgpt(&["diff", a.arg(), b.arg(), "--json", "--fail-on", "changed"]);
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
+    let diff = json(&output);
+    assert_eq!(diff["comparison"]["failed"], false);
+    assert_eq!(diff["comparison"]["tests"], 41, "the frame time and 40 passes");
+    assert!(diff["frame"]["verdict"].is_string());
+    for pass in diff["passes"].as_array().unwrap() {
+        let verdict = pass["verdict"].as_str().unwrap();
+        assert!(verdict == "unchanged" || verdict == "inconclusive", "{}: {verdict}", pass["label"]);
+        assert_eq!(pass["reason"].is_string(), verdict == "inconclusive");
+    }
+}
+
+#[test]
+fn markdown_lists_what_changed_slowest_first_and_counts_the_unchanged() {
+    let a = synth("md-a.sgpt", 21, &[]);
+    let b = synth("md-b.sgpt", 22, &["--slow-pass", SLOW, "--slow-by", "10%"]);
+    let output = sgpt(&["diff", a.arg(), b.arg(), "--format", "markdown", "--threshold", "8%"]);
+    assert_eq!(code(&output), 0);
+    let text = stdout(&output);
+    let rows: Vec<&str> =
+        text.lines().filter(|line| line.starts_with("| ") && !line.starts_with("| verdict")).collect();
+    assert!(rows[0].starts_with(&format!("| slower | `{SLOW}` |")), "{text}");
+    assert!(rows.iter().all(|row| !row.starts_with("| unchanged")), "{text}");
+    let json = json(&sgpt(&["diff", a.arg(), b.arg(), "--json", "--threshold", "8%"]));
+    let unchanged = json["comparison"]["verdicts"]["unchanged"].as_u64().unwrap();
+    assert!(unchanged > 0);
+    assert_eq!(rows.len() as u64, 40 - unchanged);
+    assert!(text.contains(&format!("{unchanged} of 40 passes unchanged")), "{text}");
+    assert!(text.contains("holm correction"), "{text}");
+}
+
+#[test]
+fn quantized_captures_are_inconclusive_not_slower() {
+    let a = synth("q-a.sgpt", 31, &["--quantize", "100000"]);
+    let b = synth("q-b.sgpt", 32, &["--quantize", "100000", "--slow-pass", SLOW, "--slow-by", "10%"]);
+    let output = sgpt(&["diff", a.arg(), b.arg(), "--json", "--fail-on", "changed"]);
+    assert_eq!(code(&output), 0);
+    let slow = pass(&json(&output), SLOW).clone();
+    assert_eq!(slow["verdict"], "inconclusive");
+    assert!(slow["reason"].as_str().unwrap().contains("step by 100000 ns"), "{}", slow["reason"]);
+    assert!(slow["interval_ns"].is_null() && slow["estimate_ns"].is_null());
+}
+
+#[test]
+fn bad_gate_and_synth_arguments_exit_2() {
+    let a = synth("arg.sgpt", 41, &[]);
+    for args in [
+        vec!["diff", a.arg(), a.arg(), "--threshold", "abc"],
+        vec!["diff", a.arg(), a.arg(), "--min-effect", "3 parsecs"],
+        vec!["diff", a.arg(), a.arg(), "--alpha", "1.5"],
+        vec!["diff", a.arg(), a.arg(), "--json", "--format", "markdown"],
+    ] {
+        assert_eq!(code(&sgpt(&args)), 2, "{args:?}");
+    }
+    let out = Temp::new("nope.sgpt");
+    let output = sgpt(&["synth", "--slow-pass", "nope", "--slow-by", "5%", "-o", out.arg()]);
+    assert_eq!(code(&output), 2);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no GPU pass has that label"));
+}
