@@ -98,6 +98,12 @@ impl<'a> Inflater<'a> {
         self.compressed_len - self.decoder.get_ref().len()
     }
 
+    /// Bytes inflated so far: what the steps did, for the slice they ran in.
+    #[must_use]
+    pub fn inflated(&self) -> usize {
+        self.out.len()
+    }
+
     /// The inflated bytes; call once [`Inflater::step`] returned `true`.
     #[must_use]
     pub fn finish(self) -> Vec<u8> {

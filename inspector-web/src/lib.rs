@@ -9,6 +9,7 @@ pub mod memory;
 pub mod memory_lane;
 pub mod pass_detail;
 pub mod resources;
+pub mod slicing;
 pub mod stats;
 pub mod stats_table;
 pub mod strip;

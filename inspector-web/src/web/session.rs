@@ -1,9 +1,10 @@
 //! One open capture: reads the file, inflates it if gzip, opens it, paints the strip
 //! from the directory, then serves commands and runs long work (memory gauges,
-//! verification, statistics, sparklines, comparison) in slices of about
-//! [`SLICE`](super::slice::SLICE), yielding to the event loop between slices so the page
-//! never freezes. Work is done a frame, a pass or a few hundred KiB of the file at a
-//! time, reading the clock as it goes, so a slice ends on time however slow the CPU.
+//! verification, statistics, sparklines, comparison) in slices ([`crate::slicing`]),
+//! yielding to the event loop between slices so the page never freezes. Work is done a
+//! frame, a pass or a few hundred KiB of the file at a time; a slice ends when its time
+//! is spent, however slow the CPU, or when its job did its cap of units, whatever the
+//! clock says. Every job's share of every slice is logged ([`super::slice::log`]).
 
 use std::rc::Rc;
 
@@ -16,13 +17,14 @@ use super::app::App;
 use super::error::Error;
 use super::mailbox::{Command, Mailbox};
 use super::panels;
-use super::slice::{Slice, yield_now};
+use super::slice::{self, SoloJob, yield_now};
 use super::source::{Input, ReadError};
 use crate::gzip::{self, GzipError, Inflater};
 use crate::memory::MemoryView;
 use crate::memory_lane::MemoryLane;
 use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
+use crate::slicing::{JobKind, SliceReport};
 use crate::stats::StatsJob;
 use crate::strip::StripData;
 use crate::structure::Structure;
@@ -99,7 +101,7 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
         let fraction = total.map(|t| done as f64 / t.max(1) as f64 * 0.5);
         app.set_progress(fraction.or(Some(0.0)), &format!("Reading {name}: {}…", units::bytes(done)));
     };
-    let mut bytes = input.read(&progress).await?;
+    let mut bytes = input.read(ticket, &progress).await?;
     if !app.is_current(ticket) {
         return Ok(());
     }
@@ -107,21 +109,25 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
         app.set_data("gzip", "true");
         let compressed = std::mem::take(&mut bytes);
         let mut inflater = Inflater::new(&compressed);
+        let mut job = SoloJob::start(ticket, JobKind::Inflate);
         loop {
-            let slice = Slice::start();
             let mut done = false;
-            while !done && !slice.spent() {
+            while !done && job.admit(INFLATE_STEP_BYTES as u64) {
+                let before = inflater.inflated();
                 done = inflater.step(INFLATE_STEP_BYTES)?;
+                job.count((inflater.inflated() - before) as u64);
             }
             if done {
+                job.done();
                 break;
             }
             app.set_progress(
                 Some(0.5 + 0.5 * inflater.consumed() as f64 / compressed.len().max(1) as f64),
                 &format!("Decompressing {name}…"),
             );
-            yield_now().await?;
+            job.next_slice().await?;
             if !app.is_current(ticket) {
+                job.cancel();
                 return Ok(());
             }
         }
@@ -160,13 +166,15 @@ async fn load(app: &Rc<App>, ticket: u64, name: &str, input: &Input, mailbox: &M
 /// big files. `None` when a newer file was opened meanwhile.
 async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result<Option<Capture<'b>>, Failure> {
     let mut opener = Opener::new(bytes).map_err(LoadError::Open)?;
+    let mut job = SoloJob::start(ticket, JobKind::Open);
     loop {
-        let slice = Slice::start();
         let mut done = false;
-        while !done && !slice.spent() {
+        while !done && job.admit(1) {
             done = opener.step(OPEN_STEP_BYTES);
+            job.count(1);
         }
         if done {
+            job.done();
             // Nothing is left for `finish` to do.
             return Ok(Some(opener.finish()));
         }
@@ -180,8 +188,9 @@ async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result
             None => format!("Checking {name} against its index…"),
         };
         app.set_progress(Some(done as f64 / total.max(1) as f64), &message);
-        yield_now().await?;
+        job.next_slice().await?;
         if !app.is_current(ticket) {
+            job.cancel();
             return Ok(None);
         }
     }
@@ -298,6 +307,22 @@ enum Job<'c> {
     Gauges(GaugeScan),
 }
 
+impl Job<'_> {
+    fn kind(&self) -> JobKind {
+        match self {
+            Job::Verify { .. } => JobKind::Verify,
+            Job::Stats(_) => JobKind::Stats,
+            Job::Spark { .. } => JobKind::Spark,
+            Job::Compare { .. } => JobKind::Compare,
+            Job::Gauges(_) => JobKind::Gauges,
+        }
+    }
+}
+
+/// The order jobs run in a slice: the memory lane (a bounded sample of frames) and the
+/// frame views first, then statistics, then the rest.
+const ORDER: [JobKind; 5] = [JobKind::Gauges, JobKind::Spark, JobKind::Stats, JobKind::Compare, JobKind::Verify];
+
 struct Session<'s, 'c> {
     app: &'s Rc<App>,
     ticket: u64,
@@ -308,6 +333,20 @@ struct Session<'s, 'c> {
     spark: Option<Job<'c>>,
     compare: Option<Job<'c>>,
     gauges: Option<Job<'c>>,
+    /// Jobs done whose results are not shown yet, oldest first: one is shown per slice.
+    ready: std::collections::VecDeque<Job<'c>>,
+}
+
+impl Drop for Session<'_, '_> {
+    /// A session ends when another file is opened or the page closes the capture: every
+    /// job still under way is cancelled.
+    fn drop(&mut self) {
+        for kind in ORDER {
+            if self.slot(kind).is_some() {
+                slice::log(self.ticket, SliceReport::cancelled(kind, 0));
+            }
+        }
+    }
 }
 
 impl<'s, 'c> Session<'s, 'c> {
@@ -322,6 +361,7 @@ impl<'s, 'c> Session<'s, 'c> {
             spark: None,
             compare: None,
             gauges: None,
+            ready: std::collections::VecDeque::new(),
         }
     }
 
@@ -372,7 +412,7 @@ impl<'s, 'c> Session<'s, 'c> {
                 return Ok(());
             }
             let busy = [&self.verify, &self.stats, &self.spark, &self.compare, &self.gauges];
-            if busy.iter().any(|job| job.is_some()) {
+            if busy.iter().any(|job| job.is_some()) || !self.ready.is_empty() {
                 self.work();
                 yield_now().await?;
                 continue;
@@ -391,7 +431,7 @@ impl<'s, 'c> Session<'s, 'c> {
             Command::Close => return Ok(false),
             Command::Frame(index) => self.show_frame(index),
             Command::Range(first, last) => {
-                self.stats = Some(Job::Stats(StatsJob::new(self.capture, first..last + 1)));
+                self.replace(Job::Stats(StatsJob::new(self.capture, first..last + 1)));
                 self.app.set_data("stats", "computing");
                 let pass = self.app.ui.borrow().state.pass;
                 if let Some(pass) = pass {
@@ -403,7 +443,7 @@ impl<'s, 'c> Session<'s, 'c> {
                 self.show_pass();
             }
             Command::Compare(a, b) => {
-                self.compare = Some(Job::Compare {
+                self.replace(Job::Compare {
                     a: Box::new(StatsJob::new(self.capture, a.0..a.1 + 1)),
                     b: Box::new(StatsJob::new(self.capture, b.0..b.1 + 1)),
                     a_done: None,
@@ -477,38 +517,58 @@ impl<'s, 'c> Session<'s, 'c> {
         let (first, last) = self.app.ui.borrow().range.unwrap_or((0, self.capture.frames().len().saturating_sub(1)));
         // Remembered by key: indices differ between topologies, labels alone are not keys.
         let key = self.capture.topology(self.frame.topology).and_then(|t| key_of(t, pass as usize));
-        self.spark =
-            Some(Job::Spark { key, next: first, start: first, end: last + 1, values: Vec::new(), table: Vec::new() });
+        self.replace(Job::Spark {
+            key,
+            next: first,
+            start: first,
+            end: last + 1,
+            values: Vec::new(),
+            table: Vec::new(),
+        });
     }
 
-    /// The job in slot `slot`, in the order jobs run: the memory lane (a bounded sample
-    /// of frames) and the frame views first, then statistics, then the rest.
-    fn job(&mut self, slot: usize) -> &mut Option<Job<'c>> {
-        match slot {
-            0 => &mut self.gauges,
-            1 => &mut self.spark,
-            2 => &mut self.stats,
-            3 => &mut self.compare,
-            _ => &mut self.verify,
+    /// Where the job of kind `kind` is kept while it runs.
+    fn slot(&mut self, kind: JobKind) -> &mut Option<Job<'c>> {
+        match kind {
+            JobKind::Gauges => &mut self.gauges,
+            JobKind::Spark => &mut self.spark,
+            JobKind::Stats => &mut self.stats,
+            JobKind::Compare => &mut self.compare,
+            // The loading jobs (read, inflate, open) are over before a session starts.
+            JobKind::Verify | JobKind::Read | JobKind::Inflate | JobKind::Open => &mut self.verify,
         }
     }
 
-    /// Shows at most one finished job's results, then runs jobs until the slice is spent.
+    /// Starts `job`, cancelling one of its kind still under way; a finished one not shown
+    /// yet is dropped too, as its results are out of date.
+    fn replace(&mut self, job: Job<'c>) {
+        let kind = job.kind();
+        if self.slot(kind).replace(job).is_some() {
+            slice::log(self.ticket, SliceReport::cancelled(kind, 0));
+        }
+        self.ready.retain(|ready| ready.kind() != kind);
+    }
+
+    /// Shows at most one finished job's results, then gives every job its share of the
+    /// slice, until the slice is spent.
     fn work(&mut self) {
         let capture = self.capture;
-        let slice = Slice::start();
+        let slice = slice::start();
         // Showing a result (a table of hundreds of rows on big captures) can take much of a
         // slice: it starts one rather than ending one.
-        let finished = (0..5).find_map(|slot| self.job(slot).take_if(|job| step(capture, job, &mut || false)));
-        if let Some(job) = finished {
+        if let Some(job) = self.ready.pop_front() {
             self.finish(job);
         }
-        for slot in 0..5 {
+        for kind in ORDER {
             if slice.spent() {
                 break;
             }
-            if let Some(job) = self.job(slot).as_mut() {
-                step(capture, job, &mut slice.more());
+            let Some(job) = self.slot(kind).as_mut() else { continue };
+            let mut share = slice.share(kind);
+            let done = step(capture, job, &mut || share.more());
+            slice::log(self.ticket, share.report(done));
+            if done && let Some(job) = self.slot(kind).take() {
+                self.ready.push_back(job);
             }
         }
         self.report_progress();

@@ -1,50 +1,101 @@
-//! Cooperative scheduling on the page's one thread: long work runs in slices of about
-//! [`SLICE`], reading the clock as it goes rather than doing a fixed amount (a frame costs
-//! four times as much on a CPU four times slower), and yields to the event loop between
-//! slices so input and painting are never held up for long.
+//! Cooperative scheduling on the page's one thread, over [`crate::slicing`]: the page's
+//! clock, the yield between slices, and the slice log the browser tests read.
+//!
+//! When the page's `window.__sgptSlices` is an array (a test's init script makes it one),
+//! every job's share of every slice is pushed onto it as `{load, job, unit, units, cap,
+//! why}`; otherwise nothing is recorded, at the cost of one property read per share.
 
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_time::{Duration, Instant};
 
 use super::error::Error;
+use crate::slicing::{self, JobKind, SliceReport};
 
-/// A slice of work stops after about this long, far below the ~100 ms a task may take.
-pub const SLICE: Duration = Duration::from_millis(30);
-const UNITS_PER_CLOCK_READ: u32 = 8;
+/// The page's monotonic clock, from the first read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PageClock;
 
-/// The slice under way.
-#[derive(Clone, Copy, Debug)]
-pub struct Slice {
-    started: Instant,
+impl slicing::Clock for PageClock {
+    fn now(&self) -> Duration {
+        thread_local! {
+            static EPOCH: Instant = Instant::now();
+        }
+        EPOCH.with(Instant::elapsed)
+    }
 }
 
-impl Slice {
-    pub fn start() -> Self {
-        Self { started: Instant::now() }
+/// A slice on the page's clock.
+pub type Slice = slicing::Slice<PageClock>;
+/// A job's share of one.
+pub type Share = slicing::Share<PageClock>;
+
+/// Starts a slice now.
+pub fn start() -> Slice {
+    Slice::start(PageClock)
+}
+
+/// Appends `report`, for load `load`, to the slice log when a test keeps one.
+pub fn log(load: u64, report: SliceReport) {
+    let Some(window) = web_sys::window() else { return };
+    let Ok(log) = js_sys::Reflect::get(&window, &JsValue::from_str("__sgptSlices")) else { return };
+    let Ok(log) = log.dyn_into::<js_sys::Array>() else { return };
+    let entry = js_sys::Object::new();
+    let unit = report.job.unit();
+    let why = report.why.map_or(JsValue::NULL, |why| JsValue::from_str(why.name()));
+    for (key, value) in [
+        ("load", JsValue::from_f64(load as f64)),
+        ("job", JsValue::from_str(report.job.name())),
+        ("unit", JsValue::from_str(unit.name())),
+        ("units", JsValue::from_f64(report.units as f64)),
+        ("cap", JsValue::from_f64(report.job.cap() as f64)),
+        ("why", why),
+    ] {
+        let _ = js_sys::Reflect::set(&entry, &JsValue::from_str(key), &value);
+    }
+    log.push(&entry);
+}
+
+/// One job run on its own, slice after slice, by an async loop (reading, inflating,
+/// opening): admits pieces of work, and between slices logs the share and yields.
+#[derive(Debug)]
+pub struct SoloJob {
+    load: u64,
+    job: JobKind,
+    share: Share,
+}
+
+impl SoloJob {
+    pub fn start(load: u64, job: JobKind) -> Self {
+        Self { load, job, share: start().share(job) }
     }
 
-    /// Whether the slice is over: the caller stops after the unit of work in hand.
-    pub fn spent(&self) -> bool {
-        self.started.elapsed() >= SLICE
+    /// Whether a piece of at most `max` units fits this slice; see [`Share::admit`].
+    pub fn admit(&mut self, max: u64) -> bool {
+        self.share.admit(max)
     }
 
-    /// `more()` for a job's step, whose units (a frame, a pass) are microseconds each:
-    /// the clock is read every few units, as reading it costs about as much as a unit.
-    pub fn more(&self) -> impl FnMut() -> bool + '_ {
-        let mut units = 0u32;
-        move || {
-            units = units.wrapping_add(1);
-            !units.is_multiple_of(UNITS_PER_CLOCK_READ) || !self.spent()
-        }
+    /// Counts `units` done.
+    pub fn count(&mut self, units: u64) {
+        self.share.count(units);
     }
 
-    /// Yields to the event loop when the slice is over, starting the next one.
-    pub async fn yield_if_spent(&mut self) -> Result<(), Error> {
-        if self.spent() {
-            yield_now().await?;
-            *self = Self::start();
-        }
+    /// Ends the slice: logs it, yields to the event loop, and starts the next.
+    pub async fn next_slice(&mut self) -> Result<(), Error> {
+        log(self.load, self.share.report(false));
+        yield_now().await?;
+        self.share = start().share(self.job);
         Ok(())
+    }
+
+    /// The job finished in this slice.
+    pub fn done(self) {
+        log(self.load, self.share.report(true));
+    }
+
+    /// The job is dropped unfinished (a newer file was opened).
+    pub fn cancel(self) {
+        log(self.load, SliceReport::cancelled(self.job, self.share.units()));
     }
 }
 
@@ -55,7 +106,7 @@ impl Slice {
 pub async fn yield_now() -> Result<(), Error> {
     let channel = web_sys::MessageChannel::new()?;
     let received = js_sys::Promise::new(&mut |resolve, _reject| channel.port1().set_onmessage(Some(&resolve)));
-    channel.port2().post_message(&wasm_bindgen::JsValue::UNDEFINED)?;
+    channel.port2().post_message(&JsValue::UNDEFINED)?;
     JsFuture::from(received).await?;
     channel.port1().close();
     Ok(())

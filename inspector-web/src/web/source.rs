@@ -4,20 +4,23 @@
 //! full (once in JS, once in wasm) and the progress bar moves. Byte streams are read
 //! through one reused JS buffer ([`read_byob`]); otherwise each JS chunk is released as
 //! soon as it is copied ([`release`]). A read of data already buffered settles at once and
-//! the loop would go on in the same task, so the loops yield once a [`Slice`] is spent.
+//! the loop would go on in the same task, so copying is one sliced job ([`JobKind::Read`]):
+//! at most 1 MiB a piece, and a yield once a slice is spent or holds its cap of bytes.
 
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, Response};
 
 use super::error::{Error, describe};
-use super::slice::Slice;
+use super::slice::SoloJob;
+use crate::slicing::JobKind;
 
 /// The largest capture the page reads: wasm32 has 4 GiB, and the page needs room beside it.
 pub const MAX_FILE_BYTES: u64 = 1536 << 20;
 const CHUNK: f64 = 16.0 * 1024.0 * 1024.0;
 /// The one JS buffer a byte stream is read through; Chromium fills at most 64 KiB of a
-/// file and a few hundred KiB of a download per read, so more would sit unused.
+/// file and a few hundred KiB of a download per read, so more would sit unused. Also the
+/// largest piece copied at once, whatever the size of the chunk it comes from.
 const SCRATCH_BYTES: u32 = 1 << 20;
 
 pub enum Input {
@@ -66,16 +69,23 @@ impl Input {
         }
     }
 
-    /// The whole file; `progress` gets (bytes read, bytes expected if known).
-    pub async fn read(&self, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
-        match self {
-            Input::File(file) => read_file(file, progress).await,
-            Input::Url(url) => fetch(url, progress).await,
-        }
+    /// The whole file, for load `load`; `progress` gets (bytes read, bytes expected if known).
+    pub async fn read(&self, load: u64, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
+        let mut job = SoloJob::start(load, JobKind::Read);
+        let bytes = match self {
+            Input::File(file) => read_file(file, progress, &mut job).await,
+            Input::Url(url) => fetch(url, progress, &mut job).await,
+        }?;
+        job.done();
+        Ok(bytes)
     }
 }
 
-async fn read_file(file: &web_sys::File, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
+async fn read_file(
+    file: &web_sys::File,
+    progress: &dyn Fn(u64, Option<u64>),
+    job: &mut SoloJob,
+) -> Result<Vec<u8>, ReadError> {
     let size = file.size();
     if size > MAX_FILE_BYTES as f64 {
         return Err(ReadError::TooLarge(size as u64));
@@ -86,7 +96,7 @@ async fn read_file(file: &web_sys::File, progress: &dyn Fn(u64, Option<u64>)) ->
     let file = gloo_file::Blob::from(file.clone());
     let whole: &web_sys::Blob = file.as_ref();
     if let Ok(reader) = web_sys::ReadableStreamByobReader::new(&whole.stream()) {
-        read_byob(&reader, &mut bytes, &|done| progress(done, Some(size as u64)), &failed).await?;
+        read_byob(&reader, &mut bytes, &|done| progress(done, Some(size as u64)), &failed, job).await?;
         return Ok(bytes);
     }
     // Without byte streams: slices, each released once copied.
@@ -97,7 +107,7 @@ async fn read_file(file: &web_sys::File, progress: &dyn Fn(u64, Option<u64>)) ->
         let read =
             JsFuture::from(AsRef::<web_sys::Blob>::as_ref(&slice).array_buffer()).await.map_err(|e| failed(&e))?;
         let chunk = js_sys::Uint8Array::new(&read);
-        append(&mut bytes, &chunk);
+        append_sliced(&mut bytes, &chunk, job).await?;
         release(&chunk);
         at = end;
         progress(at as u64, Some(size as u64));
@@ -105,10 +115,24 @@ async fn read_file(file: &web_sys::File, progress: &dyn Fn(u64, Option<u64>)) ->
     Ok(bytes)
 }
 
-fn append(bytes: &mut Vec<u8>, chunk: &js_sys::Uint8Array) {
-    let start = bytes.len();
-    bytes.resize(start + chunk.length() as usize, 0);
-    chunk.copy_to(&mut bytes[start..]);
+/// Copies `chunk` onto `bytes` a piece of at most [`SCRATCH_BYTES`] at a time, each piece
+/// admitted by `job`'s slice (a default reader's chunks are the browser's size).
+async fn append_sliced(bytes: &mut Vec<u8>, chunk: &js_sys::Uint8Array, job: &mut SoloJob) -> Result<(), Error> {
+    let len = chunk.length();
+    let mut at = 0;
+    while at < len {
+        while !job.admit(u64::from(SCRATCH_BYTES)) {
+            job.next_slice().await?;
+        }
+        let end = at.saturating_add(SCRATCH_BYTES).min(len);
+        let piece = chunk.subarray(at, end);
+        let start = bytes.len();
+        bytes.resize(start + piece.length() as usize, 0);
+        piece.copy_to(&mut bytes[start..]);
+        job.count(u64::from(end - at));
+        at = end;
+    }
+    Ok(())
 }
 
 /// Frees a chunk's memory now that wasm holds a copy, where the chunk is a fresh buffer
@@ -128,9 +152,9 @@ async fn read_byob(
     bytes: &mut Vec<u8>,
     read: &dyn Fn(u64),
     failed: &dyn Fn(&JsValue) -> ReadError,
+    job: &mut SoloJob,
 ) -> Result<(), ReadError> {
     let mut scratch = js_sys::Uint8Array::new_with_length(SCRATCH_BYTES);
-    let mut slice = Slice::start();
     loop {
         let result = JsFuture::from(reader.read_with_array_buffer_view(&scratch)).await.map_err(|e| failed(&e))?;
         if js_sys::Reflect::get(&result, &"done".into()).map_err(Error::from)?.is_truthy() {
@@ -143,14 +167,13 @@ async fn read_byob(
             let _ = reader.cancel();
             return Err(ReadError::TooLarge(total));
         }
-        append(bytes, &chunk);
+        append_sliced(bytes, &chunk, job).await?;
         read(total);
         scratch = js_sys::Uint8Array::new(&chunk.buffer());
-        slice.yield_if_spent().await?;
     }
 }
 
-async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
+async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>), job: &mut SoloJob) -> Result<Vec<u8>, ReadError> {
     let network = |error: &JsValue| ReadError::Network {
         reason: describe(error),
         hint: if url.starts_with("blob:") {
@@ -176,11 +199,10 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>
     }
     let Some(body) = response.body() else { return Ok(bytes) };
     if let Ok(reader) = web_sys::ReadableStreamByobReader::new(&body) {
-        read_byob(&reader, &mut bytes, &|done| progress(done, expected), &network).await?;
+        read_byob(&reader, &mut bytes, &|done| progress(done, expected), &network, job).await?;
         return Ok(bytes);
     }
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
-    let mut slice = Slice::start();
     loop {
         let chunk = JsFuture::from(reader.read()).await.map_err(|error| network(&error))?;
         let done = js_sys::Reflect::get(&chunk, &"done".into()).map_err(Error::from)?.is_truthy();
@@ -193,10 +215,9 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>
             let _ = reader.cancel();
             return Err(ReadError::TooLarge(bytes.len() as u64 + u64::from(value.length())));
         }
-        append(&mut bytes, &value);
+        append_sliced(&mut bytes, &value, job).await?;
         release(&value);
         progress(bytes.len() as u64, expected);
-        slice.yield_if_spent().await?;
     }
     Ok(bytes)
 }

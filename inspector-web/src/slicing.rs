@@ -1,0 +1,347 @@
+//! How much of a job one slice of the page's thread may do, and what it reports.
+//!
+//! Long work (reading, inflating and opening the file, then verification, statistics,
+//! sparklines, comparison and memory gauges) runs in slices with a yield to the event loop
+//! between them. A slice ends at whichever comes first:
+//!
+//! - its time budget, [`SLICE_TIME`], read from a [`Clock`]: a CPU four times slower does
+//!   a quarter of the work in a slice, so the page stays responsive however slow it is;
+//! - its job's cap, [`JobKind::cap`], in units of work (frames, bytes, steps): a bound the
+//!   code enforces whatever the clock says, so no slice is unbounded even when the clock
+//!   is coarse, late or wrong.
+//!
+//! Each job's share of a slice ends in a [`SliceReport`]: how many units it did, its cap,
+//! and why it stopped. The page hands those to the browser tests, which judge units
+//! against caps instead of milliseconds against a machine's speed.
+
+use std::time::Duration;
+
+/// A slice stops after about this long, far below the ~100 ms a task may take.
+pub const SLICE_TIME: Duration = Duration::from_millis(30);
+
+/// Where a slice reads the time.
+pub trait Clock {
+    /// The time since any fixed origin, never going backwards.
+    fn now(&self) -> Duration;
+}
+
+impl<C: Clock + ?Sized> Clock for &C {
+    fn now(&self) -> Duration {
+        (**self).now()
+    }
+}
+
+/// What a job counts its work in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Bytes of the file copied in, or inflated.
+    Bytes,
+    /// Frames decoded (verified, summed, or read for their gauges).
+    Frames,
+    /// The statistics' steps: a frame added or re-read, or a pass's figures planned or ordered.
+    FramesOrPasses,
+    /// Opening steps: about 256 KiB of the file checked against the index or scanned, or
+    /// one stage of the index (its checksum, its decoding).
+    Steps,
+}
+
+impl Unit {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Bytes => "bytes",
+            Self::Frames => "frames",
+            Self::FramesOrPasses => "frames or passes",
+            Self::Steps => "steps",
+        }
+    }
+}
+
+/// The jobs that run in slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobKind {
+    /// Copying the file into wasm memory, a read of at most 1 MiB at a time.
+    Read,
+    /// Inflating a gzip capture, 256 KiB of output at a time.
+    Inflate,
+    /// Checking the file against its index, or scanning it for records.
+    Open,
+    /// Checking every frame for damage.
+    Verify,
+    /// Statistics over the selected range.
+    Stats,
+    /// The selected pass's duration across the range.
+    Spark,
+    /// Statistics of the two compared ranges.
+    Compare,
+    /// The sampled frames' memory gauges.
+    Gauges,
+}
+
+impl JobKind {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Inflate => "inflate",
+            Self::Open => "open",
+            Self::Verify => "verify",
+            Self::Stats => "stats",
+            Self::Spark => "spark",
+            Self::Compare => "compare",
+            Self::Gauges => "gauges",
+        }
+    }
+
+    #[must_use]
+    pub fn unit(self) -> Unit {
+        match self {
+            Self::Read | Self::Inflate => Unit::Bytes,
+            Self::Open => Unit::Steps,
+            Self::Verify | Self::Spark | Self::Gauges => Unit::Frames,
+            Self::Stats | Self::Compare => Unit::FramesOrPasses,
+        }
+    }
+
+    /// The most units one slice of this job may do. Each is about what a full-speed CPU
+    /// does in well under [`SLICE_TIME`] (a frame of 200 passes is microseconds), so on
+    /// a fast machine the cap ends slices and on a slow one the clock does.
+    #[must_use]
+    pub fn cap(self) -> u64 {
+        match self {
+            Self::Read => 8 << 20,
+            Self::Inflate => 4 << 20,
+            Self::Open => 16,
+            Self::Verify | Self::Stats | Self::Compare => 1024,
+            Self::Spark => 2048,
+            Self::Gauges => 256,
+        }
+    }
+
+    /// How many units between clock reads: reading the clock costs about as much as one
+    /// frame, and far less than a read or a step of hundreds of KiB.
+    fn units_per_clock_read(self) -> u32 {
+        match self.unit() {
+            Unit::Bytes | Unit::Steps => 1,
+            Unit::Frames | Unit::FramesOrPasses => 8,
+        }
+    }
+}
+
+/// Why a job's share of a slice ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Yield {
+    /// The slice's time budget was spent.
+    Time,
+    /// The next piece of work would have passed the job's cap.
+    Cap,
+    /// The job finished.
+    Done,
+    /// The job was dropped unfinished: a newer file, range or comparison replaced it.
+    Cancelled,
+}
+
+impl Yield {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Time => "time",
+            Self::Cap => "cap",
+            Self::Done => "done",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One job's share of one slice, as the page reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceReport {
+    pub job: JobKind,
+    pub units: u64,
+    /// `None` when the job stopped unfinished though neither its cap nor the clock said so:
+    /// a fault the tests catch.
+    pub why: Option<Yield>,
+}
+
+impl SliceReport {
+    /// A job dropped before it finished, with the units of its last, unreported share.
+    #[must_use]
+    pub fn cancelled(job: JobKind, units: u64) -> Self {
+        Self { job, units, why: Some(Yield::Cancelled) }
+    }
+}
+
+/// One stretch of work between two yields: its time budget, started on `clock`.
+#[derive(Clone, Copy, Debug)]
+pub struct Slice<C> {
+    clock: C,
+    started: Duration,
+}
+
+impl<C: Clock + Copy> Slice<C> {
+    pub fn start(clock: C) -> Self {
+        Self { clock, started: clock.now() }
+    }
+
+    /// Whether the time budget is spent.
+    pub fn spent(&self) -> bool {
+        self.clock.now().saturating_sub(self.started) >= SLICE_TIME
+    }
+
+    /// `job`'s share of this slice, counting from zero.
+    pub fn share(&self, job: JobKind) -> Share<C> {
+        Share { slice: *self, job, units: 0, admitted: 0, stop: None }
+    }
+}
+
+/// A job's share of a slice: admits pieces of work while they fit the cap and the clock
+/// allows, and counts the units done.
+#[derive(Debug)]
+pub struct Share<C> {
+    slice: Slice<C>,
+    job: JobKind,
+    units: u64,
+    admitted: u32,
+    stop: Option<Yield>,
+}
+
+impl<C: Clock + Copy> Share<C> {
+    /// Whether a piece of at most `max` units may start: not when it could pass the cap,
+    /// nor once the clock says the slice is spent. The caller then counts what it did.
+    pub fn admit(&mut self, max: u64) -> bool {
+        if self.stop.is_some() {
+            return false;
+        }
+        if self.units.saturating_add(max) > self.job.cap() {
+            self.stop = Some(Yield::Cap);
+            return false;
+        }
+        self.admitted = self.admitted.wrapping_add(1);
+        if self.admitted.is_multiple_of(self.job.units_per_clock_read()) && self.slice.spent() {
+            self.stop = Some(Yield::Time);
+            return false;
+        }
+        true
+    }
+
+    /// Counts `units` of work done.
+    pub fn count(&mut self, units: u64) {
+        self.units = self.units.saturating_add(units);
+    }
+
+    /// Admits and counts one unit: the `more()` a job's step calls before each frame or pass.
+    pub fn more(&mut self) -> bool {
+        let admitted = self.admit(1);
+        if admitted {
+            self.count(1);
+        }
+        admitted
+    }
+
+    #[must_use]
+    pub fn units(&self) -> u64 {
+        self.units
+    }
+
+    /// What this share did; `finished` when the job is done.
+    #[must_use]
+    pub fn report(&self, finished: bool) -> SliceReport {
+        SliceReport { job: self.job, units: self.units, why: if finished { Some(Yield::Done) } else { self.stop } }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    /// A clock that moves only when told to.
+    #[derive(Default)]
+    struct HandClock(Cell<Duration>);
+
+    impl Clock for HandClock {
+        fn now(&self) -> Duration {
+            self.0.get()
+        }
+    }
+
+    #[test]
+    fn a_share_stops_at_its_cap_while_the_clock_says_there_is_time() {
+        let clock = HandClock::default();
+        let slice = Slice::start(&clock);
+        let mut share = slice.share(JobKind::Verify);
+        let mut frames = 0;
+        while share.more() {
+            frames += 1;
+        }
+        assert_eq!(frames, JobKind::Verify.cap());
+        assert_eq!(share.report(false), SliceReport { job: JobKind::Verify, units: 1024, why: Some(Yield::Cap) });
+        assert!(!share.more(), "once stopped it stays stopped");
+        assert_eq!(share.units(), 1024);
+    }
+
+    #[test]
+    fn a_share_stops_when_the_clock_says_the_slice_is_spent() {
+        let clock = HandClock::default();
+        let slice = Slice::start(&clock);
+        let mut share = slice.share(JobKind::Verify);
+        for _ in 0..20 {
+            assert!(share.more());
+        }
+        clock.0.set(SLICE_TIME);
+        // The clock is read every eighth frame: the 24th admission sees it.
+        let more: Vec<bool> = (0..4).map(|_| share.more()).collect();
+        assert_eq!(more, [true, true, true, false]);
+        assert_eq!(share.report(false), SliceReport { job: JobKind::Verify, units: 23, why: Some(Yield::Time) });
+    }
+
+    #[test]
+    fn pieces_are_admitted_only_while_the_largest_they_could_be_fits_the_cap() {
+        let clock = HandClock::default();
+        let slice = Slice::start(&clock);
+        let mut share = slice.share(JobKind::Read);
+        let piece = 1 << 20;
+        // Reads that return less than they could: each is admitted for its largest.
+        let mut reads = 0;
+        while share.admit(piece) {
+            share.count(64 << 10);
+            reads += 1;
+        }
+        assert_eq!(share.units(), reads * (64 << 10));
+        assert!(share.units() + piece > JobKind::Read.cap() && share.units() <= JobKind::Read.cap());
+        assert_eq!(share.report(false).why, Some(Yield::Cap));
+    }
+
+    #[test]
+    fn a_finished_job_reports_done_and_a_byte_job_reads_the_clock_every_piece() {
+        let clock = HandClock::default();
+        let slice = Slice::start(&clock);
+        let mut share = slice.share(JobKind::Inflate);
+        assert!(share.admit(256 << 10));
+        share.count(1000);
+        assert_eq!(share.report(true), SliceReport { job: JobKind::Inflate, units: 1000, why: Some(Yield::Done) });
+        clock.0.set(SLICE_TIME);
+        assert!(!share.admit(256 << 10));
+        assert_eq!(share.report(false).why, Some(Yield::Time));
+        assert!(slice.spent());
+    }
+
+    #[test]
+    fn every_job_names_its_unit_and_a_cap_of_at_least_one_piece() {
+        for job in [
+            JobKind::Read,
+            JobKind::Inflate,
+            JobKind::Open,
+            JobKind::Verify,
+            JobKind::Stats,
+            JobKind::Spark,
+            JobKind::Compare,
+            JobKind::Gauges,
+        ] {
+            let piece = if job.unit() == Unit::Bytes { 1 << 20 } else { 1 };
+            assert!(job.cap() >= piece, "{}", job.name());
+            assert!(!job.unit().name().is_empty());
+        }
+    }
+}
