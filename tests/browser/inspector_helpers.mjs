@@ -105,6 +105,20 @@ export function memoryCapture(frames, passes) {
   return file;
 }
 
+/** `bytes` of a closed capture as a writer that never reached stop leaves them: no CLOSED
+ *  flag, no directory, and cut `cutBeforeDirectory` bytes before where the directory was,
+ *  inside the last record before it. The flags (bit 0 CLOSED) and the directory's place
+ *  are patched in at stop, so a writer that never stopped leaves them zero
+ *  (format/src/header.rs). */
+export function cutAsNeverClosed(bytes, cutBeforeDirectory) {
+  const directory = Number(bytes.readBigUInt64LE(16));
+  assert.ok(directory > cutBeforeDirectory && directory < bytes.length, `directory at ${directory}`);
+  const cut = Buffer.from(bytes.subarray(0, directory - cutBeforeDirectory));
+  cut.writeUInt32LE(0, 8);
+  cut.fill(0, 16, 32);
+  return cut;
+}
+
 /** The page point at the middle of frame `index` of `frames`, on the canvas `selector`
  *  (the strip and the memory lane map frames to x the same way). */
 export async function pointAtFrame(page, selector, index, frames) {
@@ -120,13 +134,35 @@ export async function laneReadout(page, index, frames) {
   return page.textContent('#strip-readout');
 }
 
-/** Records the duration of every long task (over 50 ms) from the next navigation on, in
- *  window.__longTasks. */
-export async function watchLongTasks(page) {
+/** Keeps the page's slice log from the next navigation on: every job's share of every
+ *  slice, `{load, job, unit, units, cap, why}` (inspector-web/src/web/slice.rs). */
+export async function watchSlices(page) {
   await page.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.__longTasks.push(Math.round(entry.duration));
-    }).observe({ type: 'longtask', buffered: true });
+    window.__sgptSlices = [];
   });
+}
+
+/** The slice log of load `load`, grouped by job: `{ job: [share, ...] }` in order. */
+export async function slicesByJob(page, load) {
+  const log = await page.evaluate(() => window.__sgptSlices);
+  const jobs = {};
+  for (const share of log.filter((entry) => entry.load === load)) (jobs[share.job] ??= []).push(share);
+  return jobs;
+}
+
+/** Asserts that `shares`, one job's slices, are the whole of a job run in bounded slices:
+ *  more than one slice, none over the job's cap of units, each ended by its time or its
+ *  cap but the last, which ended with the job done. Returns the units summed. */
+export function assertSliced(job, shares) {
+  const seen = JSON.stringify(shares?.map(({ units, why }) => [units, why]));
+  assert.ok(shares?.length > 1, `${job} ran in more than one slice: ${seen}`);
+  for (const { units, cap, why } of shares.slice(0, -1)) {
+    assert.ok(why === 'time' || why === 'cap', `${job}: a slice ended by its time or its cap, not ${why}`);
+    assert.ok(units <= cap, `${job}: ${units} units in a slice, over its cap of ${cap}: ${seen}`);
+  }
+  const last = shares.at(-1);
+  assert.equal(last.why, 'done', `${job} finished: ${seen}`);
+  assert.ok(last.units <= last.cap, `${job}: ${last.units} units in its last slice, over its cap of ${last.cap}`);
+  assert.ok(shares.every((share) => share.unit === shares[0].unit && share.cap === shares[0].cap));
+  return shares.reduce((sum, { units }) => sum + units, 0);
 }
