@@ -3,7 +3,7 @@
 //! end the frame). With no session every method is one `None` check and `submit` is
 //! `queue.submit`, so an application keeps one code path whether it records or not.
 
-use crate::{GraphPassScope, ProfileSession, ProfiledComputePass, ProfiledRenderPass, RecordError};
+use crate::{GraphPassScope, PassTimer, ProfileSession, ProfiledComputePass, ProfiledRenderPass, RecordError};
 
 /// A frame of an optional [`ProfileSession`]: see the crate docs' example.
 ///
@@ -67,6 +67,16 @@ impl<'s> FrameScope<'s> {
         desc: &wgpu::RenderPassDescriptor<'_>,
     ) -> ProfiledRenderPass<'a> {
         crate::render_pass(self.session.as_deref_mut(), encoder, desc)
+    }
+
+    /// Timestamp writes for a compute pass the caller begins itself ([`crate::PassTimer`]).
+    pub fn time_compute_pass(&mut self, encoder: &wgpu::CommandEncoder, label: &str) -> Option<PassTimer> {
+        crate::time_compute_pass(self.session.as_deref_mut(), encoder, label)
+    }
+
+    /// Timestamp writes for a render pass the caller begins itself ([`crate::PassTimer`]).
+    pub fn time_render_pass(&mut self, encoder: &wgpu::CommandEncoder, label: &str) -> Option<PassTimer> {
+        crate::time_render_pass(self.session.as_deref_mut(), encoder, label)
     }
 
     /// Resolves `encoder`'s queries, for an application that finishes and submits its

@@ -99,7 +99,10 @@ pub use graph::{FrameGraph, ListenerId, PassBuilder, PassEvent, PassListener, Re
 pub use memory::{MemorySource, memory_record};
 pub use meta::timer_features;
 pub use options::{DEFAULT_BYTE_BUDGET, SessionOptions};
-pub use pass::{GraphPassScope, ProfiledComputePass, ProfiledRenderPass, compute_pass, render_pass};
+pub use pass::{
+    GraphPassScope, PassTimer, ProfiledComputePass, ProfiledRenderPass, compute_pass, render_pass, time_compute_pass,
+    time_render_pass,
+};
 pub use session::{
     BytesWritten, BytesWrittenFn, CaptureSummary, DeviceLostNotifier, ProfileSession, StopFuture, StopReason,
 };

@@ -143,6 +143,18 @@ impl<'a> GraphPassScope<'a> {
         }
     }
 
+    /// Timestamp writes for a compute pass the caller begins itself on [`Self::encoder`],
+    /// attributed to this graph pass. See [`PassTimer`].
+    pub fn time_compute_pass(&mut self, label: &str) -> Option<PassTimer> {
+        time_own_pass(self.active.as_deref_mut(), self.encoder, GpuPassKind::Compute, label)
+    }
+
+    /// Timestamp writes for a render pass the caller begins itself on [`Self::encoder`],
+    /// attributed to this graph pass. See [`PassTimer`].
+    pub fn time_render_pass(&mut self, label: &str) -> Option<PassTimer> {
+        time_own_pass(self.active.as_deref_mut(), self.encoder, GpuPassKind::Render, label)
+    }
+
     /// The command encoder, for copies and clears inside the graph pass.
     pub fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
         self.encoder
@@ -186,6 +198,74 @@ impl Drop for GraphPassScope<'_> {
             self.encoder.pop_debug_group();
         }
     }
+}
+
+/// The timestamp writes of one GPU pass that the application begins itself: for code that
+/// owns its pass, such as a renderer drawing into a `RenderPass<'static>`
+/// (`forget_lifetime()`) the application began. Put [`PassTimer::render`] or
+/// [`PassTimer::compute`] in the pass descriptor's `timestamp_writes`.
+///
+/// The pass's time is recorded; its commands are not, since they never pass through the
+/// recorder. At level Workload and up the capture says so in a NOTE, once per label, so
+/// that no reader takes the missing draws for zero draws.
+#[derive(Clone, Debug)]
+pub struct PassTimer {
+    /// A handle to the frame's query set (wgpu handles are reference-counted), so the
+    /// descriptor does not borrow the session while the encoder is borrowed.
+    query_set: wgpu::QuerySet,
+    begin: u32,
+}
+
+impl PassTimer {
+    #[must_use]
+    pub fn compute(&self) -> wgpu::ComputePassTimestampWrites<'_> {
+        wgpu::ComputePassTimestampWrites {
+            query_set: &self.query_set,
+            beginning_of_pass_write_index: Some(self.begin),
+            end_of_pass_write_index: Some(self.begin + 1),
+        }
+    }
+
+    #[must_use]
+    pub fn render(&self) -> wgpu::RenderPassTimestampWrites<'_> {
+        wgpu::RenderPassTimestampWrites {
+            query_set: &self.query_set,
+            beginning_of_pass_write_index: Some(self.begin),
+            end_of_pass_write_index: Some(self.begin + 1),
+        }
+    }
+}
+
+/// Timestamp writes for a compute pass outside any graph pass, begun by the caller on
+/// `encoder`. See [`PassTimer`].
+pub fn time_compute_pass(
+    session: Option<&mut ProfileSession>,
+    encoder: &wgpu::CommandEncoder,
+    label: &str,
+) -> Option<PassTimer> {
+    time_own_pass(recording(session), encoder, GpuPassKind::Compute, label)
+}
+
+/// Timestamp writes for a render pass outside any graph pass, begun by the caller on
+/// `encoder`. See [`PassTimer`].
+pub fn time_render_pass(
+    session: Option<&mut ProfileSession>,
+    encoder: &wgpu::CommandEncoder,
+    label: &str,
+) -> Option<PassTimer> {
+    time_own_pass(recording(session), encoder, GpuPassKind::Render, label)
+}
+
+fn time_own_pass(
+    active: Option<&mut Active>,
+    encoder: &wgpu::CommandEncoder,
+    kind: GpuPassKind,
+    label: &str,
+) -> Option<PassTimer> {
+    let active = active?;
+    let (_, query) = active.begin_gpu_pass(kind, Some(label), None, &[], true, encoder_key(encoder));
+    active.timed_only(label);
+    Some(PassTimer { query_set: active.query_set()?.clone(), begin: query? })
 }
 
 /// The recording state when `session` records and has a frame open: one null check off.

@@ -325,6 +325,7 @@ impl ProfileSession {
             graph_pass: None,
             bracket_name: String::new(),
             timing_graph_names: Vec::new(),
+            timed_only_noted: Vec::new(),
             format_names: Vec::new(),
             write_error: None,
             gauges,
@@ -730,6 +731,8 @@ pub(crate) struct Active {
     pub(crate) graph_pass: Option<u32>,
     /// The open bracket's name: the label of a GPU pass begun in it without one.
     bracket_name: String,
+    /// Labels of passes timed through a [`crate::PassTimer`] that a NOTE already named.
+    timed_only_noted: Vec<String>,
     /// Below `Structure` the topology has no graph passes: the names brackets were opened
     /// by, so that [`crate::GraphPassScope::named`] still gives each name its own index.
     timing_graph_names: Vec<String>,
@@ -1160,6 +1163,25 @@ impl Active {
         if let Some(open) = self.open.as_mut() {
             open.frame.culled.clear();
             open.frame.culled.extend_from_slice(culled);
+        }
+    }
+
+    /// Says once per label, at Workload and up, that a pass timed through a
+    /// [`crate::PassTimer`] has no recorded commands: absent, not zero.
+    pub(crate) fn timed_only(&mut self, label: &str) {
+        if self.level < Level::Workload || self.timed_only_noted.iter().any(|known| known == label) {
+            return;
+        }
+        self.timed_only_noted.push(label.to_owned());
+        let Some(open) = self.open.as_ref() else { return };
+        let frame_number = open.frame.frame_number;
+        let text = format!(
+            "sgpt-recorder: GPU pass {label:?} is begun by the application and timed through a PassTimer: its time is recorded, its commands (draws, dispatches, pipelines) are not"
+        );
+        if self.write_error.is_none()
+            && let Err(error) = self.note(frame_number, text)
+        {
+            self.failed(error);
         }
     }
 

@@ -134,3 +134,57 @@ fn a_frame_scope_past_the_frame_limit_records_nothing_and_still_submits() {
     let summary = pollster::block_on(session.finished()).expect("finished at the limit");
     assert_eq!((summary.frames, summary.dropped_spans), (1, 0));
 }
+
+/// A renderer that draws into a pass it is handed, with the signature third-party
+/// renderers have (egui-wgpu's `Renderer::render` takes `&mut wgpu::RenderPass<'static>`).
+fn third_party_render(pass: &mut wgpu::RenderPass<'static>, pipeline: &wgpu::RenderPipeline) {
+    pass.set_pipeline(pipeline);
+    pass.draw(0..3, 0..1);
+}
+
+#[test]
+fn a_pass_the_application_begins_itself_is_timed_through_a_pass_timer_and_its_commands_named_absent() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session = started(&gpu, SessionOptions::at(Level::Workload), &sink);
+    for _ in 0..2 {
+        let mut frame = FrameScope::begin(Some(&mut session)).expect("begins");
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        {
+            let mut ui = frame.scope(&mut encoder, "ui");
+            let timer = ui.time_render_pass("egui");
+            let desc = wgpu::RenderPassDescriptor {
+                label: Some("egui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &work.target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations { load: wgpu::LoadOp::Load, store: wgpu::StoreOp::Store },
+                })],
+                timestamp_writes: timer.as_ref().map(sgpt_recorder::PassTimer::render),
+                ..wgpu::RenderPassDescriptor::default()
+            };
+            let mut pass = ui.encoder().begin_render_pass(&desc).forget_lifetime();
+            third_party_render(&mut pass, &work.render);
+        }
+        frame.submit(&gpu.queue, [encoder]).expect("submits");
+    }
+    let summary = pollster::block_on(session.stop()).expect("stops");
+    assert_eq!(summary.dropped_spans, 0);
+    let bytes = sink.take();
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.verify().is_empty(), "{:?}", capture.verify());
+    let notes: Vec<_> = capture.notes().iter().filter(|note| note.text.contains("PassTimer")).collect();
+    assert_eq!(notes.len(), 1, "once per label: {notes:?}");
+    assert!(notes[0].text.contains("\"egui\"") && notes[0].text.contains("are not"));
+    for frame in frames(&capture) {
+        let topology = capture.topology(frame.topology).expect("topology");
+        let egui = topology.gpu_passes.iter().position(|pass| pass.label == "egui").expect("the pass") as u32;
+        assert_eq!(topology.gpu_passes[egui as usize].kind, GpuPassKind::Render);
+        assert_eq!(topology.gpu_passes[egui as usize].graph_pass, Some(0));
+        let span = frame.spans.iter().find(|span| span.pass == egui).expect("timed");
+        assert!(span.end_ns >= span.begin_ns);
+        assert!(frame.commands.iter().all(|command| command.gpu_pass != egui), "its commands were never seen");
+    }
+}
