@@ -13,8 +13,8 @@ fn capture() -> Vec<u8> {
     let meta = Meta { level: Some(Level::Timing), timestamp_query: true, ..Meta::default() };
     let pass = |label: &str| GpuPass { label: label.into(), ..GpuPass::default() };
     let topology = Topology { gpu_passes: vec![pass("b"), pass("a"), pass("c")], ..Topology::default() };
-    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
-    let id = writer.topology(&topology).unwrap();
+    let mut writer = Writer::new(Vec::new(), &meta).expect("a Vec sink");
+    let id = writer.topology(&topology).expect("an in-range topology");
     let span = |pass, begin_ns, duration| Span { pass, begin_ns, end_ns: begin_ns + duration, ..Span::default() };
     for number in 0..4u64 {
         let base = 1_000 * number;
@@ -26,25 +26,25 @@ fn capture() -> Vec<u8> {
         if number == 3 {
             frame.spans.push(span(9, base + 300, 5));
         }
-        writer.frame(&frame).unwrap();
+        writer.frame(&frame).expect("increasing frame numbers");
     }
-    writer.finish().unwrap()
+    writer.finish().expect("a Vec sink")
 }
 
 fn stats_json(bytes: &[u8]) -> Value {
     let path = std::env::temp_dir().join(format!("sgpt-stats-policy-{}.sgpt", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
+    std::fs::write(&path, bytes).expect("the temp dir is writable");
     let output = Command::new(env!("CARGO_BIN_EXE_sgpt"))
-        .args(["stats", path.to_str().unwrap(), "--json"])
+        .args(["stats", path.to_str().expect("UTF-8 temp path"), "--json"])
         .output()
         .expect("the sgpt binary runs");
     let _ = std::fs::remove_file(&path);
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).unwrap()
+    serde_json::from_slice(&output.stdout).expect("stats prints JSON")
 }
 
 fn path_of(value: &Value, key: &str) -> Vec<Value> {
-    value["passes"].as_array().unwrap().iter().map(|pass| pass[key].clone()).collect()
+    value["passes"].as_array().expect("passes is an array").iter().map(|pass| pass[key].clone()).collect()
 }
 
 #[test]
