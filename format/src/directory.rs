@@ -1,4 +1,4 @@
-//! The DIRE record, written at stop: an index, never a dependency (seed 000 §5.3). It
+//! The DIRE record, written at stop: an index, never a dependency (SGPT_FORMAT.md §3.7). It
 //! lets a viewer draw the frame strip before decoding any frame; a reader without it
 //! scans the records instead and loses nothing.
 //!

@@ -1,5 +1,5 @@
-//! What can go wrong, named, each with the byte offset where it happened (STYLE.md:
-//! wasmparser/png). `open` fails only when the bytes are not a capture this reader may
+//! What can go wrong, named, each with the byte offset where it happened
+//! (SGPT_FORMAT.md §7). `open` fails only when the bytes are not a capture this reader may
 //! read; everything else is a [`Defect`] listed beside what was recovered.
 
 use std::fmt;
@@ -122,6 +122,6 @@ pub enum WriteError {
     Invalid(&'static str),
 }
 
-// An error stays one small value on the happy path (STYLE.md, rerun's size assertion).
+// An error stays one small value, so the happy path carries no large `Result`.
 const _: () = assert!(size_of::<OpenError>() <= 24);
 const _: () = assert!(size_of::<DecodeError>() <= 32);

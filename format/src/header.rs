@@ -1,4 +1,4 @@
-//! The 32-byte file header (seed 000 §5.2).
+//! The 32-byte file header (SGPT_FORMAT.md §2.1).
 //!
 //! ```text
 //! offset size field

@@ -1,4 +1,4 @@
-//! Record framing (seed 000 §5.8). Every record, of every type, is framed the same way:
+//! Record framing (SGPT_FORMAT.md §2.2). Every record, of every type, is framed the same way:
 //!
 //! ```text
 //! offset size field
@@ -13,8 +13,8 @@
 pub const SYNC: u32 = u32::from_le_bytes(*b"SREC");
 pub const RECORD_HEADER_LEN: usize = 16;
 /// The largest payload a writer produces and a reader accepts. A frame is kilobytes;
-/// this bound stops a hostile length from steering a reader (seed 000 §5.8: nothing in
-/// a record scales with resource size).
+/// this bound stops a hostile length from steering a reader (SGPT_FORMAT.md §2.2:
+/// nothing in a record scales with resource size).
 pub const MAX_PAYLOAD_LEN: usize = 64 << 20;
 
 /// A record type: four ASCII bytes, stored in file order.
@@ -65,7 +65,7 @@ pub fn frame_record(out: &mut Vec<u8>, kind: FourCc, payload: &[u8]) {
 }
 
 /// The payload checksum. Under `cfg(fuzzing)` it is constant, so a fuzzer gets past it
-/// to the decoders (STYLE.md: png does the same).
+/// to the decoders.
 #[must_use]
 pub fn checksum(payload: &[u8]) -> u32 {
     if cfg!(fuzzing) { 0 } else { crc32fast::hash(payload) }

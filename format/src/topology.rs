@@ -1,5 +1,5 @@
 //! TOPO records: a frame graph's structure, written once per distinct content and
-//! referenced from frames by id (seed 000 §5.4).
+//! referenced from frames by id (SGPT_FORMAT.md §3.3).
 //!
 //! ```text
 //! payload:  topology_id varint, content_hash u64 LE, symbol block, body
