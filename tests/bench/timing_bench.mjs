@@ -7,7 +7,8 @@
 //
 // The page is served here: it loads the demo's module for its `sgpt.timing` API. It has no
 // canvas, so the scene never boots and nothing else runs on the main thread or the GPU process
-// during the loops. Each round times, in one page and on the page's own clock:
+// during the loops (all conditions but the last, which times the demo page itself with its
+// scene running). Each round times, in one page and on the page's own clock:
 //
 // - the anchors, in JS: an empty loop; two clock reads; two clock reads and
 //   `console.timeStamp(label, start, end, track, group, color)`; two clock reads and
@@ -25,7 +26,9 @@
 //   Runtime domain enabled, which relays console messages to the client);
 // - `Playwright + console listener`: the same with `page.on('console')` subscribed;
 // - `Playwright + trace recording`: the same while a DevTools timeline trace records, which is
-//   when `console.timeStamp` entries land somewhere.
+//   when `console.timeStamp` entries land somewhere;
+// - `Playwright, scene running`: the /demo/ page at `?timing=off` with its WebGPU scene
+//   drawing every frame beside the loops, as an application's page would.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -75,31 +78,22 @@ function parseArgs(argv) {
   return options;
 }
 
-// Runs in the page. Every loop reads the clock twice per iteration, as a span does, except the
-// empty one. Entries are cleared by name after each loop, never inside it.
-const PAGE_SCRIPT = String.raw`
-import init from '/demo/sgpt-demo.js';
-
-const params = new URLSearchParams(location.search);
-const spans = Number(params.get('spans'));
-const rounds = Number(params.get('rounds'));
-
-// Receivers held in locals, as the recorder holds them: looking up the performance global
-// costs about as much as the clock read itself, and the anchor is the browser's floor.
-const timeline = performance;
-const devConsole = console;
-
-function perSpan(count, body) {
-  const started = timeline.now();
-  for (let i = 0; i < count; i++) body(i);
-  return ((timeline.now() - started) * 1e6) / count;
-}
-
-const DETAIL = () => ({
-  devtools: { dataType: 'track-entry', track: 'Engine', trackGroup: 'bench', color: 'primary' },
-});
-
-function anchors() {
+/** Runs in the page: the anchors, on the page's clock. Every loop reads the clock twice per
+ *  iteration, as a span does, except the empty one. Entries are cleared by name after each
+ *  loop, never inside it. Self-contained: it is sent to the page as source. */
+function anchors(spans) {
+  // Receivers held in locals, as the recorder holds them: looking up the performance global
+  // costs about as much as the clock read itself, and the anchor is the browser's floor.
+  const timeline = performance;
+  const devConsole = console;
+  const perSpan = (count, body) => {
+    const started = timeline.now();
+    for (let i = 0; i < count; i++) body(i);
+    return ((timeline.now() - started) * 1e6) / count;
+  };
+  const detail = () => ({
+    devtools: { dataType: 'track-entry', track: 'Engine', trackGroup: 'bench', color: 'primary' },
+  });
   const empty = perSpan(spans * 100, () => {});
   const clock = perSpan(spans, () => {
     timeline.now();
@@ -116,11 +110,20 @@ function anchors() {
   });
   const measure = perSpan(spans, () => {
     const start = timeline.now();
-    timeline.measure('bench-anchor', { start, end: timeline.now(), detail: DETAIL() });
+    timeline.measure('bench-anchor', { start, end: timeline.now(), detail: detail() });
   });
   timeline.clearMeasures('bench-anchor');
   return { empty, clock, clockGlobal, timeStamp, measure };
 }
+
+const PAGE_SCRIPT = String.raw`
+import init from '/demo/sgpt-demo.js';
+
+const params = new URLSearchParams(location.search);
+const spans = Number(params.get('spans'));
+const rounds = Number(params.get('rounds'));
+
+${anchors}
 
 async function run() {
   await init({ module_or_path: '/demo/sgpt-demo_bg.wasm' });
@@ -128,7 +131,7 @@ async function run() {
   if (!timing) throw new Error('the demo module did not install sgpt.timing');
   const samples = [];
   for (let round = 0; round < rounds; round++) {
-    const js = anchors();
+    const js = anchors(spans);
     const recorder = timing.bench(spans);
     samples.push({ js, recorder });
     // Let the page breathe between rounds (GC, the protocol client's reads).
@@ -171,7 +174,7 @@ async function serve(dist) {
     }
     if (path === '/timing-bench/') return send(200, 'text/html', PAGE);
     if (path === '/timing-bench/page.js') return send(200, 'text/javascript', PAGE_SCRIPT);
-    const file = normalize(join(dist, decodeURIComponent(path)));
+    const file = normalize(join(dist, decodeURIComponent(path), path.endsWith('/') ? 'index.html' : ''));
     const type = TYPES[extname(file)];
     if (!file.startsWith(dist + sep) || !type || !existsSync(file)) return send(404, 'text/plain', 'not found');
     return send(200, type, readFileSync(file));
@@ -187,6 +190,31 @@ async function serve(dist) {
       };
     });
   return { origin, next, close: () => server.close() };
+}
+
+/** The demo page at `?timing=off`, its scene drawing on WebGPU, timed from Playwright. */
+async function sceneRunning(origin, options) {
+  // See tests/browser/demo.test.mjs: a WebGPU canvas needs ANGLE on Vulkan when headless.
+  const browser = await launchChromium({ args: [...CHROMIUM_ARGS, '--use-angle=vulkan'] });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${origin}/demo/?timing=off`);
+    await page.waitForFunction(() => ['running', 'error'].includes(document.body.dataset.state), null, {
+      timeout: 120_000,
+    });
+    const state = await page.evaluate(() => ({ ...document.body.dataset }));
+    if (state.state !== 'running') return { error: `the demo scene did not run: ${state.error}` };
+    const samples = [];
+    for (let round = 0; round < options.rounds; round++) {
+      const js = await page.evaluate(anchors, options.spans);
+      const recorder = await page.evaluate((n) => window.sgpt.timing.bench(n), options.spans);
+      samples.push({ js, recorder });
+    }
+    const userAgent = await page.evaluate(() => navigator.userAgent);
+    return { userAgent, isolated: await page.evaluate(() => crossOriginIsolated), samples };
+  } finally {
+    await browser.close();
+  }
 }
 
 /** Chromium with no DevTools protocol client: it opens the URL itself. */
@@ -227,6 +255,7 @@ const CONDITIONS = [
   { name: 'Playwright', run: (url, next) => playwright(url, next) },
   { name: 'Playwright + console listener', run: (url, next) => playwright(url, next, { console: true }) },
   { name: 'Playwright + trace recording', run: (url, next) => playwright(url, next, { tracing: true }) },
+  { name: 'Playwright, scene running', run: (_url, _next, origin, options) => sceneRunning(origin, options) },
 ];
 
 const median = (values) => {
@@ -310,7 +339,7 @@ const url = `${server.origin}/timing-bench/?spans=${options.spans}&rounds=${opti
 const results = [];
 try {
   for (const condition of CONDITIONS) {
-    const report = await condition.run(url, server.next);
+    const report = await condition.run(url, server.next, server.origin, options);
     if (report.error) throw new Error(`${condition.name}: ${report.error}`);
     results.push({ name: condition.name, report, figures: summarize(report) });
   }
