@@ -44,7 +44,8 @@ function expected(name) {
 }
 
 async function fixtureBytes(name) {
-  const response = await fetch(`${baseUrl()}/captures/${name}`);
+  // A read that fails rather than hangs when the server stalls.
+  const response = await fetch(`${baseUrl()}/captures/${name}`, { signal: AbortSignal.timeout(30_000) });
   assert.equal(response.status, 200, `dist/captures/${name} is served`);
   return Buffer.from(await response.arrayBuffer());
 }
@@ -171,7 +172,7 @@ test('a blob: URL handed over in ?file= opens, as the demo hands over its captur
   const [popup] = await Promise.all([
     page.context().waitForEvent('page'),
     page.evaluate(async () => {
-      const blob = await (await fetch('/captures/minimal.sgpt')).blob();
+      const blob = await (await fetch('/captures/minimal.sgpt', { signal: AbortSignal.timeout(30_000) })).blob();
       window.open(`/?file=${encodeURIComponent(URL.createObjectURL(blob))}`);
     }),
   ]);

@@ -10,7 +10,8 @@ import { baseUrl } from './chromium.mjs';
 import { ROOT, sgptCli } from './sgpt_cli.mjs';
 
 export async function fixtureBytes(name) {
-  const response = await fetch(`${baseUrl()}/captures/${name}`);
+  // A read that fails rather than hangs when the server stalls.
+  const response = await fetch(`${baseUrl()}/captures/${name}`, { signal: AbortSignal.timeout(30_000) });
   assert.equal(response.status, 200, `dist/captures/${name} is served`);
   return Buffer.from(await response.arrayBuffer());
 }

@@ -84,7 +84,11 @@ pub fn browser_tests(ctx: &Context) -> Result<()> {
     let mut node = ctx.cmd("node");
     // One browser at a time: SwiftShader renders on the CPU, and parallel Chromiums on a
     // 2-core machine make timeouts, not failures.
-    node.args(["--test", "--test-concurrency=1"]).args(&tests).env("SGPT_BASE_URL", server.url());
+    // A test that sets no timeout of its own fails after five minutes rather than hanging
+    // the run: a hang guard (the slowest test takes well under one), not a speed check.
+    node.args(["--test", "--test-concurrency=1", "--test-timeout=300000"])
+        .args(&tests)
+        .env("SGPT_BASE_URL", server.url());
     let result = run(&mut node);
     drop(server);
     result
