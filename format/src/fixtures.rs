@@ -762,7 +762,43 @@ fn defect_fixtures() -> Vec<Fixture> {
         bound.unwrap_or_default(),
     );
 
+    // Fields that decode but fail a range check: each at its first byte. Payload offsets:
+    // summary 0–5, span_count 6, CPU begin 7, end 8, flags 9, CPU span count 10, culled
+    // bit count 11, command count 12.
+    let mut dropped = vec![0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0];
+    dropped.extend_from_slice(&[0; 8]);
+    add(
+        "defect_v32_out_of_range.sgpt",
+        "a FRAM whose dropped_spans (a v32) is 2^32: malformed at the varint's first byte, and the frame never indexed",
+        open_with(&[(FourCc::FRAM, dropped)]),
+    );
+    add(
+        "defect_count_over_bytes_left.sgpt",
+        "a FRAM whose CPU span count is 5 with 4 bytes left: malformed at the count's first byte",
+        open_with(&[fram_from(&[0, 0, 0, 5, 0, 0, 0, 0])]),
+    );
+    add(
+        "defect_culled_bit_count.sgpt",
+        "a FRAM whose culled bit count is 100 with 3 bytes left: malformed at the count's first byte",
+        open_with(&[fram_from(&[0, 0, 0, 0, 100, 0, 0, 0])]),
+    );
+    // One draw indexed: pass delta, pipeline, op 3, indices, instances, first index, then
+    // base_vertex zigzag(2^31) = 2^32 at 19, first instance.
+    add(
+        "defect_base_vertex.sgpt",
+        "a draw indexed whose base_vertex is 2^31, outside i32: malformed at the base_vertex varint, not at the op byte",
+        open_with(&[fram_from(&[0, 0, 0, 0, 0, 1, 0, 0, 3, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0])]),
+    );
+
     fixtures
+}
+
+/// A FRAM payload of frame 0, topology 0 with no spans: the summary's six zeros, a span
+/// count of 0, then `rest` from the CPU section on.
+fn fram_from(rest: &[u8]) -> (FourCc, Vec<u8>) {
+    let mut payload = vec![0; 7];
+    payload.extend_from_slice(rest);
+    (FourCc::FRAM, payload)
 }
 
 /// Spans as a device may report them: an end before its begin, and an end that wrapped

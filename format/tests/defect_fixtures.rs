@@ -194,3 +194,45 @@ fn the_corrupted_fixture_counts_frame_6_as_lost() {
     assert_eq!((lost.index, lost.frame_number, lost.defect.kind), (6, 6, DefectKind::ChecksumMismatch));
     assert_eq!(lost.defect.offset, capture.frames()[6].offset);
 }
+
+#[test]
+fn a_v32_out_of_range_is_reported_at_its_first_byte_and_the_frame_is_never_indexed() {
+    let bytes = fixture("defect_v32_out_of_range.sgpt");
+    let capture = Capture::open(&bytes).unwrap();
+    // dropped_spans, the summary's fifth field, is 2^32: a scan cannot index the frame.
+    // The reader used to report the byte after the varint.
+    assert!(capture.frames().is_empty());
+    let [record] = capture.readable_counts().unindexed_frame_records[..] else { panic!("one unindexed FRAM") };
+    let payload = record + RECORD_HEADER_LEN as u64;
+    assert_eq!(defects(&capture), [NOT_CLOSED, (DefectKind::Malformed, payload + 4)]);
+}
+
+/// Offsets past the empty span section: CPU begin 7, end 8, flags 9, CPU span count 10,
+/// culled bit count 11, command count 12.
+const CPU_SPAN_COUNT: u64 = 10;
+const CULLED_BIT_COUNT: u64 = 11;
+
+#[test]
+fn a_count_over_the_bytes_left_is_reported_at_its_first_byte() {
+    let bytes = fixture("defect_count_over_bytes_left.sgpt");
+    let capture = Capture::open(&bytes).unwrap();
+    let expected = frame_payload(&capture, 0) + CPU_SPAN_COUNT;
+    assert_eq!(defects(&capture), [NOT_CLOSED, (DefectKind::Malformed, expected)]);
+}
+
+#[test]
+fn the_culled_bit_count_is_reported_at_its_first_byte() {
+    let bytes = fixture("defect_culled_bit_count.sgpt");
+    let capture = Capture::open(&bytes).unwrap();
+    let expected = frame_payload(&capture, 0) + CULLED_BIT_COUNT;
+    assert_eq!(defects(&capture), [NOT_CLOSED, (DefectKind::Malformed, expected)]);
+}
+
+#[test]
+fn base_vertex_outside_i32_is_reported_at_its_varint_not_at_the_op() {
+    let bytes = fixture("defect_base_vertex.sgpt");
+    let capture = Capture::open(&bytes).unwrap();
+    // Command count 12, pass delta 13, pipeline 14, op 15 (where it used to be
+    // reported), indices 16, instances 17, first index 18, base_vertex 19.
+    assert_eq!(defects(&capture), [NOT_CLOSED, (DefectKind::Malformed, frame_payload(&capture, 0) + 19)]);
+}

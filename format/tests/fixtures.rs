@@ -69,6 +69,10 @@ const V1: &[Expect] = &[
         defects: &[NC, M, DefectKind::MissingReference],
     },
     Expect { name: "defect_span_count_bound.sgpt", frames: 2, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_v32_out_of_range.sgpt", frames: 0, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_count_over_bytes_left.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_culled_bit_count.sgpt", frames: 1, closed: false, defects: &[NC, M] },
+    Expect { name: "defect_base_vertex.sgpt", frames: 1, closed: false, defects: &[NC, M] },
     Expect { name: "inverted_spans.sgpt", frames: 1, closed: true, defects: &[] },
 ];
 
@@ -108,8 +112,8 @@ fn every_other_generator_still_writes_its_committed_fixture_byte_for_byte() {
         );
     }
     assert_eq!(
-        compared, 19,
-        "minimal, html_labels, newer_version, memory, memory_activity_loss, inverted_spans and the 13 defect_ fixtures"
+        compared, 23,
+        "minimal, html_labels, newer_version, memory, memory_activity_loss, inverted_spans and the 17 defect_ fixtures"
     );
 }
 
