@@ -306,6 +306,7 @@ fn decode_op(cursor: &mut Cursor<'_>) -> Result<Op, DecodeError> {
             indices: cursor.varint_u32("draw indices")?,
             instances: cursor.varint_u32("draw instances")?,
             first_index: cursor.varint_u32("draw first index")?,
+            // At its own varint, like every field (SGPT_FORMAT.md §7.1), not at the op byte.
             base_vertex: {
                 let base_vertex_at = cursor.offset();
                 i32::try_from(cursor.varint_i64("draw base vertex")?)

@@ -38,6 +38,10 @@ pub fn validate(meta: &Meta) -> Result<(), &'static str> {
 pub fn decode(cursor: &mut Cursor<'_>) -> Result<Meta, DecodeError> {
     let at = cursor.offset();
     let level = Level::from_byte(cursor.u8("level")?).ok_or_else(|| DecodeError::new(at, "level"))?;
+    // Any JSON problem (syntax, a BOM, an escaped lone surrogate, `1.0` or 2^64 where an
+    // integer is due, a wrong type, a repeated key) is reported at the JSON's first byte:
+    // where a parser notices a problem inside the text differs between parsers, and this
+    // offset is the one every reader agrees on (SGPT_FORMAT.md §3.2, §7.1).
     let json_at = cursor.offset();
     let json = cursor.bytes(cursor.remaining(), "META JSON")?;
     let mut meta: Meta = serde_json::from_slice(json).map_err(|_| DecodeError::new(json_at, "META JSON"))?;
