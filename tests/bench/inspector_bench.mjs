@@ -7,7 +7,14 @@
 // Setup generates `sgpt synth` captures (200 passes a frame, level timing) into
 // target/bench-captures/ (never committed): ~10 MB, ~100 MB and one hour at 60 fps
 // (216,000 frames), the hour again with memory gauges and provider metrics every frame
-// (`sgpt synth --memory`), plus ~1 MB for speedscope. For each it measures, in headless
+// (`sgpt synth --memory`), plus ~1 MB for speedscope. The browser tests' large captures
+// are sizes too, for their task figures (the tests judge slices in units, never in ms):
+//
+//   node tests/bench/inspector_bench.mjs --sizes 60k,60k-never-closed,20k-memory --cpu-slowdown 4
+//
+// `60k` is tests/browser/inspector_load.test.mjs's indexed capture, `60k-never-closed` the
+// same cut as a writer that never stopped leaves it, `20k-memory` the memory test's
+// capture with gauges. For each it measures, in headless
 // Chromium, with the CPU slowed `--cpu-slowdown` times while the capture loads (DevTools'
 // CPU throttling; 1, the default, is this machine's speed):
 // - time to frame strip: navigation start to body[data-state=ready] (strip painted from
@@ -17,7 +24,8 @@
 //   sampled gauges read, the lane under the strip drawn);
 // - longest task: the longest the page's thread was busy without a break, from navigation
 //   until every job of the load (statistics, comparison, verification) is done, and how
-//   many tasks took over 50 ms (PerformanceObserver, `longtask`);
+//   many tasks took over 50 ms (PerformanceObserver, `longtask`), and the page's slice
+//   log: how many slices each job ran in, and the most units one did against its cap;
 // - peak memory: the renderer's peak RSS (VmHWM) above its idle baseline, and the
 //   wasm linear memory, each against the file size;
 // - timeline redraw: median of body[data-timeline-draw-ms] over 30 zoom steps of a
@@ -26,14 +34,16 @@
 //   in the same browser, to its first view (document.title set), as a ratio.
 
 import { spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, resolve } from 'node:path';
 import { launchChromium } from '../browser/chromium.mjs';
+import { cutAsNeverClosed } from '../browser/inspector_helpers.mjs';
 
 const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const OUT = join(ROOT, 'target', 'bench-captures');
-const SGPT = join(ROOT, 'target', 'release', 'sgpt');
+// The CLI only makes the captures; SGPT_CLI may name another build of it.
+const SGPT = process.env.SGPT_CLI ?? join(ROOT, 'target', 'release', 'sgpt');
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const at = args.indexOf(name);
@@ -46,7 +56,13 @@ const SIZES = {
   '100mb': { frames: 116_000 },
   hour: { frames: 216_000 }, // 60 fps × 3600 s
   'hour-memory': { frames: 216_000, memory: true },
+  // The browser tests' captures.
+  '60k': { frames: 60_000 },
+  '60k-never-closed': { frames: 60_000, neverClosedFrom: '60k' },
+  '20k-memory': { frames: 20_000, memory: true },
 };
+// Where the never-closed capture is cut, as in the load test: inside the last record.
+const CUT_BEFORE_DIRECTORY = 300;
 const wanted = option('--sizes', '1mb,10mb,100mb,hour,hour-memory').split(',');
 const speedscopeLimit = Number(option('--speedscope-limit-s', '120')) * 1000;
 const cpuSlowdown = Number(option('--cpu-slowdown', '1'));
@@ -66,11 +82,18 @@ function setup() {
   const captures = [];
   for (const size of wanted) {
     if (!SIZES[size]) throw new Error(`unknown size ${size}`);
-    const { frames, memory = false } = SIZES[size];
+    const { frames, memory = false, neverClosedFrom } = SIZES[size];
     const file = join(OUT, `${size}.sgpt`);
-    if (!existsSync(file)) {
-      const extra = memory ? ['--memory'] : [];
-      console.log(sh(SGPT, ['synth', '--frames', String(frames), '--passes', '200', '--level', 'timing', ...extra, '-o', file]));
+    const synth = (name, out) => {
+      const extra = SIZES[name].memory ? ['--memory'] : [];
+      console.log(sh(SGPT, ['synth', '--frames', String(SIZES[name].frames), '--passes', '200', '--level', 'timing', ...extra, '-o', out]));
+    };
+    if (!existsSync(file) && neverClosedFrom) {
+      const from = join(OUT, `${neverClosedFrom}.sgpt`);
+      if (!existsSync(from)) synth(neverClosedFrom, from);
+      writeFileSync(file, cutAsNeverClosed(readFileSync(from), CUT_BEFORE_DIRECTORY));
+    } else if (!existsSync(file)) {
+      synth(size, file);
     }
     captures.push({ size, frames, memory, file, bytes: statSync(file).size });
   }
@@ -127,6 +150,7 @@ async function inspector(browser, base, capture) {
   await page.addInitScript(() => {
     addEventListener('TrunkApplicationStarted', (event) => { window.__wasm = event.detail.wasm; });
     window.__longTasks = [];
+    window.__sgptSlices = [];
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
     }).observe({ type: 'longtask', buffered: true });
@@ -158,7 +182,11 @@ async function inspector(browser, base, capture) {
     null,
     { polling: 100, timeout: 1_800_000 },
   );
-  const loaded = await page.evaluate(() => ({ tasks: window.__longTasks, memoryReadyMs: window.__memoryReadyMs }));
+  const loaded = await page.evaluate(() => ({
+    tasks: window.__longTasks,
+    memoryReadyMs: window.__memoryReadyMs,
+    slices: window.__sgptSlices,
+  }));
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
   // Redraw: zoom in and out on the shown 200-pass frame.
   await page.focus('#timeline-canvas');
@@ -178,11 +206,27 @@ async function inspector(browser, base, capture) {
     memoryLane: loaded.memoryReadyMs,
     longestTask: Math.max(0, ...loaded.tasks),
     tasksOver50: loaded.tasks.filter((ms) => ms > 50).length,
+    tasks: loaded.tasks.map(Math.round),
+    slices: sliceFigures(loaded.slices),
     redraw: draws[Math.floor(draws.length / 2)],
     redrawMax: draws.at(-1),
     wasmBytes,
     peakAboveBaseline: peak - baseline,
   };
+}
+
+/** Per job of the slice log: slices, the most units one did, its cap and unit, and how
+ *  many ended by the clock rather than the cap. */
+function sliceFigures(log) {
+  const jobs = new Map();
+  for (const { job, units, cap, unit, why } of log) {
+    const figures = jobs.get(job) ?? { slices: 0, most: 0, cap, unit, byTime: 0 };
+    figures.slices += 1;
+    figures.most = Math.max(figures.most, units);
+    if (why === 'time') figures.byTime += 1;
+    jobs.set(job, figures);
+  }
+  return [...jobs].map(([job, f]) => `${job} ${f.slices} (most ${f.most} of ${f.cap} ${f.unit}, ${f.byTime} ended by the clock)`);
 }
 
 async function speedscope(browser, base, capture) {
@@ -223,6 +267,8 @@ for (const capture of captures) {
   console.log(`  time to full statistics  ${ms(figures.fullStats)}`);
   if (capture.memory) console.log(`  time to memory lane      ${ms(figures.memoryLane)} (from navigation start)`);
   console.log(`  longest task             ${figures.tasksOver50 === 0 ? 'none over 50 ms' : `${ms(figures.longestTask)}, ${figures.tasksOver50} tasks over 50 ms`} while loading`);
+  console.log(`  tasks over 50 ms         [${figures.tasks.join(', ')}] ms`);
+  console.log(`  slices per job           ${figures.slices.join('; ')}`);
   console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
   console.log(`  renderer peak RSS growth ${mb(figures.peakAboveBaseline)} = ${(figures.peakAboveBaseline / capture.bytes).toFixed(2)}× the file`);
   console.log(`  timeline redraw          median ${figures.redraw.toFixed(2)} ms, max ${figures.redrawMax.toFixed(2)} ms (target ≤ 8 ms)`);
