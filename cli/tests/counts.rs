@@ -85,3 +85,16 @@ fn a_frame_cut_off_before_indexing_is_counted_without_a_number() {
     let text = stdout(&sgpt(&["info", &file]));
     assert!(text.contains("never indexed, its number unknown"), "{text}");
 }
+
+#[test]
+fn a_span_count_the_bytes_cannot_hold_is_not_counted_as_spans() {
+    // Frame 1 claims 1,000 spans in a 2-byte remainder; frame 0 holds one span.
+    let report = json_of(&sgpt(&["validate", &fixture("defect_span_count_bound.sgpt"), "--json"]));
+    assert_eq!((report["frames"].clone(), report["frames_indexed"].clone()), (json!(1), json!(2)));
+    assert_eq!((report["spans"].clone(), report["spans_indexed"].clone()), (json!(1), json!(1001)));
+    let malformed = report["defects"].as_array().unwrap().iter().find(|d| d["kind"] == "malformed").unwrap().clone();
+    assert_eq!(
+        report["lost_frames"],
+        json!([{ "index": 1, "frame_number": 1, "kind": "malformed", "offset": malformed["offset"] }])
+    );
+}
