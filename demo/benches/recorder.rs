@@ -6,7 +6,7 @@
 //! - seed 000 §8 M0, measured on the demo: distinct topologies over 600 frames, GPU
 //!   passes per frame, bytes per frame at each level.
 //!
-//! `cargo bench -p sgpt-recorder`. Figures, not assertions: timing belongs in benches.
+//! `cargo bench -p sgpt-demo --bench recorder`. Figures, not assertions: timing belongs in benches.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}

@@ -1,13 +1,19 @@
 //! `sgpt-demo` records memory by default: domain gauges for its three domains, provider
 //! metrics, and a memory capture whose checkpoints bracket a scene unload and reload.
-//! Runs the binary on a real Vulkan adapter (lavapipe in CI).
+//! Runs the binary on a real Vulkan adapter (lavapipe in CI). Also: the scene's frame-graph
+//! resources as the recorder's declared-bytes provider, and wgpu's own memory counters.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::process::Command;
 
 use sgpt_demo::memory::{LOADED_FRAME, RELOADED_FRAME};
-use sgpt_demo::native;
+use std::collections::HashMap;
+
+use sgpt_demo::{Scene, SceneOptions, native};
 use sgpt_format::{Capture, MemoryMode, PROVIDER_GAUGE_PREFIX, memory_gauge_name, provider_gauge_name};
+use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
+use sgpt_test_support::capture::{provider, provider_notes, sample};
+use sgpt_test_support::gpu::Gpu;
 
 /// Runs `sgpt-demo` with `args` into a temporary capture and returns its bytes.
 fn record(name: &str, args: &[&str]) -> Vec<u8> {
@@ -20,15 +26,13 @@ fn record(name: &str, args: &[&str]) -> Vec<u8> {
     bytes
 }
 
+/// A lavapipe device with the recorder's timer features (see `sgpt_test_support::gpu`).
+fn gpu() -> Option<Gpu> {
+    sgpt_test_support::gpu::device(sgpt_recorder::timer_features)
+}
+
 fn gpu_available() -> bool {
-    match native::device() {
-        Ok(_) => true,
-        Err(error) => {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the GPU tests cannot run: {error}");
-            eprintln!("skipping a GPU test: {error}");
-            false
-        }
-    }
+    gpu().is_some()
 }
 
 #[test]
@@ -107,4 +111,50 @@ fn the_demo_binary_records_provider_metrics_and_notes_the_ones_a_native_build_la
     assert!(capture.counters().any(|def| def.name == memory_gauge_name("scene", "live_bytes")));
     assert!(!capture.counters().any(|def| def.name.starts_with(PROVIDER_GAUGE_PREFIX)));
     assert!(!capture.notes().iter().any(|note| note.text.starts_with("provider ")));
+}
+
+/// The declared bytes of a topology's resources, each name once at its largest version.
+fn declared_by_name(topology: &sgpt_format::Topology) -> u64 {
+    let mut by_name: HashMap<&str, u64> = HashMap::new();
+    for node in &topology.resources {
+        let bytes = by_name.entry(node.name.as_str()).or_default();
+        *bytes = (*bytes).max(node.declared_bytes);
+    }
+    by_name.values().sum()
+}
+
+#[test]
+fn gpu_declared_bytes_follow_each_frames_topology_and_wgpu_memory_is_sampled_for_the_demo() {
+    let Some(Gpu { adapter, device, queue }) = gpu() else { return };
+    // The internal resolution changes every 4 frames, and with it the transient targets.
+    let options = SceneOptions { resolution_change_every: 4, ..SceneOptions::default() };
+    let mut scene = Scene::new(&device, &queue, options).expect("the demo scene builds");
+    let sink = MemorySink::new();
+    let options = SessionOptions { providers: true, ..SessionOptions::at(Level::Workload) };
+    let mut session = ProfileSession::new(options, sink.clone());
+    native::record(&mut scene, &mut session, &adapter, &device, &queue, 12).expect("records");
+
+    let bytes = sink.take();
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.verify().is_empty(), "{:?}", capture.verify());
+    let declared = provider(&capture, "gpu.declared_bytes");
+    let (buffer_memory, texture_memory) =
+        (provider(&capture, "wgpu.buffer_memory"), provider(&capture, "wgpu.texture_memory"));
+    let mut values = Vec::new();
+    for index in 0..capture.frames().len() {
+        let frame = capture.frame(index).expect("decodes");
+        let topology = capture.topology(frame.topology).expect("the frame's topology");
+        let expected = declared_by_name(topology);
+        assert_eq!(sample(&frame, declared), Some(expected as f64), "frame {}", frame.frame_number);
+        let report = sgpt_format::analysis::resource_lifetimes(topology, &frame.culled);
+        assert_eq!(report.total_declared_bytes, expected, "the analysis totals the same way");
+        values.push(expected);
+        assert!(sample(&frame, buffer_memory).is_some_and(|bytes| bytes > 0.0));
+        assert!(sample(&frame, texture_memory).is_some_and(|bytes| bytes > 0.0));
+    }
+    values.dedup();
+    assert!(values.len() >= 3, "the declared bytes follow the resolution changes: {values:?}");
+    let notes = provider_notes(&capture);
+    assert!(notes.iter().all(|(_, text)| !text.contains("gpu.declared_bytes")), "{notes:?}");
+    assert!(notes.iter().any(|(frame, text)| *frame == 0 && text.starts_with("provider wasm.linear_memory")));
 }

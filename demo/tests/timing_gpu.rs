@@ -3,19 +3,14 @@
 //! each engine entry. Its own binary: the hub's level is process-global.
 #![cfg(not(target_arch = "wasm32"))]
 
-use sgpt_demo::{Scene, SceneOptions, native};
+use sgpt_demo::{Scene, SceneOptions};
 use sgpt_recorder::timing::{self, Collector, TimingLevel};
+use sgpt_test_support::gpu::Gpu;
 
 #[test]
 fn graph_pass_brackets_emit_encode_spans_and_phases_tile_the_engine_entry() {
-    let (_adapter, device, queue) = match native::device() {
-        Ok(gpu) => gpu,
-        Err(error @ native::DeviceError::NoAdapter(_)) => {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the GPU tests cannot run: {error}");
-            eprintln!("skipping a GPU test: {error}");
-            return;
-        }
-        Err(error) => panic!("device set-up failed: {error}"),
+    let Some(Gpu { device, queue, .. }) = sgpt_test_support::gpu::device(sgpt_recorder::timer_features) else {
+        return;
     };
     let mut scene = Scene::new(&device, &queue, SceneOptions::default()).expect("the demo scene builds");
     let collector = Collector::new();

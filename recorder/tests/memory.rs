@@ -8,12 +8,11 @@
 use core::alloc::Layout;
 use core::num::NonZeroUsize;
 use core::ptr::NonNull;
-use std::collections::HashMap;
 
-use sgpt_demo::{Scene, SceneOptions, native};
-use sgpt_format::{Capture, Frame, MemoryMode, PROVIDER_GAUGE_PREFIX, memory_gauge_name, provider_gauge_name};
+use sgpt_format::{Capture, MemoryMode, PROVIDER_GAUGE_PREFIX, memory_gauge_name, provider_gauge_name};
 use sgpt_memory::{CaptureConfig, CaptureMode, Expectation, Ledger, Site};
 use sgpt_recorder::{GraphPassScope, Level, MemorySink, MemorySource, ProfileSession, RecordError, SessionOptions};
+use sgpt_test_support::capture::{provider, provider_notes, sample};
 
 const BLOCK: usize = 64;
 const AUDIO_BYTES: usize = 1000;
@@ -22,17 +21,9 @@ fn address(block: usize) -> NonNull<u8> {
     NonNull::without_provenance(NonZeroUsize::new(0x10_000 + block * 0x100).expect("nonzero"))
 }
 
-/// A lavapipe device, or `None` with a printed reason where no Vulkan adapter exists.
+/// A lavapipe device with the recorder's timer features (see `sgpt_test_support::gpu`).
 fn gpu() -> Option<(wgpu::Adapter, wgpu::Device, wgpu::Queue)> {
-    match native::device() {
-        Ok(gpu) => Some(gpu),
-        Err(error @ native::DeviceError::NoAdapter(_)) => {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the GPU tests cannot run: {error}");
-            eprintln!("skipping a GPU test: {error}");
-            None
-        }
-        Err(error) => panic!("device set-up failed: {error}"),
-    }
+    sgpt_test_support::gpu::device(sgpt_recorder::timer_features).map(|gpu| (gpu.adapter, gpu.device, gpu.queue))
 }
 
 #[test]
@@ -184,25 +175,6 @@ const PROVIDERS: [&str; 11] = [
     "wgpu.query_sets",
 ];
 
-/// The id of `provider/<metric>`, which must be declared.
-fn provider(capture: &Capture<'_>, metric: &str) -> u32 {
-    let name = provider_gauge_name(metric);
-    capture.counters().find(|def| def.name == name).unwrap_or_else(|| panic!("{name} is declared")).id
-}
-
-fn sample(frame: &Frame, counter: u32) -> Option<f64> {
-    frame.counters.iter().find(|sample| sample.counter == counter).map(|sample| sample.value)
-}
-
-fn provider_notes(capture: &Capture<'_>) -> Vec<(u64, String)> {
-    capture
-        .notes()
-        .iter()
-        .filter(|note| note.text.starts_with("provider "))
-        .map(|note| (note.frame_number, note.text.clone()))
-        .collect()
-}
-
 /// One frame with one graph pass opening one compute pass and no graph handed over:
 /// creates no buffer or texture, so wgpu's counters hold still across it.
 fn bare_frame(device: &wgpu::Device, queue: &wgpu::Queue, session: &mut ProfileSession) {
@@ -222,6 +194,8 @@ fn buffer_memory(device: &wgpu::Device) -> isize {
 }
 
 #[test]
+// wgpu counts only with its `counters` feature; the workspace build has it through the demo.
+#[cfg_attr(not(feature = "wgpu-counters"), ignore = "needs the recorder's wgpu-counters feature")]
 fn wgpu_counters_are_sampled_as_wgpu_reports_them_and_providers_that_cannot_answer_are_noted() {
     let Some((adapter, device, queue)) = gpu() else { return };
     const EXTRA: u64 = 1 << 20;
@@ -321,53 +295,8 @@ fn wgpu_counters_are_sampled_as_wgpu_reports_them_and_providers_that_cannot_answ
     );
 }
 
-/// The declared bytes of a topology's resources, each name once at its largest version.
-fn declared_by_name(topology: &sgpt_format::Topology) -> u64 {
-    let mut by_name: HashMap<&str, u64> = HashMap::new();
-    for node in &topology.resources {
-        let bytes = by_name.entry(node.name.as_str()).or_default();
-        *bytes = (*bytes).max(node.declared_bytes);
-    }
-    by_name.values().sum()
-}
-
 #[test]
-fn gpu_declared_bytes_follow_each_frames_topology_and_wgpu_memory_is_sampled_for_the_demo() {
-    let Some((adapter, device, queue)) = gpu() else { return };
-    // The internal resolution changes every 4 frames, and with it the transient targets.
-    let options = SceneOptions { resolution_change_every: 4, ..SceneOptions::default() };
-    let mut scene = Scene::new(&device, &queue, options).expect("the demo scene builds");
-    let sink = MemorySink::new();
-    let options = SessionOptions { providers: true, ..SessionOptions::at(Level::Workload) };
-    let mut session = ProfileSession::new(options, sink.clone());
-    native::record(&mut scene, &mut session, &adapter, &device, &queue, 12).expect("records");
-
-    let bytes = sink.take();
-    let capture = Capture::open(&bytes).expect("opens");
-    assert!(capture.verify().is_empty(), "{:?}", capture.verify());
-    let declared = provider(&capture, "gpu.declared_bytes");
-    let (buffer_memory, texture_memory) =
-        (provider(&capture, "wgpu.buffer_memory"), provider(&capture, "wgpu.texture_memory"));
-    let mut values = Vec::new();
-    for index in 0..capture.frames().len() {
-        let frame = capture.frame(index).expect("decodes");
-        let topology = capture.topology(frame.topology).expect("the frame's topology");
-        let expected = declared_by_name(topology);
-        assert_eq!(sample(&frame, declared), Some(expected as f64), "frame {}", frame.frame_number);
-        let report = sgpt_format::analysis::resource_lifetimes(topology, &frame.culled);
-        assert_eq!(report.total_declared_bytes, expected, "the analysis totals the same way");
-        values.push(expected);
-        assert!(sample(&frame, buffer_memory).is_some_and(|bytes| bytes > 0.0));
-        assert!(sample(&frame, texture_memory).is_some_and(|bytes| bytes > 0.0));
-    }
-    values.dedup();
-    assert!(values.len() >= 3, "the declared bytes follow the resolution changes: {values:?}");
-    let notes = provider_notes(&capture);
-    assert!(notes.iter().all(|(_, text)| !text.contains("gpu.declared_bytes")), "{notes:?}");
-    assert!(notes.iter().any(|(frame, text)| *frame == 0 && text.starts_with("provider wasm.linear_memory")));
-}
-
-#[test]
+#[cfg_attr(not(feature = "wgpu-counters"), ignore = "needs the recorder's wgpu-counters feature")]
 fn at_level_timing_declared_bytes_is_unavailable_and_without_providers_nothing_is_declared() {
     let Some((adapter, device, queue)) = gpu() else { return };
     let ledger: &'static Ledger = Box::leak(Box::new(Ledger::new()));

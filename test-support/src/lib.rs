@@ -1,0 +1,14 @@
+//! What the workspace's tests share, in one place instead of copied per crate:
+//!
+//! - [`alloc`]: a global allocator that counts, per thread and in total, for the tests that
+//!   prove a path allocates nothing;
+//! - `capture` (feature `capture`): reading back what a test recorded;
+//! - `gpu` (feature `gpu`): the device GPU tests run on, which skips where no Vulkan adapter
+//!   exists but fails under `CI=true`, where lavapipe is installed.
+#![cfg(not(target_arch = "wasm32"))]
+
+pub mod alloc;
+#[cfg(feature = "capture")]
+pub mod capture;
+#[cfg(feature = "gpu")]
+pub mod gpu;
