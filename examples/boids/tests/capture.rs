@@ -1,0 +1,73 @@
+//! The flock recorded at level Workload on lavapipe: the capture holds exactly what each
+//! frame encoded, each span is its frame's own, and each pass belongs to its graph pass.
+#![cfg(not(target_arch = "wasm32"))]
+
+use sgpt_example_boids::{BOIDS, Boids, WORKGROUP_SIZE};
+use sgpt_example_support::{
+    assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_no_stale_spans, gpu_or_skip,
+    integration_lines, open, passes_of,
+};
+use sgpt_format::{GpuPassKind, Op};
+use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
+
+/// Few frames: lavapipe runs the simulation on the CPU.
+const FRAMES: u64 = 6;
+
+#[test]
+fn each_frame_records_one_dispatch_and_one_instanced_draw_in_its_own_graph_pass() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut boids = Boids::new(&gpu.device);
+    let sink = MemorySink::new();
+    let options = SessionOptions { frame_limit: Some(FRAMES), ..SessionOptions::at(Level::Workload) };
+    let mut session = ProfileSession::new(options, sink.clone());
+    boids.describe(&mut session);
+    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("the session starts");
+    let done = session.finished();
+    for _ in 0..FRAMES {
+        boids.frame(&gpu.device, &gpu.queue, Some(&mut session)).expect("the frame records");
+    }
+    let summary = pollster::block_on(done).expect("the frame limit stops the session");
+    assert_eq!((summary.frames, summary.dropped_spans), (FRAMES, 0));
+
+    let bytes = sink.take();
+    let (capture, frames) = open(&bytes);
+    assert_eq!(frames.len() as u64, FRAMES);
+    let simulate = capture.pipelines().find(|pipeline| pipeline.label == "simulate").expect("described");
+    assert_eq!(simulate.workgroup_size, Some([WORKGROUP_SIZE, 1, 1]));
+    let dispatch = Op::Dispatch { x: BOIDS / WORKGROUP_SIZE, y: 1, z: 1 };
+    let draw = Op::Draw { vertices: 3, instances: BOIDS, first_vertex: 0, first_instance: 0 };
+    let in_graph_pass = |kind, label: &str, graph_pass: &str| (kind, label.to_owned(), Some(graph_pass.to_owned()));
+    for frame in &frames {
+        // lavapipe times encoders: each bracket's encoder-level span comes before its pass.
+        assert_eq!(
+            passes_of(&capture, frame),
+            [
+                in_graph_pass(GpuPassKind::Encoder, "simulate", "simulate"),
+                in_graph_pass(GpuPassKind::Compute, "simulate boids", "simulate"),
+                in_graph_pass(GpuPassKind::Encoder, "draw", "draw"),
+                in_graph_pass(GpuPassKind::Render, "draw boids", "draw"),
+            ],
+            "frame {}",
+            frame.frame_number
+        );
+        let commands: Vec<_> = frame.commands.iter().map(|command| (command.gpu_pass, command.op)).collect();
+        assert_eq!(commands, [(1, dispatch), (3, draw)], "frame {}", frame.frame_number);
+        assert_eq!(frame.commands[0].pipeline, Some(simulate.id));
+        assert!(frame.commands[1].pipeline.is_some_and(|id| id != simulate.id), "the draw has its own pipeline");
+        assert_every_pass_timed(&capture, frame);
+        assert_eq!(assert_encoder_spans_contain_their_passes(&capture, frame), 2);
+    }
+    assert_no_stale_spans(&frames);
+}
+
+#[test]
+fn the_readme_gives_the_integration_line_count_the_markers_add_up_to() {
+    let lines = integration_lines(&[
+        include_str!("../src/lib.rs"),
+        include_str!("../src/main.rs"),
+        include_str!("../../support/src/device.rs"),
+    ]);
+    let readme = include_str!("../../../README.md");
+    let row = readme.lines().find(|line| line.starts_with("| `examples/boids/`")).expect("the Layout table's row");
+    assert!(row.contains(&format!("{lines} lines")), "the row should say {lines} lines: {row}");
+}

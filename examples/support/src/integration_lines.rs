@@ -1,0 +1,38 @@
+//! Counts the lines a program spends on the recorder, from the markers on them.
+//!
+//! A line that exists only for the recorder ends with `// [sgpt +]`; a line that the same
+//! program without the recorder would write otherwise ends with `// [sgpt ~]` (one line
+//! added, one removed). The count is what a diff against the plain program would show.
+
+/// Lines added and removed against the same program without the recorder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntegrationLines {
+    pub added: usize,
+    pub removed: usize,
+}
+
+impl std::fmt::Display for IntegrationLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "+{}/−{}", self.added, self.removed)
+    }
+}
+
+/// Counts the marked lines of `sources`.
+#[must_use]
+pub fn integration_lines(sources: &[&str]) -> IntegrationLines {
+    let lines = || sources.iter().flat_map(|source| source.lines()).map(str::trim_end);
+    let only = lines().filter(|line| line.ends_with("// [sgpt +]")).count();
+    let changed = lines().filter(|line| line.ends_with("// [sgpt ~]")).count();
+    IntegrationLines { added: only + changed, removed: changed }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_line_counts_once_each_way_and_an_added_one_once() {
+        let source = "a(); // [sgpt +]\nb(); // [sgpt ~]\nc();\nd(); // [sgpt +]\n";
+        assert_eq!(integration_lines(&[source, "e(); // [sgpt ~]"]), IntegrationLines { added: 4, removed: 2 });
+    }
+}
