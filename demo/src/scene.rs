@@ -32,11 +32,40 @@ pub struct SceneOptions {
     pub shadow_refresh_every: u64,
     /// The internal resolution drops to three quarters, and back, every this many frames.
     pub resolution_change_every: u64,
+    /// Make one HZB pass heavier, to measure what a comparison of captures finds.
+    pub heavier: Option<Heavier>,
 }
 
 impl Default for SceneOptions {
     fn default() -> Self {
-        Self { scale: 1.0, shadow_refresh_every: 8, resolution_change_every: 240 }
+        Self { scale: 1.0, shadow_refresh_every: 8, resolution_change_every: 240, heavier: None }
+    }
+}
+
+/// A heavier dispatch in one HZB pass: after its own dispatch, the pass dispatches again
+/// over the first `by` of its rows of workgroups. The HZB passes are idempotent (each
+/// writes what it read reduced), so the image is unchanged and only that pass costs more,
+/// by about `by` (0.1 is 10 %).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Heavier {
+    /// The HZB mip whose pass is made heavier: 0 is `hzb copy depth`.
+    pub hzb_mip: u32,
+    pub by: f32,
+}
+
+impl SceneOptions {
+    /// These options with the GPU pass labelled `label` made heavier by `by` (see
+    /// [`SceneOptions::heavier`]); `None` when that pass is not one that can be.
+    #[must_use]
+    pub fn with_heavier_pass(self, label: &str, by: f32) -> Option<Self> {
+        let mip = HZB_LABELS.iter().position(|&l| l == label)?;
+        Some(Self { heavier: Some(Heavier { hzb_mip: mip as u32, by }), ..self })
+    }
+
+    /// The labels [`SceneOptions::with_heavier_pass`] accepts.
+    #[must_use]
+    pub fn heavier_pass_labels() -> &'static [&'static str] {
+        &HZB_LABELS
     }
 }
 
@@ -45,6 +74,8 @@ impl Default for SceneOptions {
 pub enum DemoError {
     #[error("scene scale must be a finite number between 0.25 and 16, got {0}")]
     Scale(String),
+    #[error("a heavier pass dispatches again over a share of its rows between 0 and 1, got {0}")]
+    Heavier(String),
     #[error("recording failed: {0}")]
     Record(#[from] RecordError),
     #[error("no device: {0}")]
@@ -236,6 +267,11 @@ fn output_desc(width: u32, height: u32) -> TextureDesc {
 impl Scene {
     /// Builds the scene's pipelines and resources on `device`.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, options: SceneOptions) -> Result<Self, DemoError> {
+        if let Some(heavier) = options.heavier
+            && !(heavier.by.is_finite() && (0.0..=1.0).contains(&heavier.by))
+        {
+            return Err(DemoError::Heavier(heavier.by.to_string()));
+        }
         if !(options.scale.is_finite() && (0.25..=16.0).contains(&options.scale)) {
             return Err(DemoError::Scale(options.scale.to_string()));
         }
@@ -548,13 +584,18 @@ impl Scene {
     #[must_use]
     pub fn settings_meta(&self) -> Vec<NamedText> {
         let named = |name: &str, value: String| NamedText { name: name.to_owned(), value };
-        vec![
+        let mut settings = vec![
             named("output_resolution", format!("{}x{}", self.size.width, self.size.height)),
             named("scale", self.options.scale.to_string()),
             named("shadow_map", format!("{0}x{0} x{CASCADES}", self.size.shadow_size)),
             named("shadow_refresh_every", self.options.shadow_refresh_every.to_string()),
             named("resolution_change_every", self.options.resolution_change_every.to_string()),
-        ]
+        ];
+        if let Some(heavier) = self.options.heavier {
+            let label = HZB_LABELS.get(heavier.hzb_mip as usize).copied().unwrap_or("hzb downsample");
+            settings.push(named("heavier", format!("{label} +{} %", heavier.by * 100.0)));
+        }
+        settings
     }
 
     /// Names the scene's pipelines (with their WGSL, for workgroup sizes) and indirect
@@ -790,7 +831,12 @@ impl Scene {
                     compute.set_pipeline(if mip == 0 { &p.hzb_copy } else { &p.hzb_down });
                     compute.set_bind_group(0, &t.hzb_groups[mip as usize], &[]);
                     let (w, h) = ((t.width >> mip).max(1), (t.height >> mip).max(1));
-                    compute.dispatch_workgroups(w.div_ceil(HZB_WORKGROUP), h.div_ceil(HZB_WORKGROUP), 1);
+                    let (columns, rows) = (w.div_ceil(HZB_WORKGROUP), h.div_ceil(HZB_WORKGROUP));
+                    compute.dispatch_workgroups(columns, rows, 1);
+                    if let Some(heavier) = self.options.heavier.filter(|heavier| heavier.hzb_mip == mip) {
+                        let again = ((rows as f32 * heavier.by).ceil() as u32).min(rows);
+                        compute.dispatch_workgroups(columns, again, 1);
+                    }
                 }
             }
             DemoPass::BloomThreshold => {

@@ -51,6 +51,21 @@ mod native {
         /// about 9 bytes to every frame.
         #[arg(long)]
         no_providers: bool,
+        /// Make this GPU pass heavier, by `--slow-by`, to measure what `sgpt diff` finds:
+        /// one of the HZB passes (`hzb copy depth`, `hzb downsample mip N`), which
+        /// dispatches again over that share of its rows. The image is unchanged.
+        #[arg(long, value_name = "LABEL", requires = "slow_by")]
+        slow_pass: Option<String>,
+        /// How much heavier `--slow-pass` is: `10%` (or `10`), at most 100 %.
+        #[arg(long, value_name = "PCT", requires = "slow_pass", value_parser = parse_percent)]
+        slow_by: Option<f32>,
+    }
+
+    fn parse_percent(text: &str) -> Result<f32, String> {
+        match text.trim().trim_end_matches('%').trim().parse::<f32>() {
+            Ok(value) if value.is_finite() && (0.0..=100.0).contains(&value) => Ok(value / 100.0),
+            _ => Err(format!("expected a percentage from 0 to 100 like 10%, not {text:?}")),
+        }
     }
 
     fn parse_timing(name: &str) -> Result<TimingLevel, String> {
@@ -69,8 +84,16 @@ mod native {
             timing::attach(Collector::new());
             timing::set_level(args.timing);
         }
-        let (adapter, device, queue, mut scene) =
-            native::scene(SceneOptions { scale: args.scale, ..SceneOptions::default() })?;
+        let mut scene_options = SceneOptions { scale: args.scale, ..SceneOptions::default() };
+        if let (Some(label), Some(by)) = (&args.slow_pass, args.slow_by) {
+            scene_options = scene_options.with_heavier_pass(label, by).with_context(|| {
+                format!(
+                    "--slow-pass {label:?} cannot be made heavier; one of: {}",
+                    SceneOptions::heavier_pass_labels().join(", ")
+                )
+            })?;
+        }
+        let (adapter, device, queue, mut scene) = native::scene(scene_options)?;
         let mut options = native::session_options(&scene, args.level, Some(args.frames));
         options.note = args.note;
         // Domains are registered before the session starts, so its gauges include them.
