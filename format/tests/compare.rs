@@ -230,3 +230,66 @@ fn the_same_inputs_give_the_same_report_and_a_capture_matches_itself() {
     let loose = compare(&a, &a, &CompareOptions { threshold: 0.10, ..CompareOptions::default() });
     assert!(loose.passes.iter().all(|p| p.finding.verdict == Verdict::Unchanged), "{:#?}", loose.passes);
 }
+
+#[test]
+fn medians_are_the_ones_stats_shows_for_every_pass_and_span_kind() {
+    // Verbose: sub-pass markers, a shadow refresh every 8th frame, dropped spans, a hitch.
+    let options = SynthOptions { frames: 240, passes: 30, level: Level::Verbose, ..SynthOptions::default() };
+    let bytes = workload_with(&options, &SynthChanges::default()).write(Vec::new()).unwrap();
+    let capture = Capture::open(&bytes).unwrap();
+    let stats = sgpt_format::analysis::pass_stats(&capture, 0..capture.frames().len());
+    let samples = samples_of(&bytes);
+    let report = compare(&samples, &samples, &CompareOptions::default());
+    assert_eq!(report.passes.len(), stats.passes.len());
+    assert!(report.passes.iter().filter(|p| p.finding.shift.is_some()).count() >= 30);
+    for pass in &stats.passes {
+        let judged = report
+            .passes
+            .iter()
+            .find(|p| {
+                (&p.graph_pass, &p.label, p.kind, p.span_kind)
+                    == (&pass.graph_pass, &pass.label, pass.kind, pass.span_kind)
+            })
+            .unwrap_or_else(|| panic!("{} is compared", pass.label));
+        if let Some(shift) = &judged.finding.shift {
+            assert_eq!((shift.median_a_ns, shift.delta_ns), (pass.median_ns, 0), "{}", pass.label);
+        } else {
+            // Only passes too rare to judge have no shift: the shadow refresh, in 30 frames.
+            assert!(pass.frames_present < MIN_FRAMES as u64, "{}: {:?}", pass.label, judged.finding);
+        }
+    }
+}
+
+#[test]
+fn several_spans_of_a_pass_in_a_frame_resample_as_one_frame() {
+    // A pass that runs three times in even frames and not at all in odd ones, and a pass
+    // that runs once a frame; B's three-times pass is 20 % slower.
+    let t = topology(&["thrice", "once"], &[false; 2]);
+    let write = |scale: f64, seed: u64| {
+        let mut rng = Rng::new(seed);
+        let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+        let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+        let id = writer.topology(&t).unwrap();
+        for number in 0..400u64 {
+            let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 2], ..Frame::default() };
+            let mut at = 20_000_000 * number;
+            let mut span = |pass: u32, d: u64| {
+                frame.spans.push(Span { pass, begin_ns: at, end_ns: at + d, ..Span::default() });
+                at += d + 1_000;
+            };
+            if number % 2 == 0 {
+                for _ in 0..3 {
+                    span(0, (rng.log_normal(60_000.0, 0.1) * scale) as u64);
+                }
+            }
+            span(1, rng.log_normal(60_000.0, 0.1) as u64);
+            writer.frame(&frame).unwrap();
+        }
+        samples_of(&writer.finish().unwrap())
+    };
+    let report = compare(&write(1.0, 1), &write(1.2, 2), &CompareOptions::default());
+    let verdict = |label: &str| report.passes.iter().find(|p| p.label == label).map(|p| p.finding.verdict);
+    assert_eq!(verdict("thrice"), Some(Verdict::Slower));
+    assert_ne!(verdict("once"), Some(Verdict::Slower));
+    assert_ne!(verdict("once"), Some(Verdict::Faster));
+}
