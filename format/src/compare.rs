@@ -4,15 +4,24 @@
 //! can use the same engine.
 //!
 //! ```
-//! use sgpt_format::{Capture, compare, synth};
+//! use sgpt_format::compare::{CompareOptions, Samples, Verdict, compare};
+//! use sgpt_format::synth::{SynthChanges, SynthOptions, workload_with};
+//! use sgpt_format::Capture;
 //!
-//! let a = synth::generate(&synth::SynthOptions { frames: 120, passes: 10, ..Default::default() });
-//! let b = synth::generate(&synth::SynthOptions { frames: 120, passes: 10, seed: 2, ..Default::default() });
+//! // Two runs of one program, the second with one pass made 20 % slower.
+//! let options = SynthOptions { frames: 600, passes: 10, ..SynthOptions::default() };
+//! let slower = SynthChanges { run: Some(2), slow_pass: Some(("simulation.pass2".into(), 0.2)), ..Default::default() };
+//! let a = workload_with(&options, &SynthChanges { run: Some(1), ..Default::default() }).write(Vec::new())?;
+//! let b = workload_with(&options, &slower).write(Vec::new())?;
 //! let (a, b) = (Capture::open(&a)?, Capture::open(&b)?);
-//! let a = compare::Samples::collect(&a, 0..a.frames().len());
-//! let b = compare::Samples::collect(&b, 0..b.frames().len());
-//! let report = compare::compare(&a, &b, &compare::CompareOptions::default());
-//! assert!(report.passes.iter().all(|pass| pass.verdict != compare::Verdict::Slower));
+//! let report = compare(
+//!     &Samples::collect(&a, 0..a.frames().len()),
+//!     &Samples::collect(&b, 0..b.frames().len()),
+//!     &CompareOptions::default(),
+//! );
+//! let slowest = &report.passes[0];
+//! assert_eq!((slowest.label.as_str(), slowest.finding.verdict), ("simulation.pass2", Verdict::Slower));
+//! assert!(report.passes[1..].iter().all(|pass| pass.finding.verdict != Verdict::Slower));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -42,9 +51,8 @@
 //!   rate at `alpha` over every test made (the frame time and each matched pass that
 //!   reached the bootstrap). Tests are ordered by `|shift| / se`, largest first; the
 //!   `j`-th (from 0) of `m` gets the level `alpha / (m − j)` until one is not significant,
-//!   (ordering by the t statistic rather than its p-value, which differ only where the
-//!   degrees of freedom do),
-//!   and every later one keeps that level. An interval is reported at its test's level,
+//!   and every later one keeps that level. (The order is by the t statistic rather than
+//!   its p-value; the two differ only where the degrees of freedom do.) An interval is reported at its test's level,
 //!   so a shift is significant exactly when its interval excludes 0.
 //! - **Verdict**, with the practical threshold `T = max(threshold × median A,
 //!   min_effect_ns)`: `unchanged` when the interval lies inside `[−T, T]`; `slower`
