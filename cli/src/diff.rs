@@ -21,6 +21,10 @@ use crate::table::{Align, Table, signed};
 /// The exit code of a gate that tripped: a significant change beyond the threshold.
 pub const REGRESSION: u8 = 3;
 
+/// Inconclusive passes the Markdown table shows at most (largest shifts first), so a
+/// short capture of many passes still gives a short summary; the rest are counted.
+const MARKDOWN_INCONCLUSIVE_ROWS: usize = 10;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The baseline capture.
@@ -395,8 +399,19 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, a_file: &str, b
     writeln!(out)?;
     writeln!(out, "{}", frame_line(&comparison.frame).replace('|', "\\|"))?;
     writeln!(out)?;
-    let shown: Vec<&PassComparison> =
-        comparison.passes.iter().filter(|pass| pass.finding.verdict != Verdict::Unchanged).collect();
+    let inconclusive = comparison.passes.iter().filter(|p| p.finding.verdict == Verdict::Inconclusive).count();
+    let shown: Vec<&PassComparison> = comparison
+        .passes
+        .iter()
+        .filter(|pass| !matches!(pass.finding.verdict, Verdict::Unchanged | Verdict::Inconclusive))
+        .chain(
+            comparison
+                .passes
+                .iter()
+                .filter(|pass| pass.finding.verdict == Verdict::Inconclusive)
+                .take(MARKDOWN_INCONCLUSIVE_ROWS),
+        )
+        .collect();
     if !shown.is_empty() {
         writeln!(out, "| verdict | pass | graph pass | median A | median B | Δ median | interval | why |")?;
         writeln!(out, "|---|---|---|---:|---:|---:|---:|---|")?;
@@ -426,14 +441,20 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, a_file: &str, b
         }
         writeln!(out)?;
     }
-    let unchanged =
-        comparison.passes.len() - comparison.passes.iter().filter(|p| p.finding.verdict != Verdict::Unchanged).count();
+    let unchanged = comparison.passes.iter().filter(|p| p.finding.verdict == Verdict::Unchanged).count();
     writeln!(
         out,
         "{unchanged} of {} passes unchanged (interval within {}).",
         comparison.passes.len(),
         threshold_text(comparison)
     )?;
+    if inconclusive > MARKDOWN_INCONCLUSIVE_ROWS {
+        writeln!(
+            out,
+            "{inconclusive} passes inconclusive, the {MARKDOWN_INCONCLUSIVE_ROWS} with the largest shifts shown; \
+             `--json` has every one with its reason."
+        )?;
+    }
     writeln!(out, "{}.", summary(comparison))?;
     Ok(())
 }

@@ -138,7 +138,8 @@ fn markdown_lists_what_changed_slowest_first_and_counts_the_unchanged() {
     let json = json(&sgpt(&["diff", a.arg(), b.arg(), "--json", "--threshold", "8%"]));
     let unchanged = json["comparison"]["verdicts"]["unchanged"].as_u64().unwrap();
     assert!(unchanged > 0);
-    assert_eq!(rows.len() as u64, 40 - unchanged);
+    let inconclusive = json["comparison"]["verdicts"]["inconclusive"].as_u64().unwrap_or(0);
+    assert_eq!(rows.len() as u64, 40 - unchanged - inconclusive + inconclusive.min(10));
     assert!(text.contains(&format!("{unchanged} of 40 passes unchanged")), "{text}");
     assert!(text.contains("holm correction"), "{text}");
 }
@@ -170,4 +171,21 @@ fn bad_gate_and_synth_arguments_exit_2() {
     let output = sgpt(&["synth", "--slow-pass", "nope", "--slow-by", "5%", "-o", out.arg()]);
     assert_eq!(code(&output), 2);
     assert!(String::from_utf8_lossy(&output.stderr).contains("no GPU pass has that label"));
+}
+
+#[test]
+fn markdown_shows_at_most_ten_inconclusive_passes_and_counts_them_all() {
+    // 600 frames cannot bound most passes within 3 %: many are inconclusive.
+    let a = synth("many-a.sgpt", 51, &[]);
+    let b = synth("many-b.sgpt", 52, &[]);
+    let inconclusive =
+        json(&sgpt(&["diff", a.arg(), b.arg(), "--json"]))["comparison"]["verdicts"]["inconclusive"].as_u64().unwrap();
+    assert!(inconclusive > 10, "{inconclusive}");
+    let text = stdout(&sgpt(&["diff", a.arg(), b.arg(), "--format", "markdown"]));
+    let rows = text.lines().filter(|line| line.starts_with("| inconclusive |")).count();
+    assert_eq!(rows, 10, "{text}");
+    assert!(
+        text.contains(&format!("{inconclusive} passes inconclusive, the 10 with the largest shifts shown")),
+        "{text}"
+    );
 }
