@@ -2,8 +2,8 @@
 //! the GPU frame time, kept so a block bootstrap can resample whole frames.
 //!
 //! Memory: 4 bytes a span (8 for a pass with any span over `u32::MAX` ns, 4.29 s), plus
-//! 4 bytes a frame for a pass that does not have exactly one span in every analysed frame,
-//! plus 8 bytes a frame for the frame time. Two hour-long captures of the standard workload
+//! 4 bytes a frame for a pass that runs, but not exactly once in every analysed frame,
+//! plus 8 bytes a frame for the frame time; a pass that never runs stores nothing. Two hour-long captures of the standard workload
 //! (216,000 frames × 200 passes) hold 2 × 173 MB.
 
 use std::collections::HashMap;
@@ -90,11 +90,43 @@ impl Series {
         series
     }
 
-    /// Adds one frame's spans of this pass (possibly none).
-    fn add_frame(&mut self, spans: &[u64]) {
-        if self.starts.is_none() && spans.len() != 1 {
-            // The first irregular frame: spell out the identity so far.
-            self.starts = Some((0..=self.frames as u32).collect());
+    /// Spells out where each frame's spans start, for a series that is about to stop
+    /// having exactly one span in every frame.
+    fn spell_out(&mut self) {
+        if self.starts.is_none() {
+            // One span a frame so far (span f is frame f's), or no span in any frame.
+            self.starts = Some(if self.values.len() == 0 {
+                vec![0; self.frames + 1]
+            } else {
+                (0..=self.frames as u32).collect()
+            });
+        }
+    }
+
+    /// Records that analysed frames up to `frames` without spans of this pass. A pass no
+    /// frame has run in stores nothing per frame.
+    fn catch_up(&mut self, frames: usize) {
+        if self.frames >= frames {
+            return;
+        }
+        if self.values.len() == 0 && self.starts.is_none() {
+            self.frames = frames;
+            return;
+        }
+        self.spell_out();
+        let end = self.values.len() as u32;
+        if let Some(starts) = &mut self.starts {
+            starts.resize(frames + 1, end);
+        }
+        self.frames = frames;
+    }
+
+    /// Adds the spans of this pass in analysed frame `frame` (at least one), every frame
+    /// before it without spans of this pass not yet added.
+    fn add_frame(&mut self, frame: usize, spans: &[u64]) {
+        self.catch_up(frame);
+        if self.starts.is_none() && (spans.len() != 1 || self.values.len() != self.frames) {
+            self.spell_out();
         }
         for &duration in spans {
             self.values.push(duration);
@@ -103,7 +135,7 @@ impl Series {
             starts.push(self.values.len() as u32);
         }
         self.frames += 1;
-        self.frames_present += usize::from(!spans.is_empty());
+        self.frames_present += 1;
     }
 
     /// The spans of analysed frames `frames`.
@@ -175,7 +207,9 @@ pub struct SampleCollector<'c, 'a> {
     frame_ns: Vec<u64>,
     defects: Vec<Defect>,
     scratch: Vec<(u32, u64)>,
+    /// One frame's durations per slot, and the slots the frame touched.
     per_slot: Vec<Vec<u64>>,
+    touched: Vec<u32>,
 }
 
 impl<'c, 'a> SampleCollector<'c, 'a> {
@@ -191,6 +225,7 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             defects: Vec::new(),
             scratch: Vec::new(),
             per_slot: Vec::new(),
+            touched: Vec::new(),
         }
     }
 
@@ -208,12 +243,9 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
                         None => {
                             let slot = self.passes.len() as u32;
                             self.slot_of.insert(key.clone(), slot);
-                            // Frames analysed before this pass first appeared had none of it.
-                            let mut series = Series::default();
-                            for _ in 0..self.frame_ns.len() {
-                                series.add_frame(&[]);
-                            }
-                            self.passes.push(PassSamples { key, series, culled: false });
+                            // Frames analysed before this pass first appeared are caught up
+                            // as frames without it when it first runs.
+                            self.passes.push(PassSamples { key, series: Series::default(), culled: false });
                             self.probes.push(Vec::new());
                             self.per_slot.push(Vec::new());
                             slot
@@ -274,10 +306,16 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             return;
         }
         for &(slot, duration) in &self.scratch {
-            self.per_slot[slot as usize].push(duration);
+            let spans = &mut self.per_slot[slot as usize];
+            if spans.is_empty() {
+                self.touched.push(slot);
+            }
+            spans.push(duration);
         }
-        for (pass, spans) in self.passes.iter_mut().zip(&mut self.per_slot) {
-            pass.series.add_frame(spans);
+        let frame = self.frame_ns.len();
+        for slot in self.touched.drain(..) {
+            let spans = &mut self.per_slot[slot as usize];
+            self.passes[slot as usize].series.add_frame(frame, spans);
             spans.clear();
         }
         self.frame_ns.push(entry.gpu_duration_ns);
@@ -286,6 +324,10 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
     /// The samples of every frame added.
     #[must_use]
     pub fn finish(mut self) -> Samples {
+        let frames = self.frame_ns.len();
+        for pass in &mut self.passes {
+            pass.series.catch_up(frames);
+        }
         let mut frame = Frame::default();
         for (pass, probes) in self.passes.iter_mut().zip(&self.probes) {
             if pass.series.len() > 0 || probes.is_empty() {
@@ -296,5 +338,47 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             });
         }
         Samples { frames: self.frame_ns.len(), frame_ns: self.frame_ns, passes: self.passes, defects: self.defects }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spans of each frame, read back through `spans_of`.
+    fn frames_of(series: &Series) -> Vec<Vec<u64>> {
+        (0..series.frames).map(|f| series.spans_of(f..f + 1).map(|at| series.values.get(at)).collect()).collect()
+    }
+
+    #[test]
+    fn frames_without_a_pass_are_caught_up_whatever_came_before() {
+        // Regular, then a gap, then two spans in one frame.
+        let mut series = Series::default();
+        series.add_frame(0, &[5]);
+        series.add_frame(1, &[6]);
+        assert!(series.starts.is_none(), "one span a frame needs no starts");
+        series.add_frame(3, &[7, 8]);
+        series.catch_up(5);
+        assert_eq!(frames_of(&series), [vec![5], vec![6], vec![], vec![7, 8], vec![]]);
+        assert_eq!(series.frames_present, 3);
+
+        // First seen late, and a pass that never runs stores nothing per frame.
+        let mut late = Series::default();
+        late.add_frame(2, &[9]);
+        late.catch_up(4);
+        assert_eq!(frames_of(&late), [vec![], vec![], vec![9], vec![]]);
+        let mut never = Series::default();
+        never.catch_up(216_000);
+        assert!(never.starts.is_none() && never.len() == 0 && never.frames == 216_000);
+    }
+
+    #[test]
+    fn a_duration_past_u32_widens_the_store_and_loses_nothing() {
+        let mut series = Series::default();
+        let long = u64::from(u32::MAX) + 7;
+        series.add_frame(0, &[3]);
+        series.add_frame(1, &[long]);
+        assert!(matches!(series.values, Durations::Wide(_)));
+        assert_eq!(frames_of(&series), [vec![3], vec![long]]);
     }
 }
