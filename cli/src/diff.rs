@@ -374,7 +374,7 @@ fn write_text(
             shift.map_or_else(dash, |s| signed(s.delta_ns)),
             shift.and_then(|s| s.change).map_or_else(dash, |c| format!("{:+.1}", c * 100.0)),
             shift.map_or_else(dash, interval_text),
-            pass.finding.reason.clone().unwrap_or_default(),
+            pass.finding.reason.clone().unwrap_or_else(|| only_in_one(pass).unwrap_or_default()),
         ]);
     }
     table.write(out)?;
@@ -387,6 +387,16 @@ fn write_text(
         }
     }
     Ok(())
+}
+
+/// What a pass in one capture only costs there, in words; `None` for a matched pass.
+fn only_in_one(pass: &PassComparison) -> Option<String> {
+    let side = match pass.finding.verdict {
+        Verdict::Added | Verdict::Unculled => "B",
+        Verdict::Removed | Verdict::Culled => "A",
+        _ => return None,
+    };
+    pass.cost_per_frame_ns.map(|cost| format!("{cost} ns a frame in {side}"))
 }
 
 /// Text inside a Markdown table cell: no line breaks, pipes or control characters.

@@ -189,3 +189,22 @@ fn markdown_shows_at_most_ten_inconclusive_passes_and_counts_them_all() {
         "{text}"
     );
 }
+
+#[test]
+fn text_sorts_by_verdict_and_shows_what_a_lone_pass_costs() {
+    let a = synth("text-a.sgpt", 61, &[]);
+    // The same program with its last scope gone: 10 passes only in A.
+    let b = Temp::new("text-b.sgpt");
+    let output = sgpt(&["synth", "--frames", "600", "--passes", "30", "--run", "62", "--drift", "1.5%", "-o", b.arg()]);
+    assert_eq!(code(&output), 0);
+    let text = stdout(&sgpt(&["diff", a.arg(), b.arg()]));
+    let order = ["slower", "faster", "added", "removed", "culled", "unculled", "inconclusive", "unchanged"];
+    let ranks: Vec<usize> =
+        text.lines().filter_map(|line| order.iter().position(|v| line.split_whitespace().next() == Some(*v))).collect();
+    assert_eq!(ranks.len(), 40, "{text}");
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{text}");
+    let removed: Vec<&str> = text.lines().filter(|line| line.starts_with("removed")).collect();
+    assert_eq!(removed.len(), 10, "{text}");
+    assert!(removed.iter().all(|line| line.ends_with("ns a frame in A")), "{text}");
+    assert!(!text.lines().any(|line| line.starts_with("slower") || line.starts_with("faster")), "{text}");
+}
