@@ -121,7 +121,7 @@ impl<'a> GraphPassScope<'a> {
                 _cpu_span: cpu_span,
             };
         };
-        if let Some(open) = active.graph_pass {
+        if let Some(open) = active.open_graph_pass() {
             // Graph passes do not nest; the inner one takes over attribution until it ends.
             log::debug!(
                 "sgpt-recorder: graph pass {graph_pass} opened inside graph pass {open} at {}",
@@ -131,7 +131,7 @@ impl<'a> GraphPassScope<'a> {
         active.enter_graph_pass(graph_pass, name);
         encoder.push_debug_group(name);
         let encoder_end_query = time_on_encoder(active, encoder, name);
-        let begin_ns = active.clock.now_ns();
+        let begin_ns = active.now_ns();
         Self {
             encoder,
             active: Some(active),
@@ -185,14 +185,13 @@ impl<'a> GraphPassScope<'a> {
 impl Drop for GraphPassScope<'_> {
     fn drop(&mut self) {
         if let Some(active) = self.active.as_deref_mut() {
-            let end_ns = active.clock.now_ns();
+            let end_ns = active.now_ns();
             if let Some(query) = self.encoder_end_query
                 && let Some(query_set) = active.query_set()
             {
                 self.encoder.write_timestamp(query_set, query);
             }
-            active.graph_pass_cpu(self.graph_pass, self.begin_ns, end_ns);
-            active.graph_pass = None;
+            active.leave_graph_pass(self.graph_pass, self.begin_ns, end_ns);
         }
         if self.debug_group {
             self.encoder.pop_debug_group();
@@ -279,7 +278,7 @@ fn recording(session: Option<&mut ProfileSession>) -> Option<&mut Active> {
 /// command the bracket records, copies and clears included. It is a second measurement
 /// beside the pass spans, from the encoder's own timestamps. Returns its end query.
 fn time_on_encoder(active: &mut Active, encoder: &mut wgpu::CommandEncoder, name: &str) -> Option<u32> {
-    if !active.capabilities.inside_encoders {
+    if !active.capabilities().inside_encoders {
         return None;
     }
     let key = encoder_key(encoder);
@@ -327,7 +326,7 @@ struct PassRecorder<'p> {
 
 impl<'p> PassRecorder<'p> {
     fn new(active: &'p mut Active, gpu_pass: u32, encoder: EncoderKey) -> Self {
-        let level = active.level;
+        let level = active.level();
         Self {
             active,
             gpu_pass,
@@ -354,13 +353,13 @@ impl<'p> PassRecorder<'p> {
         if self.verbose
             && let Some(slot) = self.groups.get_mut(index as usize)
         {
-            *slot = bind_group.map(|group| self.active.registry.bind_group_id(group));
+            *slot = bind_group.map(|group| self.active.registry().bind_group_id(group));
         }
     }
 
     #[inline]
     fn indirect(&mut self, buffer: &wgpu::Buffer, offset: u64) -> Indirect {
-        Indirect { buffer: if self.workload { self.active.registry.buffer_id(buffer) } else { 0 }, offset }
+        Indirect { buffer: if self.workload { self.active.registry().buffer_id(buffer) } else { 0 }, offset }
     }
 
     /// Opens a marker region: `None` when nested too deep (ignored), else the begin
@@ -369,7 +368,7 @@ impl<'p> PassRecorder<'p> {
         if self.marker_depth == MARKER_DEPTH {
             return None;
         }
-        let query = if self.active.capabilities.inside_passes {
+        let query = if self.active.capabilities().inside_passes {
             self.active.begin_gpu_pass(GpuPassKind::Marker, Some(label), Some(self.gpu_pass), &[], true, self.encoder).1
         } else {
             None
@@ -451,7 +450,7 @@ fn begin_render<'p>(
     };
     let mut attachments = [empty; 9];
     let mut count = 0;
-    if active.level >= Level::Workload {
+    if active.level() >= Level::Workload {
         for color in desc.color_attachments.iter().flatten().take(8) {
             attachments[count] = AttachmentInfo {
                 role: AttachmentRole::Color,
@@ -586,7 +585,7 @@ impl ProfiledComputePass<'_> {
     #[inline]
     pub fn set_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
         if let Some(rec) = self.rec.as_mut().filter(|rec| rec.workload) {
-            rec.pipeline = Some(rec.active.registry.compute_id(pipeline));
+            rec.pipeline = Some(rec.active.registry().compute_id(pipeline));
         }
         self.inner.set_pipeline(pipeline);
     }
@@ -682,7 +681,7 @@ impl ProfiledRenderPass<'_> {
     #[inline]
     pub fn set_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
         if let Some(rec) = self.rec.as_mut().filter(|rec| rec.workload) {
-            rec.pipeline = Some(rec.active.registry.render_id(pipeline));
+            rec.pipeline = Some(rec.active.registry().render_id(pipeline));
         }
         self.inner.set_pipeline(pipeline);
     }

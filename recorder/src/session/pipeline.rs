@@ -1,0 +1,718 @@
+//! The in-flight frame pipeline, and the recording state that drives it. A frame's spans
+//! are claimed as its passes begin, resolved on the encoders that wrote them, mapped at
+//! `end_frame`, then read back, checked and written in frame order, with the warnings and
+//! notes that raises. The frame's structure is the structure tracker's (`structure.rs`).
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use sgpt_format::{
+    Binding, Command, CpuSpan, Frame, GpuPassKind, Level, MemoryRecord, Note, Op, Span, SpanKind, Topology, Writer,
+};
+
+use super::outcome::{BytesCallback, BytesWritten, CaptureSummary, StopReason};
+use super::structure::{AttachmentInfo, Structure};
+use crate::clock::CpuClock;
+use crate::device::DeviceClaim;
+use crate::error::RecordError;
+use crate::memory::Gauges;
+use crate::meta::Capabilities;
+use crate::providers::Providers;
+use crate::sink::{BoxedSink, CaptureSink};
+use crate::stale::Refusal;
+use crate::timer::{INDIRECT_SLOT_BYTES, QUERY_BYTES, TimerPool, WakeSlot};
+use crate::workload::Registry;
+
+/// The warnings a session raises once, with a NOTE on the frame that first raised them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Warning {
+    /// Spans begun after the frame's last resolve.
+    Unresolved,
+    /// Spans whose read-back values their passes did not write.
+    Refused,
+}
+
+/// A recording session's state.
+pub(crate) struct Active {
+    pub(super) level: Level,
+    /// Held so the device's identity (the claim's key) outlives the session; natively
+    /// also polled to drive readbacks.
+    #[cfg_attr(target_arch = "wasm32", expect(dead_code, reason = "the browser drives readbacks; held for the claim"))]
+    pub(super) device: wgpu::Device,
+    pub(super) period: f32,
+    pub(super) capabilities: Capabilities,
+    pub(super) clock: CpuClock,
+    /// `None` only once finished.
+    pub(super) writer: Option<Writer<BoxedSink>>,
+    pub(super) pool: Option<TimerPool>,
+    pub(super) wake: Arc<WakeSlot>,
+    pub(super) lost: Arc<AtomicBool>,
+    pub(super) _claim: DeviceClaim,
+    pub(super) registry: Registry,
+    pub(super) frame_limit: Option<u64>,
+    pub(super) byte_budget: u64,
+    pub(super) budget_warned: bool,
+    /// Which [`Warning`]s were raised, by discriminant.
+    pub(super) warned: [bool; 2],
+    pub(super) warnings: Vec<String>,
+    pub(super) on_bytes: Option<BytesCallback>,
+    pub(super) max_spans: u32,
+    pub(super) next_frame_number: u64,
+    pub(super) frames_ended: u64,
+    pub(super) frames_written: u64,
+    pub(super) dropped_total: u64,
+    pub(super) open: Option<PendingFrame>,
+    pub(super) in_flight: VecDeque<PendingFrame>,
+    pub(super) spare: Vec<PendingFrame>,
+    /// Domain gauges sampled at each `end_frame`.
+    pub(super) gauges: Option<Gauges>,
+    /// Provider metrics sampled at each `end_frame`, after the gauges.
+    pub(super) providers: Option<Providers>,
+    /// Memory captures handed over by the application, written as MEMO records at stop.
+    pub(super) memory_records: Vec<MemoryRecord>,
+    /// The frame's structure and the open graph-pass bracket.
+    pub(super) structure: Structure,
+    /// Labels of passes timed through a [`crate::PassTimer`] that a NOTE already named.
+    pub(super) timed_only_noted: Vec<String>,
+    /// The first write failure; once set, records stop (what reached the sink stays readable).
+    pub(super) write_error: Option<RecordError>,
+}
+
+/// What the pass wrappers and brackets (`pass.rs`) ask of the recording state.
+impl Active {
+    #[inline]
+    pub(crate) fn level(&self) -> Level {
+        self.level
+    }
+
+    #[inline]
+    pub(crate) fn capabilities(&self) -> Capabilities {
+        self.capabilities
+    }
+
+    /// Now on the session's CPU clock.
+    #[inline]
+    pub(crate) fn now_ns(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    #[inline]
+    pub(crate) fn registry(&mut self) -> &mut Registry {
+        &mut self.registry
+    }
+
+    /// The open graph-pass bracket, if any.
+    #[inline]
+    pub(crate) fn open_graph_pass(&self) -> Option<u32> {
+        self.structure.graph_pass()
+    }
+
+    /// Closes the bracket of `graph_pass`, begun at `begin_ns`, recording its CPU time.
+    pub(crate) fn leave_graph_pass(&mut self, graph_pass: u32, begin_ns: u64, end_ns: u64) {
+        if self.level >= Level::Structure
+            && let Some(open) = self.open.as_mut()
+        {
+            open.frame.cpu_spans.push(CpuSpan { graph_pass, begin_ns, end_ns });
+        }
+        self.structure.leave_graph_pass();
+    }
+}
+
+impl Active {
+    pub(super) fn sink(&self) -> Result<&dyn CaptureSink, RecordError> {
+        self.writer.as_ref().map(|writer| writer.sink().0.as_ref()).ok_or(RecordError::NotStarted)
+    }
+
+    pub(super) fn bytes_written(&self) -> u64 {
+        self.writer.as_ref().map_or(0, Writer::bytes_written)
+    }
+
+    pub(super) fn poll_device(&self) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if !self.in_flight.is_empty() && !self.lost.load(Ordering::Acquire) {
+            // Drives map callbacks natively; never blocks.
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+    }
+
+    // ---- hooks used by the graph-pass bracket and the profiled passes ----
+
+    #[inline]
+    pub(crate) fn frame_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// The first frame's notes on providers that cannot answer in this session.
+    pub(super) fn write_provider_notes(&mut self, frame_number: u64) -> Result<(), RecordError> {
+        let Some(notes) = self.providers.as_mut().map(Providers::take_notes) else { return Ok(()) };
+        for text in notes {
+            if self.write_error.is_some() {
+                break;
+            }
+            if let Err(error) = self.note(frame_number, text) {
+                return Err(self.failed(error));
+            }
+        }
+        Ok(())
+    }
+
+    /// Logs `message` and writes it as a NOTE on `frame_number`, the first time `warning`
+    /// is raised; the dropped spans themselves are counted on every frame.
+    pub(super) fn warn_once(
+        &mut self,
+        warning: Warning,
+        frame_number: u64,
+        message: String,
+    ) -> Result<(), RecordError> {
+        if std::mem::replace(&mut self.warned[warning as usize], true) {
+            return Ok(());
+        }
+        log::warn!("{message}");
+        self.warnings.push(message.clone());
+        if self.write_error.is_some() {
+            return Ok(());
+        }
+        self.note(frame_number, message).map_err(|error| self.failed(error))
+    }
+
+    pub(super) fn failed(&mut self, error: RecordError) -> RecordError {
+        log::error!("sgpt-recorder: {error}; the capture stays readable up to its last whole record");
+        self.write_error.get_or_insert(error).clone()
+    }
+
+    pub(super) fn note(&mut self, frame_number: u64, text: String) -> Result<(), RecordError> {
+        let Some(writer) = self.writer.as_mut() else { return Err(RecordError::NotStarted) };
+        writer.note(&Note { frame_number, text }).map_err(RecordError::from)
+    }
+
+    /// Says once per label, at Workload and up, that a pass timed through a
+    /// [`crate::PassTimer`] has no recorded commands: absent, not zero.
+    pub(crate) fn timed_only(&mut self, label: &str) {
+        if self.level < Level::Workload || self.timed_only_noted.iter().any(|known| known == label) {
+            return;
+        }
+        self.timed_only_noted.push(label.to_owned());
+        let Some(open) = self.open.as_ref() else { return };
+        let frame_number = open.frame.frame_number;
+        let text = format!(
+            "sgpt-recorder: GPU pass {label:?} is begun by the application and timed through a PassTimer: its time is recorded, its commands (draws, dispatches, pipelines) are not"
+        );
+        if self.write_error.is_none()
+            && let Err(error) = self.note(frame_number, text)
+        {
+            self.failed(error);
+        }
+    }
+
+    /// Writes whatever can be written; `true` once nothing is left in flight.
+    pub(super) fn drain(&mut self) -> bool {
+        self.collect(cfg!(not(target_arch = "wasm32")))
+    }
+
+    /// Writes what is left and closes the capture; the session's warnings, including any
+    /// raised here, go to `warnings`.
+    pub(super) fn finish(
+        mut self: Box<Self>,
+        reason: StopReason,
+        warnings: &mut Vec<String>,
+    ) -> Result<(CaptureSummary, Box<dyn CaptureSink>), RecordError> {
+        let result = self.close(reason);
+        *warnings = std::mem::take(&mut self.warnings);
+        result
+    }
+
+    pub(super) fn close(&mut self, reason: StopReason) -> Result<(CaptureSummary, Box<dyn CaptureSink>), RecordError> {
+        self.collect(false);
+        // Anything still in flight (a lost device) is written without its timestamps.
+        while let Some(mut pending) = self.in_flight.pop_front() {
+            pending.mapping = true;
+            pending.set = None;
+            self.complete(&mut pending);
+        }
+        let reason = if self.lost.load(Ordering::Acquire) { StopReason::DeviceLost } else { reason };
+        // Known only now: a provider that never answered in any frame. Frame 0 is the first.
+        if self.frames_written > 0
+            && self.write_error.is_none()
+            && let Some(text) = self.providers.as_ref().and_then(Providers::closing_note)
+            && let Err(error) = self.note(0, text)
+        {
+            self.failed(error);
+        }
+        for record in std::mem::take(&mut self.memory_records) {
+            if self.write_error.is_some() {
+                break;
+            }
+            if let Some(Err(error)) = self.writer.as_mut().map(|writer| writer.memory(&record)) {
+                self.failed(error.into());
+            }
+        }
+        let writer = self.writer.take().ok_or(RecordError::NotStarted)?;
+        let bytes_written = writer.bytes_written();
+        let summary = CaptureSummary {
+            level: self.level,
+            frames: self.frames_written,
+            bytes_written,
+            dropped_spans: self.dropped_total,
+            reason,
+        };
+        if let Some(error) = self.write_error.take() {
+            return Err(error);
+        }
+        let sink = writer.finish().map_err(RecordError::from)?;
+        let bytes_written = sink.0.snapshot().map_or(bytes_written, |bytes| bytes.len() as u64);
+        Ok((CaptureSummary { bytes_written, ..summary }, sink.0))
+    }
+}
+
+/// A frame between `begin_frame` and the write of its record.
+#[derive(Debug, Default)]
+pub(super) struct PendingFrame {
+    pub(super) frame: Frame,
+    /// The timer set holding this frame's queries and readback.
+    pub(super) set: Option<usize>,
+    /// Per span, the encoder that writes its queries and whether it resolved them.
+    pub(super) slots: Vec<SpanSlot>,
+    pub(super) mapping: bool,
+    pub(super) indirect: Vec<IndirectCopy>,
+}
+
+/// Spans a frame's readback refused, by why.
+#[derive(Debug, Default)]
+pub(super) struct Refused {
+    pub(super) stale: u32,
+    pub(super) unwritten: u32,
+}
+
+/// Where a span's queries are written, and whether that encoder resolved them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SpanSlot {
+    pub(super) encoder: EncoderKey,
+    pub(super) resolved: bool,
+}
+
+/// A command encoder's identity for the frame, from wgpu's own identity of the encoder.
+pub(crate) type EncoderKey = u64;
+
+/// The key of `encoder`: wgpu compares and hashes encoders by identity.
+#[inline]
+pub(crate) fn encoder_key(encoder: &wgpu::CommandEncoder) -> EncoderKey {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    encoder.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[derive(Debug)]
+pub(super) struct IndirectCopy {
+    /// The encoder whose pass made the indirect call; the copy is recorded there.
+    pub(super) encoder: EncoderKey,
+    pub(super) resolved: bool,
+    pub(super) command: u32,
+    pub(super) buffer: wgpu::Buffer,
+    pub(super) offset: u64,
+    /// 12 (dispatch), 16 (draw) or 20 (indexed draw) bytes of arguments.
+    pub(super) len: u64,
+}
+
+impl Active {
+    pub(super) fn begin_frame(&mut self) -> Result<(), RecordError> {
+        if let Some(open) = &self.open {
+            return Err(RecordError::FrameAlreadyOpen(open.frame.frame_number));
+        }
+        let started = self.clock.now_ns();
+        self.collect(false);
+        let mut pending = self.spare.pop().unwrap_or_default();
+        pending.set = self.pool.as_mut().and_then(TimerPool::acquire);
+        pending.slots.clear();
+        pending.mapping = false;
+        pending.indirect.clear();
+        let frame = &mut pending.frame;
+        frame.frame_number = self.next_frame_number;
+        frame.spans.clear();
+        frame.cpu = sgpt_format::CpuTimes { begin_ns: started, ..Default::default() };
+        frame.cpu_spans.clear();
+        frame.culled.clear();
+        frame.dropped_spans = 0;
+        frame.commands.clear();
+        frame.bindings.clear();
+        frame.counters.clear();
+        self.next_frame_number += 1;
+        self.structure.begin_frame();
+        frame.recorder_cost_ns = self.clock.now_ns() - started;
+        self.open = Some(pending);
+        Ok(())
+    }
+
+    pub(super) fn resolve_queries(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<(), RecordError> {
+        let started = self.clock.now_ns();
+        let Some(pending) = self.open.as_mut() else { return Err(RecordError::NoFrameOpen) };
+        pending.frame.cpu.end_ns = started;
+        let key = encoder_key(encoder);
+        if let (Some(pool), Some(set)) = (&self.pool, pending.set) {
+            let set = &pool.sets[set];
+            // One resolve per run of consecutive slots this encoder wrote and has not resolved.
+            let mine = |slot: &SpanSlot| slot.encoder == key && !slot.resolved;
+            let mut at = 0;
+            while let Some(start) = pending.slots[at..].iter().position(mine).map(|i| at + i) {
+                let end = pending.slots[start..]
+                    .iter()
+                    .position(|slot| !mine(slot))
+                    .map_or(pending.slots.len(), |i| start + i);
+                set.resolve(encoder, start as u32 * 2..end as u32 * 2);
+                for slot in &mut pending.slots[start..end] {
+                    slot.resolved = true;
+                }
+                at = end;
+            }
+            for (slot, copy) in pending.indirect.iter_mut().enumerate() {
+                if copy.encoder == key && !copy.resolved {
+                    set.copy_indirect(encoder, slot as u32, &copy.buffer, copy.offset, copy.len);
+                    copy.resolved = true;
+                }
+            }
+        }
+        pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
+        Ok(())
+    }
+
+    pub(super) fn end_frame(&mut self) -> Result<(), RecordError> {
+        let started = self.clock.now_ns();
+        let Some(mut pending) = self.open.take() else { return Err(RecordError::NoFrameOpen) };
+        pending.frame.cpu.submit_ns = Some(started);
+        if pending.frame.cpu.end_ns == 0 {
+            pending.frame.cpu.end_ns = started;
+        }
+        // A slot its encoder never resolved holds whatever an earlier frame left there:
+        // counted as dropped here, and skipped when the frame is read back.
+        let unresolved = pending.slots.iter().filter(|slot| !slot.resolved).count();
+        pending.frame.dropped_spans += unresolved as u32;
+        if unresolved == pending.slots.len() {
+            pending.frame.spans.clear();
+            pending.slots.clear();
+        }
+        let reported = if unresolved > 0 {
+            let message = format!(
+                "sgpt-recorder: frame {}: {unresolved} GPU span(s) were never resolved on the encoder that began their pass and have no timestamps; they are dropped and counted in dropped_spans (call resolve_queries on every encoder, after its last pass, before finish())",
+                pending.frame.frame_number
+            );
+            self.warn_once(Warning::Unresolved, pending.frame.frame_number, message)
+        } else {
+            Ok(())
+        };
+        if let Some(gauges) = &self.gauges {
+            // Sampled once the frame's CPU work is done: the frame's own allocations count.
+            gauges.sample(&mut pending.frame.counters);
+        }
+        if let Some(providers) = self.providers.as_mut() {
+            providers.sample(&mut pending.frame.counters);
+        }
+        let written = reported
+            .and_then(|()| self.write_structure())
+            .and_then(|()| self.write_provider_notes(pending.frame.frame_number));
+        pending.frame.topology = self.structure.id();
+        if let (Some(pool), Some(set)) = (self.pool.as_mut(), pending.set) {
+            let queries = pending.frame.spans.len() as u64 * 2;
+            let indirect = pending.indirect.iter().any(|copy| copy.resolved);
+            if queries > 0 || indirect {
+                let len = if !indirect {
+                    queries * QUERY_BYTES
+                } else {
+                    pool.sets[set].indirect_base + pending.indirect.len() as u64 * INDIRECT_SLOT_BYTES
+                };
+                pool.sets[set].map(len);
+                pending.mapping = true;
+            } else {
+                pool.release(set);
+                pending.set = None;
+            }
+        }
+        pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
+        self.in_flight.push_back(pending);
+        self.frames_ended += 1;
+        self.poll_device();
+        self.collect(false);
+        written
+    }
+
+    /// Writes every frame whose readback landed, in order. With `wait`, blocks natively
+    /// until all have. Returns whether no frame is left in flight.
+    pub(super) fn collect(&mut self, wait: bool) -> bool {
+        loop {
+            let lost = self.lost.load(Ordering::Acquire);
+            let Some(front) = self.in_flight.front() else { return true };
+            if front.mapping && !lost {
+                let set = front.set.and_then(|set| self.pool.as_ref().map(|pool| &pool.sets[set]));
+                if set.is_some_and(|set| set.poll_mapped().is_none()) {
+                    #[cfg(not(target_arch = "wasm32"))]
+                    if wait {
+                        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+                        continue;
+                    }
+                    let _ = wait;
+                    return false;
+                }
+            }
+            let Some(mut pending) = self.in_flight.pop_front() else { return true };
+            self.complete(&mut pending);
+            self.spare.push(pending);
+        }
+    }
+
+    /// Reads a frame's timestamps and indirect arguments back and writes its record.
+    pub(super) fn complete(&mut self, pending: &mut PendingFrame) {
+        let started = self.clock.now_ns();
+        let mut read_ok = false;
+        let mut refused = Refused::default();
+        if let (Some(pool), Some(set)) = (self.pool.as_mut(), pending.set.take()) {
+            let timer = &mut pool.sets[set];
+            let period = f64::from(self.period);
+            let base = timer.indirect_base as usize;
+            let frame = &mut pending.frame;
+            let indirect = &pending.indirect;
+            let slots = &pending.slots;
+            // Moved out for the read (no allocation): the closure borrows the set's buffer.
+            let mut guard = std::mem::take(&mut timer.guard);
+            timer.read(|bytes| {
+                read_ok = true;
+                let mut kept = 0;
+                // Unresolved slots were counted at end_frame and are never read.
+                for (slot, _) in slots.iter().enumerate().filter(|(_, slot)| slot.resolved) {
+                    let begin = word_u64(bytes, slot * 16);
+                    let end = word_u64(bytes, slot * 16 + 8);
+                    match guard.check(slot, begin, end) {
+                        Ok(()) => {
+                            let mut span = frame.spans[slot];
+                            span.begin_ns = ticks_to_ns(begin, period);
+                            span.end_ns = ticks_to_ns(end, period);
+                            frame.spans[kept] = span;
+                            kept += 1;
+                        }
+                        Err(Refusal::Stale) => refused.stale += 1,
+                        Err(Refusal::Unwritten) => refused.unwritten += 1,
+                    }
+                }
+                frame.spans.truncate(kept);
+                guard.frame_read();
+                for (slot, copy) in indirect.iter().enumerate().filter(|(_, copy)| copy.resolved) {
+                    let at = base + slot * INDIRECT_SLOT_BYTES as usize;
+                    let word = |i: usize| word_u32(bytes, at + 4 * i);
+                    if let Some(command) = frame.commands.get_mut(copy.command as usize) {
+                        match &mut command.op {
+                            Op::DispatchIndirect { resolved, .. } => *resolved = Some([word(0), word(1), word(2)]),
+                            Op::DrawIndirect { resolved, .. } => *resolved = Some([word(0), word(1)]),
+                            _ => {}
+                        }
+                    }
+                }
+            });
+            pool.sets[set].guard = guard;
+            pool.release(set);
+            if pending.mapping {
+                pending.frame.cpu.readback_ns = Some(started);
+            }
+        }
+        if pending.mapping && !read_ok {
+            // The readback failed (a lost device): these spans have no timestamps. The
+            // unresolved ones were counted at end_frame.
+            pending.frame.dropped_spans += pending.slots.iter().filter(|slot| slot.resolved).count() as u32;
+            pending.frame.spans.clear();
+        }
+        pending.indirect.clear();
+        let refused_total = refused.stale + refused.unwritten;
+        if refused_total > 0 {
+            pending.frame.dropped_spans += refused_total;
+            let message = format!(
+                "sgpt-recorder: frame {}: {refused_total} GPU span(s) read back values their passes did not write ({} from an earlier frame, {} never written): they were resolved on a command buffer the queue ran before the passes' own; they are dropped and counted in dropped_spans (resolve on each encoder, or on one submitted after all of them)",
+                pending.frame.frame_number, refused.stale, refused.unwritten
+            );
+            // A failed NOTE is already the session's write error; the frame is still written.
+            let _ = self.warn_once(Warning::Refused, pending.frame.frame_number, message);
+        }
+        self.dropped_total += u64::from(pending.frame.dropped_spans);
+        pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
+        self.write_frame(&pending.frame);
+    }
+
+    pub(super) fn write_frame(&mut self, frame: &Frame) {
+        if self.write_error.is_some() {
+            return;
+        }
+        let Some(writer) = self.writer.as_mut() else { return };
+        let before = writer.bytes_written();
+        if let Err(error) = writer.frame(frame) {
+            self.failed(error.into());
+            return;
+        }
+        self.frames_written += 1;
+        let total = writer.bytes_written();
+        if total > self.byte_budget && !self.budget_warned {
+            self.budget_warned = true;
+            let elapsed_s = (self.clock.now_ns() as f64 / 1e9).max(1e-9);
+            let message = format!(
+                "sgpt-recorder: the capture passed its byte budget of {} bytes at frame {}: level {} writes {:.0} bytes/frame, {:.0} bytes/s; recording goes on, nothing is truncated",
+                self.byte_budget,
+                frame.frame_number,
+                self.level,
+                total as f64 / self.frames_written as f64,
+                total as f64 / elapsed_s,
+            );
+            log::warn!("{message}");
+            let _ = writer.note(&Note { frame_number: frame.frame_number, text: message.clone() });
+            self.warnings.push(message);
+        }
+        if let Some(callback) = self.on_bytes.as_mut() {
+            callback(BytesWritten {
+                frame_number: frame.frame_number,
+                frame_bytes: total - before,
+                total_bytes: total,
+            });
+        }
+    }
+
+    pub(super) fn claim_span(&mut self, pass: u32, kind: SpanKind, encoder: EncoderKey) -> Option<u32> {
+        if !self.capabilities.timestamps {
+            return None;
+        }
+        let open = self.open.as_mut()?;
+        let set = open.set.and_then(|set| self.pool.as_ref().map(|pool| &pool.sets[set]));
+        let spans = open.frame.spans.len() as u32;
+        match set {
+            Some(set) if spans < self.max_spans => {
+                open.frame.spans.push(Span { pass, kind, query_set: set.id, begin_ns: 0, end_ns: 0 });
+                open.slots.push(SpanSlot { encoder, resolved: false });
+                Some(spans * 2)
+            }
+            _ => {
+                open.frame.dropped_spans += 1;
+                None
+            }
+        }
+    }
+
+    /// The open frame's query set.
+    pub(crate) fn query_set(&self) -> Option<&wgpu::QuerySet> {
+        let set = self.open.as_ref()?.set?;
+        self.pool.as_ref()?.sets[set].query_set.as_ref()
+    }
+
+    #[inline]
+    pub(crate) fn record(&mut self, gpu_pass: u32, pipeline: Option<u32>, op: Op, groups: &[Option<u32>]) -> u32 {
+        let Some(open) = self.open.as_mut() else { return 0 };
+        let command = open.frame.commands.len() as u32;
+        open.frame.commands.push(Command { gpu_pass, pipeline, op });
+        if self.level >= Level::Verbose {
+            for (group, bind_group) in groups.iter().enumerate() {
+                if let Some(bind_group) = *bind_group {
+                    open.frame.bindings.push(Binding { command, group: group as u32, bind_group });
+                }
+            }
+        }
+        command
+    }
+
+    /// At `Verbose`, schedules the read-back of an indirect call's arguments.
+    pub(crate) fn resolve_indirect(
+        &mut self,
+        encoder: EncoderKey,
+        command: u32,
+        buffer: &wgpu::Buffer,
+        offset: u64,
+        len: u64,
+    ) {
+        let Some(open) = self.open.as_mut() else { return };
+        let Some(pool) = self.pool.as_ref() else { return };
+        // Reading needs COPY_SRC on the application's buffer; without it the count stays
+        // *encoded* only.
+        if open.set.is_none()
+            || open.indirect.len() as u32 >= pool.indirect_slots
+            || !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC)
+        {
+            return;
+        }
+        open.indirect.push(IndirectCopy { encoder, resolved: false, command, buffer: buffer.clone(), offset, len });
+    }
+}
+
+fn ticks_to_ns(ticks: u64, period: f64) -> u64 {
+    // Period 1.0 (lavapipe, Chromium) is exact; f64 keeps sub-ns error elsewhere.
+    (ticks as f64 * period).round() as u64
+}
+
+fn word_u64(bytes: &[u8], at: usize) -> u64 {
+    bytes.get(at..at + 8).map_or(0, |word| u64::from_le_bytes(word.try_into().unwrap_or_default()))
+}
+
+fn word_u32(bytes: &[u8], at: usize) -> u32 {
+    bytes.get(at..at + 4).map_or(0, |word| u32::from_le_bytes(word.try_into().unwrap_or_default()))
+}
+
+/// The structure tracker's face to the brackets and passes.
+impl Active {
+    /// Writes a TOPO record if the frame's structure changed, and pending declarations.
+    fn write_structure(&mut self) -> Result<(), RecordError> {
+        let Some(writer) = self.writer.as_mut().filter(|_| self.write_error.is_none()) else {
+            self.structure.end_frame();
+            return Ok(());
+        };
+        if let Some(topology) = self.structure.end_frame() {
+            match writer.topology(topology) {
+                Ok(id) => self.structure.written(id),
+                Err(error) => return Err(self.failed(error.into())),
+            }
+        }
+        if !self.registry.pending.is_empty() {
+            if self.level >= Level::Workload
+                && let Err(error) = writer.declare(&self.registry.pending)
+            {
+                return Err(self.failed(error.into()));
+            }
+            self.registry.pending.clear();
+        }
+        Ok(())
+    }
+
+    /// Takes in the graph's structure for this frame (level `Structure` and up).
+    pub(crate) fn set_graph(&mut self, graph: &Topology, culled: &[bool]) {
+        if self.level < Level::Structure {
+            return;
+        }
+        let resources = self.structure.set_graph(graph);
+        if let Some(providers) = self.providers.as_mut() {
+            providers.graph(&self.structure.topology().resources, resources);
+        }
+        if let Some(open) = self.open.as_mut() {
+            open.frame.culled.clear();
+            open.frame.culled.extend_from_slice(culled);
+        }
+    }
+
+    pub(crate) fn graph_pass_named(&mut self, name: &str) -> u32 {
+        self.structure.graph_pass_named(name)
+    }
+
+    pub(crate) fn check_graph_pass_name(&self, graph_pass: u32, name: &str) -> Result<(), RecordError> {
+        self.structure.check_graph_pass_name(graph_pass, name)
+    }
+
+    pub(crate) fn enter_graph_pass(&mut self, graph_pass: u32, name: &str) {
+        self.structure.enter_graph_pass(graph_pass, name);
+    }
+
+    /// Registers a GPU pass (or marker region) and claims its span's two queries.
+    /// Returns the pass index and the first query index, if a slot was free.
+    pub(crate) fn begin_gpu_pass(
+        &mut self,
+        kind: GpuPassKind,
+        label: Option<&str>,
+        parent: Option<u32>,
+        attachments: &[AttachmentInfo],
+        timed: bool,
+        encoder: EncoderKey,
+    ) -> (u32, Option<u32>) {
+        let index = self.structure.register_gpu_pass(kind, label, parent, attachments);
+        let span_kind = if kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
+        let query = if timed { self.claim_span(index, span_kind, encoder) } else { None };
+        (index, query)
+    }
+}
