@@ -2,7 +2,9 @@
 //!
 //! A line that exists only for the recorder ends with `// [sgpt +]`; a line that the same
 //! program without the recorder would write otherwise ends with `// [sgpt ~]` (one line
-//! added, one removed). The count is what a diff against the plain program would show.
+//! added, one removed). A marker alone on its line marks the line above it: rustfmt moves a
+//! comment that followed an opening brace there. Code lines are counted, not comments. The
+//! count is what a diff against the plain program would show.
 
 /// Lines added and removed against the same program without the recorder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +22,7 @@ impl std::fmt::Display for IntegrationLines {
 /// Counts the marked lines of `sources`.
 #[must_use]
 pub fn integration_lines(sources: &[&str]) -> IntegrationLines {
+    // Ends of lines only: a doc comment that names the markers mid-line is not one.
     let lines = || sources.iter().flat_map(|source| source.lines()).map(str::trim_end);
     let only = lines().filter(|line| line.ends_with("// [sgpt +]")).count();
     let changed = lines().filter(|line| line.ends_with("// [sgpt ~]")).count();
@@ -32,7 +35,7 @@ mod tests {
 
     #[test]
     fn a_changed_line_counts_once_each_way_and_an_added_one_once() {
-        let source = "a(); // [sgpt +]\nb(); // [sgpt ~]\nc();\nd(); // [sgpt +]\n";
+        let source = "a(); // [sgpt +]\nb(); // [sgpt ~]\nc();\nif d() {\n    // [sgpt +]\n}\n";
         assert_eq!(integration_lines(&[source, "e(); // [sgpt ~]"]), IntegrationLines { added: 4, removed: 2 });
     }
 }
