@@ -4,10 +4,10 @@
 
 use sgpt_example_boids::{BOIDS, Boids, WORKGROUP_SIZE};
 use sgpt_example_support::{
-    assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_no_stale_spans, gpu_or_skip,
-    integration_lines, open, passes_of,
+    assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_frames_follow_each_other,
+    assert_no_stale_spans, gpu_or_skip, integration_lines, open, passes_of,
 };
-use sgpt_format::{GpuPassKind, Op};
+use sgpt_format::{Attachment, AttachmentRole, GpuPassKind, LoadOp, Op, StoreOp};
 use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
 
 /// Few frames: lavapipe runs the simulation on the CPU.
@@ -50,6 +50,15 @@ fn each_frame_records_one_dispatch_and_one_instanced_draw_in_its_own_graph_pass(
             "frame {}",
             frame.frame_number
         );
+        let topology = capture.topology(frame.topology).expect("the frame's topology");
+        let target = Attachment {
+            role: AttachmentRole::Color,
+            format: "rgba8unorm".to_owned(),
+            load: LoadOp::Clear,
+            store: StoreOp::Store,
+            stencil: None,
+        };
+        assert_eq!(topology.gpu_passes[3].attachments, [target], "frame {}", frame.frame_number);
         let commands: Vec<_> = frame.commands.iter().map(|command| (command.gpu_pass, command.op)).collect();
         assert_eq!(commands, [(1, dispatch), (3, draw)], "frame {}", frame.frame_number);
         assert_eq!(frame.commands[0].pipeline, Some(simulate.id));
@@ -58,6 +67,7 @@ fn each_frame_records_one_dispatch_and_one_instanced_draw_in_its_own_graph_pass(
         assert_eq!(assert_encoder_spans_contain_their_passes(&capture, frame), 2);
     }
     assert_no_stale_spans(&frames);
+    assert_frames_follow_each_other(&frames);
 }
 
 #[test]

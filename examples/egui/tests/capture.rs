@@ -5,8 +5,8 @@
 
 use sgpt_example_egui::{PASS_LABEL, Panel};
 use sgpt_example_support::{
-    assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_no_stale_spans, gpu_or_skip,
-    integration_lines, open, passes_of,
+    assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_frames_follow_each_other,
+    assert_no_stale_spans, gpu_or_skip, integration_lines, open, passes_of,
 };
 use sgpt_format::GpuPassKind;
 use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
@@ -51,6 +51,7 @@ fn the_pass_egui_draws_in_is_timed_in_every_frame_and_its_untracked_draws_are_no
         assert_eq!(assert_encoder_spans_contain_their_passes(&capture, frame), 1);
     }
     assert_no_stale_spans(&frames);
+    assert_frames_follow_each_other(&frames);
     // Once, on the first frame: the pass's draws are missing, not zero.
     let notes: Vec<_> = capture.notes().iter().filter(|note| note.text.contains(&format!("{PASS_LABEL:?}"))).collect();
     assert_eq!(notes.len(), 1, "{:?}", capture.notes());

@@ -5,8 +5,8 @@
 
 use sgpt_example_multi_encoder::{POINTS, Submits, WORKGROUP_SIZE, Wave};
 use sgpt_example_support::{
-    Gpu, assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_no_stale_spans, gpu_or_skip,
-    integration_lines, open, passes_of,
+    Gpu, assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_frames_follow_each_other,
+    assert_no_stale_spans, gpu_or_skip, integration_lines, open, passes_of,
 };
 use sgpt_format::{GpuPassKind, Op};
 use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
@@ -56,6 +56,7 @@ fn record_and_check(gpu: &Gpu, submits: Submits) {
         assert_eq!(assert_encoder_spans_contain_their_passes(&capture, frame), 2);
     }
     assert_no_stale_spans(&frames);
+    assert_frames_follow_each_other(&frames);
 }
 
 #[test]

@@ -77,6 +77,30 @@ pub fn assert_no_stale_spans(frames: &[Frame]) {
     }
 }
 
+/// Asserts that frames ran in the order they were submitted on the one queue: each frame's
+/// earliest span begins no earlier than the previous frame's latest span ended, whichever
+/// query sets they came from. Stronger than [`assert_no_stale_spans`], which compares a set
+/// only with its own last use; it holds where every set reads the same device clock, as on
+/// Vulkan (lavapipe).
+///
+/// # Panics
+/// On the first frame that begins before the one before it ended.
+pub fn assert_frames_follow_each_other(frames: &[Frame]) {
+    let mut previous: Option<(u64, u64)> = None;
+    for frame in frames {
+        let Some(begin) = frame.spans.iter().map(|span| span.begin_ns).min() else { continue };
+        let end = frame.spans.iter().map(|span| span.end_ns).max().unwrap_or(begin);
+        if let Some((number, previous_end)) = previous {
+            assert!(
+                begin >= previous_end,
+                "frame {} begins at {begin}, before frame {number} ended at {previous_end}",
+                frame.frame_number
+            );
+        }
+        previous = Some((frame.frame_number, end));
+    }
+}
+
 /// Asserts that each GPU pass begun in a graph pass lies inside that bracket's span of kind
 /// `encoder` (the nearest one before it of the same graph pass), on the same query set.
 /// Returns how many passes were checked, so a caller can tell it checked something.

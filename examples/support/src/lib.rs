@@ -7,7 +7,8 @@ mod device;
 mod integration_lines;
 
 pub use capture_checks::{
-    assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_no_stale_spans, open, passes_of,
+    assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_frames_follow_each_other,
+    assert_no_stale_spans, open, passes_of,
 };
 pub use device::{DeviceError, Gpu, device, gpu_or_skip};
 pub use integration_lines::{IntegrationLines, integration_lines};
