@@ -3,7 +3,7 @@
 //!
 //! - CPU cost per GPU pass at each level, and wgpu-profiler's per scope;
 //! - demo frame time with the session off and at `Workload`, as a ratio;
-//! - seed 000 §8 M0, measured on the demo: distinct topologies over 600 frames, GPU
+//! - the structure figures, measured on the demo: distinct topologies over 600 frames, GPU
 //!   passes per frame, bytes per frame at each level.
 //!
 //! `cargo bench -p sgpt-demo --bench recorder`. Figures, not assertions: timing belongs in benches.
@@ -216,7 +216,7 @@ mod bench {
     }
 
     fn m0(gpu: &Gpu) {
-        println!("\n== Seed 000 §8 M0, measured on the demo (600 frames, default scale)");
+        println!("\n== Structure, measured on the demo (600 frames, default scale)");
         for level in Level::ALL {
             let mut scene = Scene::new(&gpu.device, &gpu.queue, SceneOptions::default()).expect("scene");
             let sink = MemorySink::new();

@@ -129,7 +129,7 @@ pub fn grand_total(report: &StatsReport) -> u64 {
     report.passes.iter().fold(0u64, |sum, pass| sum.saturating_add(pass.total_ns))
 }
 
-/// The sentence that always stands above the table (seed 000 §2.1, §7.3).
+/// The sentence that always stands above the table (docs/ARCHITECTURE.md: timestamps as reported, never invented precision).
 #[must_use]
 pub fn honesty_note(report: &StatsReport) -> String {
     format!(

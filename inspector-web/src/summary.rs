@@ -1,13 +1,13 @@
 //! What the page says about a capture: the numbers and rows, computed without a browser.
 //!
 //! This is the only module that reads `sgpt_format`. The web layer renders the plain data
-//! built here, so what the page shows is tested natively (STYLE.md: "what runs where").
+//! built here, so what the page shows is tested natively, without a browser.
 
 use sgpt_format::{Capture, Defect, OpenError};
 
 /// At most this many rows of a table, and GPU pass labels in the pass table, reach the
 /// page. A hostile capture may declare millions of passes or defects; the tab must not
-/// drown in DOM nodes (DESIGN.md: a hostile file cannot exhaust the tab).
+/// drown in DOM nodes (a hostile file must not exhaust the tab).
 pub const MAX_ROWS: usize = 1000;
 
 /// Strings from a capture are clipped to this many characters for display, for the same
@@ -35,7 +35,7 @@ pub struct Summary {
     pub closed: bool,
     /// The level's name, or `None` when the capture has no readable META.
     pub level: Option<&'static str>,
-    /// `Verbose` perturbs what it measures, so the page warns (DESIGN.md: honesty).
+    /// `Verbose` perturbs what it measures, so the page warns.
     pub verbose: bool,
     /// `None` when the capture has no readable META.
     pub adapter: Option<Adapter>,
@@ -117,8 +117,8 @@ impl PassTable {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassRow {
     pub graph_pass: Option<String>,
-    /// GPU pass labels in the order the frame opens them. Labels are not keys (seed 000
-    /// §1.4): several may repeat or be empty.
+    /// GPU pass labels in the order the frame opens them. Labels are not keys
+    /// (docs/ARCHITECTURE.md, "The recorder"): several may repeat or be empty.
     pub gpu_passes: Vec<String>,
 }
 

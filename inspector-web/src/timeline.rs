@@ -1,7 +1,7 @@
 //! The timeline of one frame: GPU spans nested scope → graph pass → GPU pass → sub-pass,
 //! one lane per query set, and a CPU track above on its own clock.
 //!
-//! The CPU and GPU clocks are never merged (seed 000 §2.3): the CPU track is anchored
+//! The CPU and GPU clocks are never merged (docs/ARCHITECTURE.md, "The container"): the CPU track is anchored
 //! at submit to the frame's first GPU timestamp, and the page labels that alignment as
 //! nominal. Layout, zoom/pan and hit testing live here and are tested natively.
 

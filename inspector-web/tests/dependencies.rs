@@ -1,4 +1,4 @@
-//! The container is the only interface between recorder and inspector (DESIGN.md, rule 1):
+//! The container is the only interface between recorder and inspector (docs/ARCHITECTURE.md, "Crates"):
 //! the inspector must never depend on wgpu or the recorder, on any target.
 
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Capture strings are untrusted (DESIGN.md: security): they reach the DOM as text only.
+//! Capture strings are untrusted: they reach the DOM as text only.
 //! This fails when an HTML-parsing DOM API appears anywhere in the inspector's source.
 
 use std::path::Path;

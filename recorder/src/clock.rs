@@ -2,7 +2,7 @@
 //!
 //! `web-time` is `std::time::Instant` natively and the page's high-resolution clock on
 //! wasm32, so this file never names the browser API (only `timing/browser.rs` does).
-//! CPU times stay on this clock and are never placed on the GPU's axis (seed 000 §2.3).
+//! CPU times stay on this clock and are never placed on the GPU's axis: the two clocks are never merged.
 
 use web_time::Instant;
 

@@ -1,4 +1,4 @@
-//! Misuse and failure are values, never panics (STYLE.md: one enum per operation,
+//! Misuse and failure are values, never panics (one enum per operation,
 //! `PartialEq` so tests can compare them).
 
 /// Why [`crate::ProfileSession::start`] refused.

@@ -1,5 +1,5 @@
-//! Declared footprints, computed at record time from `wgpu::TextureFormat` block info
-//! (seed 000 §3.3). Declared, not allocated: a pooled allocator may serve a larger block.
+//! Declared footprints, computed at record time from `wgpu::TextureFormat` block info.
+//! Declared, not allocated: a pooled allocator may serve a larger block.
 
 use sgpt_format::{ResourceDesc, TextureDimension};
 

@@ -1,4 +1,4 @@
-//! A small frame graph for applications that have none (seed 000 §1.3, §1.4).
+//! A small frame graph for applications that have none.
 //!
 //! Each frame: [`FrameGraph::reset`], declare passes and the resource versions they
 //! create, read and write, [`FrameGraph::compile`] (culling, reference counts,
@@ -8,7 +8,7 @@
 //! declarations allocates nothing: every list here keeps its capacity across frames.
 //!
 //! The graph describes resources; it does not allocate them. Texture footprints are
-//! computed from the descriptors (declared bytes, seed 000 §3.3).
+//! computed from the descriptors (declared bytes).
 
 use std::ops::Range;
 
@@ -40,7 +40,7 @@ pub struct PassEvent<'a> {
 }
 
 /// Observes graph-pass boundaries during [`FrameGraph::execute`]. Any number may listen;
-/// adding one never replaces another (seed 000 §6.2, hook 1).
+/// adding one never replaces another.
 pub trait PassListener: wgpu::WasmNotSend {
     fn pass_begin(&mut self, pass: PassEvent<'_>);
     fn pass_end(&mut self, pass: PassEvent<'_>);

@@ -67,7 +67,7 @@
 //!
 //! Timestamps are stored as the device reported them. Browsers quantize WebGPU
 //! timestamps (Chrome to 100 µs unless `chrome://flags/#enable-webgpu-developer-features`
-//! is on): the recorder neither measures nor corrects that (seed 000 §2.1). Read a
+//! is on): the recorder neither measures nor corrects that. Read a
 //! coarse capture across frames, not frame by frame.
 
 mod clock;

@@ -1,6 +1,6 @@
-//! META: the context a shared capture needs to mean anything (seed 000 §3.5).
+//! META: the context a shared capture needs to mean anything.
 //!
-//! Deliberately absent: anything about timestamp quantization (seed 000 §2.1). Browsers
+//! Deliberately absent: anything about timestamp quantization (docs/ARCHITECTURE.md). Browsers
 //! quantize WebGPU timestamps (Chrome to 100 µs unless
 //! `chrome://flags/#enable-webgpu-developer-features` is on); the capture stores what the
 //! device reported, and the inspector says so. Nothing here measures or corrects it.
@@ -15,7 +15,7 @@ use crate::clock::unix_now_ns;
 pub(crate) struct Capabilities {
     pub(crate) timestamps: bool,
     /// Timestamps written inside passes: native only. wgpu's WebGPU backend panics on
-    /// `write_timestamp` (TOOLCHAIN.md), so it is never used there.
+    /// `write_timestamp`, so it is never used there.
     pub(crate) inside_passes: bool,
     /// Timestamps written on the encoder between passes: native only, like inside passes.
     /// Each graph-pass bracket is then timed as a whole, copies and clears included.

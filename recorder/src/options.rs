@@ -1,4 +1,4 @@
-//! Session settings: a plain struct with `Default` and `validate()` (STYLE.md).
+//! Session settings: a plain struct with `Default` and `validate()`.
 
 use sgpt_format::{Level, NamedText, NamedValue};
 
@@ -16,7 +16,7 @@ pub struct SessionOptions {
     /// Reaching it resolves the same future `stop()` returns.
     pub frame_limit: Option<u64>,
     /// Past this many bytes the session warns once, naming the level and the observed
-    /// rate. It never truncates: full history is the point (seed 000 §5.8).
+    /// rate. It never truncates: full history is the point.
     pub byte_budget: u64,
     /// The user's note on this session, stored in META.
     pub note: String,

@@ -1,7 +1,7 @@
 //! The graph-pass bracket and the profiled pass wrappers.
 //!
 //! A [`GraphPassScope`] makes every GPU pass begun through it belong to its graph pass:
-//! labels are not keys (seed 000 §1.4). [`ProfiledComputePass`] and [`ProfiledRenderPass`]
+//! labels are not keys. [`ProfiledComputePass`] and [`ProfiledRenderPass`]
 //! deref to wgpu's passes, so no method is ever lost, and shadow the calls a capture
 //! counts. With no session every hook is one `None` check: the wrapper is the wgpu pass
 //! and an empty `Option`, nothing is allocated and no recording state is built.
@@ -407,7 +407,7 @@ fn begin_compute<'p>(
             beginning_of_pass_write_index: Some(query),
             end_of_pass_write_index: Some(query + 1),
         });
-        // The caller's descriptor is copied, never changed (seed 000 §1.2.3).
+        // The caller's descriptor is copied, never changed: the application's own timestamp writes stay its own.
         let desc = wgpu::ComputePassDescriptor {
             label: desc.label,
             timestamp_writes: if timed { writes } else { desc.timestamp_writes.clone() },

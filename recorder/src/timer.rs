@@ -1,9 +1,9 @@
-//! The timer pool: query sets cycled N-deep against frames in flight (seed 000 §1.2).
+//! The timer pool: query sets cycled N-deep against frames in flight.
 //!
 //! Every GPU object here is created once, at `start()`: nothing is created or destroyed
 //! per frame, and each frame maps one readback buffer, whatever number of passes and
 //! command encoders it used. A frame that needs more slots than its set holds has the
-//! rest refused and counted (§1.2.1); a frame that finds every set in flight gets none.
+//! rest refused and counted; a frame that finds every set in flight gets none.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicU8, Ordering};

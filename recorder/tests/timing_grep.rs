@@ -1,7 +1,7 @@
 //! One file in the workspace names the browser's timing APIs: the browser sink.
 //!
 //! The browser's timing functions are globals, not imports, so no dependency graph sees
-//! them (seed 003); this grep holds the rule instead.
+//! them; this grep holds the rule instead.
 //!
 //! Scanned: every `.rs`, `.js`, `.mjs` and `.html` file under the workspace root.
 //! Skipped: build output and installed tools (`target/`, `dist/`, `node_modules/`),

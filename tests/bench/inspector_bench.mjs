@@ -1,4 +1,4 @@
-// Inspector bench: prints figures, asserts nothing about time (DESIGN.md: performance
+// Inspector bench: prints figures, asserts nothing about time (performance
 // lives in benchmarks). Run after `cargo xtask web` and `cargo build --release -p sgpt-cli`:
 //
 //   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]

@@ -1,7 +1,7 @@
 // Memory bench in wasm: ns per alloc+free pair (64 B) for the system allocator alone, domain
 // counters only, the recorder active and the recorder with its journal full, as
 // memory/benches/memory.rs measures them natively. Prints figures, asserts nothing about time
-// (DESIGN.md: performance lives in benchmarks). `cargo xtask bench-memory-wasm` builds
+// (performance lives in benchmarks). `cargo xtask bench-memory-wasm` builds
 // memory/wasm-bench for wasm32 in release, binds it (wasm-bindgen --target web) into
 // target/memory-wasm-bench/ and runs:
 //

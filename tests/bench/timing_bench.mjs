@@ -1,7 +1,7 @@
 // Timing port bench: what one span costs at each level (two clock reads and one entry), the
 // recorder's figure beside the same work done directly from JS in the same page, under the
 // run conditions that could change the browser's own cost. Prints figures, asserts nothing
-// about time (DESIGN.md: performance lives in benchmarks). Needs a built site (`cargo xtask web`):
+// about time (performance lives in benchmarks). Needs a built site (`cargo xtask web`):
 //
 //   node tests/bench/timing_bench.mjs [--dist DIR] [--spans N] [--rounds N] [--json]
 //

@@ -2,7 +2,7 @@
 // playwright-core never downloads a browser, so the executable path is explicit.
 import { chromium } from 'playwright-core';
 
-// See ../shared/TOOLCHAIN.md: `--enable-unsafe-webgpu` is the flag that matters (without it wgpu
+// `--enable-unsafe-webgpu` is the flag that matters (without it wgpu
 // finds no adapter); `--no-sandbox` is needed when running as root; the rest keep Chromium offline
 // and quiet.
 export const CHROMIUM_ARGS = [

@@ -154,7 +154,7 @@ test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates an
   assert.equal(info.meta.adapter.backend, 'webgpu');
   assert.equal(info.meta.application, 'sgpt-demo');
   assert.equal(info.meta.timestamp_query, data.timestampQuery === 'true');
-  // SwiftShader exposes timestamp-query (TOOLCHAIN.md), so GPU spans are there.
+  // SwiftShader exposes timestamp-query, so GPU spans are there.
   assert.equal(info.meta.timestamp_query, true, 'SwiftShader WebGPU has timestamp-query');
   assert.ok(info.spans > 0, `${info.spans} spans`);
   const settings = Object.fromEntries(info.meta.settings.map(({ name, value }) => [name, value]));

@@ -1,4 +1,5 @@
-//! `cargo xtask install`: installs what is missing, idempotently, as ../shared/TOOLCHAIN.md says.
+//! `cargo xtask install`: installs what is missing, idempotently: the wasm32 target, apt packages, Trunk,
+//! wasm-bindgen-cli and the npm tools, each only when absent.
 //! Each step says what it found; only missing or mismatched tools are installed.
 
 use std::fs;
@@ -17,7 +18,8 @@ pub const TRUNK_VERSION: &str = "0.21.14";
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 /// npm binaryen; never Debian's 108, whose wasm-opt silently breaks wasm-bindgen output.
 pub const WASM_OPT_VERSION: &str = "132";
-/// The apt packages TOOLCHAIN.md names, installed together when any of them is missing.
+/// The apt packages the tests need (Chromium, its driver, Mesa's Vulkan drivers for lavapipe),
+/// installed together when any of them is missing.
 const APT_PACKAGES: [&str; 3] = ["chromium", "chromium-driver", "mesa-vulkan-drivers"];
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";

@@ -60,7 +60,7 @@ pub fn start() {
         Ok(query) => query,
         Err(error) => return dom::show_error(&error),
     };
-    // Before anything boots: boot is what the timeline most wants to show (seed 003).
+    // Before anything boots: boot is what the timeline most wants to show.
     if let Err(error) = timing::init(query.timing) {
         return dom::show_error(&format!("the timing API could not be installed: {error}"));
     }

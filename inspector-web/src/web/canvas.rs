@@ -1,5 +1,5 @@
 //! A canvas whose backing store follows its CSS size in device pixels, so lines and
-//! text are sharp on HiDPI screens (STYLE.md): sized from `devicePixelContentBoxSize`
+//! text are sharp on HiDPI screens: sized from `devicePixelContentBoxSize`
 //! where the browser reports it, else from the CSS size times `devicePixelRatio`.
 
 use std::cell::Cell;

@@ -1,5 +1,5 @@
 //! Small DOM helpers. Every string goes in as text (`set_text_content`), never as HTML:
-//! captures are untrusted (DESIGN.md: security), and `tests/text_only.rs` enforces it.
+//! captures are untrusted (docs/ARCHITECTURE.md, "The inspector"), and `tests/text_only.rs` enforces it.
 
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement};

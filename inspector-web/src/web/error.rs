@@ -1,4 +1,4 @@
-//! Thrown JS values become one typed error at the edge (STYLE.md: rerun's `re_web::Error`).
+//! Thrown JS values become one typed error at the edge, so nothing past it handles raw `JsValue`s.
 
 use wasm_bindgen::{JsCast, JsValue};
 

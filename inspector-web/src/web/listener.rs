@@ -1,5 +1,4 @@
-//! Event listeners as owned handles: registered on creation, removed on drop (STYLE.md:
-//! ruffle's `JsCallback`, egui's `WebRunner`), so no closure is leaked with `forget`.
+//! Event listeners as owned handles: registered on creation, removed on drop, so no closure is leaked with `forget`.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;

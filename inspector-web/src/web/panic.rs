@@ -1,5 +1,5 @@
 //! Panics: logged to the console, shown in the page, and afterwards every callback is
-//! ignored (STYLE.md: egui), since the state a panic leaves behind cannot be trusted.
+//! ignored, since the state a panic leaves behind cannot be trusted.
 
 use std::cell::Cell;
 use std::sync::Once;

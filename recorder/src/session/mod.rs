@@ -1,4 +1,4 @@
-//! The caller-owned session (seed 000 §6.1) and the per-frame recording state behind it.
+//! The caller-owned session and the per-frame recording state behind it.
 //!
 //! A frame goes `begin_frame` → graph-pass brackets and profiled passes →
 //! `resolve_queries` on each encoder that began passes → `queue.submit` → `end_frame`. Its

@@ -19,7 +19,7 @@
 //! `tests/bench/timing_bench.mjs` prints both levels beside the same calls made from JS.
 //!
 //! Clearing is by name, marks and measures separately: a bare `clearMarks()` leaves our
-//! measures behind, and both bare forms clear entries other tools put there (seed 003:
+//! measures behind, and both bare forms clear entries other tools put there (
 //! 8,394 of ours beside 338,065 of React DevTools'). Only names this sink emitted are
 //! cleared; another tool's entry with one of exactly those names would be cleared too.
 

@@ -1,5 +1,5 @@
 //! The budgets everything that colours by budget reads: the trace entries' colour and a
-//! profile's verdict use these same numbers (seed 003: one definition, every consumer).
+//! profile's verdict use these same numbers (one definition, every consumer).
 //!
 //! `engine` and `frame` are two entries against two budgets. Judging the engine step
 //! against the frame period hides a slow renderer behind a fast engine: the half

@@ -1,5 +1,5 @@
 //! The timing clock, in milliseconds. Instrumented code can emit timings but never read
-//! them (seed 003): the real clock, [`TimingClock`], cannot be made outside this crate, so
+//! them: the real clock, [`TimingClock`], cannot be made outside this crate, so
 //! nothing outside it can call [`Clock::now_ms`] on it.
 //!
 //! In a browser it is the page's high-resolution clock, the time base DevTools and User

@@ -4,7 +4,7 @@ use super::track::{Color, Track};
 
 /// The most entries of ours the `full` level keeps before a drain: about 15 s of the demo
 /// at 60 fps (~18 entries a frame). User Timing retains without bound, so at ~2,800
-/// entries a second (seed 003) an undrained session would be a leak; past the cap new
+/// entries a second an undrained session would be a leak; past the cap new
 /// entries are dropped and counted (see [`Retention`]).
 pub const RETAINED_CAP: usize = 16_384;
 

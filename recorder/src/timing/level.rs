@@ -1,5 +1,5 @@
 //! The three timing levels. `Off` is the default everywhere: the only way to pay is to ask
-//! (seed 003: a capability check cannot tell whether the track arguments land anywhere).
+//! (a capability check cannot tell whether the track arguments land anywhere).
 
 /// How much the timing port emits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

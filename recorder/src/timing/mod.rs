@@ -1,11 +1,11 @@
-//! The timing port: CPU timing into Chrome DevTools' Performance panel (seed 003).
+//! The timing port: CPU timing into Chrome DevTools' Performance panel (docs/ARCHITECTURE.md, "The timing port").
 //!
 //! Three levels, `off` by default everywhere:
 //!
 //! - [`TimingLevel::Off`]: nothing is emitted, nothing is allocated per span; every
 //!   instrumented site costs one load of the level.
 //! - [`TimingLevel::Trace`]: the console's time-stamp call with track, group and colour. It reaches
-//!   an active DevTools trace only and is not retained (seed 003: 46.5 ns an entry).
+//!   an active DevTools trace only and is not retained (about 46.5 ns an entry).
 //! - [`TimingLevel::Full`]: User Timing measures and marks with `detail.devtools`,
 //!   retained in the page's timeline and readable by [`drain`] (988.5 ns an entry). At
 //!   most [`RETAINED_CAP`] entries are kept; the rest are counted as dropped.

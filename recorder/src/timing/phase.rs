@@ -10,7 +10,7 @@ use super::track::{self, Track};
 ///
 /// Each phase ends where the next begins, on the same reading, so a coarse clock's
 /// quantization error moves between neighbours instead of accumulating, and the phases
-/// sum exactly to the parent [`PhaseClock::finish`] emits (seed 003 measured 99.7 % with
+/// sum exactly to the parent [`PhaseClock::finish`] emits (a per-phase clock read measured 99.7 % with
 /// two reads per span). Write-only, like [`super::Span`].
 ///
 /// ```

@@ -15,7 +15,7 @@ const INLINE_NAME: usize = 38;
 /// A timed interval on a track, emitted when it ends (on drop, or [`Span::end`]).
 ///
 /// `end()` returns `()`: instrumented code can emit a timing and never read one back, so
-/// no value it computes can depend on wall time (seed 003). At `off` a span holds nothing
+/// no value it computes can depend on wall time. At `off` a span holds nothing
 /// and costs one load of the level.
 ///
 /// ```

@@ -26,7 +26,7 @@ pub struct TrackSummary {
 /// Summarizes `entries` per track, in order of first appearance.
 ///
 /// Overlap is detected from the data, span by span, never from a list of track names, so
-/// a track added later classifies itself (seed 003: a share of overlapping queue waits
+/// a track added later classifies itself (a share of overlapping queue waits
 /// once came out at 58,767 %).
 #[must_use]
 pub fn summarize(entries: &[Drained]) -> Vec<TrackSummary> {
