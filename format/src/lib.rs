@@ -35,6 +35,7 @@ mod directory;
 mod error;
 pub mod fixtures;
 mod frame;
+pub mod frame_timing;
 pub mod fuzz;
 mod header;
 mod memory;
@@ -50,6 +51,7 @@ mod symbols;
 pub mod synth;
 mod topology;
 mod wire;
+pub mod workload_summary;
 mod writer;
 
 pub use directory::{FrameEntry, RecordEntry};

@@ -1,0 +1,595 @@
+//! Frame-level timing over a capture: the frame interval on the GPU clock and on the CPU
+//! clock, the submit-to-readback latency, how much of each GPU frame interval the recorded
+//! pass spans cover, the CPU frame time and the recorder's own cost per frame.
+//!
+//! The two clocks are never mixed (SGPT_FORMAT.md §5): every figure is a difference
+//! within one clock. Where a figure cannot be computed, [`Figure::Unavailable`] says why
+//! instead of a number.
+//!
+//! - **GPU frame interval** of frame `i`: `g(i + 1) − g(i)`, where `g` is the earliest
+//!   begin of a frame's pass spans (sub-pass spans excluded, as for `gpu_duration_ns`).
+//! - **Coverage** of frame `i`: the length of the union of its pass spans clipped to
+//!   `[g(i), g(i + 1))`, over that interval. Spans of one frame that overlap count once.
+//! - **CPU frame interval**: consecutive `cpu.begin_ns`. **CPU frame time**:
+//!   `cpu.end_ns − cpu.begin_ns`. **Latency**: `cpu.readback_ns − cpu.submit_ns`.
+//!
+//! Intervals pair consecutive frames of the capture (indices `i` and `i + 1`); a pair
+//! with a frame that does not decode, or whose later time is not after the earlier one
+//! (a clock that wrapped or went back), gives no interval and is counted.
+//!
+//! ```
+//! use sgpt_format::{Capture, frame_timing, synth};
+//!
+//! let bytes = synth::generate(&synth::SynthOptions { frames: 16, passes: 20, ..Default::default() });
+//! let capture = Capture::open(&bytes)?;
+//! let timing = frame_timing::frame_timing(&capture, 0..capture.frames().len());
+//! let interval = timing.gpu_interval.summary().expect("16 frames with spans");
+//! assert_eq!(interval.count, 15);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::ops::Range;
+
+use crate::error::Defect;
+use crate::model::{Frame, SpanKind};
+use crate::reader::Capture;
+
+/// Below this median coverage the report says that most GPU time is outside any timed
+/// pass.
+pub const LOW_COVERAGE: f64 = 0.5;
+
+/// Values a [`Sample`] keeps. Up to this many values the order statistics are exact (an
+/// hour at 60 fps is 216,000 frames); past it the sample keeps every second value, then
+/// every fourth, and so on: a deterministic systematic sample, 2 MiB at most.
+pub const SAMPLE_LIMIT: usize = 1 << 18;
+
+/// Coverage is held in parts per million so that one sample type serves every figure.
+const PPM: u64 = 1_000_000;
+
+/// Order statistics of one per-frame quantity, nearest rank as in `analysis::PassStats`:
+/// the median is `d[(n − 1) / 2]`, the p95 `d[⌈0.95 n⌉ − 1]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Values summarised (frames, or pairs of frames for intervals).
+    pub count: u64,
+    pub min: u64,
+    pub median: u64,
+    pub p95: u64,
+    pub max: u64,
+    /// Whether the median and p95 are exact; `false` past [`SAMPLE_LIMIT`] values, where
+    /// they come from a systematic sample (the minimum and maximum are always exact).
+    pub exact: bool,
+}
+
+/// A bounded collection of values: all of them up to [`SAMPLE_LIMIT`], then a systematic
+/// sample whose stride doubles each time it fills.
+#[derive(Clone, Debug, Default)]
+pub struct Sample {
+    values: Vec<u64>,
+    /// Keep one value in `stride`.
+    stride: u64,
+    seen: u64,
+    min: u64,
+    max: u64,
+}
+
+impl Sample {
+    pub fn add(&mut self, value: u64) {
+        if self.seen == 0 {
+            (self.min, self.max, self.stride) = (value, value, 1);
+        }
+        self.min = self.min.min(value);
+        self.max = self.max.max(value);
+        if self.seen.is_multiple_of(self.stride) {
+            if self.values.len() == SAMPLE_LIMIT {
+                let mut keep = 0;
+                for at in (0..self.values.len()).step_by(2) {
+                    self.values[keep] = self.values[at];
+                    keep += 1;
+                }
+                self.values.truncate(keep);
+                self.stride *= 2;
+            }
+            if self.seen.is_multiple_of(self.stride) {
+                self.values.push(value);
+            }
+        }
+        self.seen += 1;
+    }
+
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.seen
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.seen == 0
+    }
+
+    /// The order statistics, `None` without values.
+    #[must_use]
+    pub fn summary(&self) -> Option<Summary> {
+        if self.seen == 0 {
+            return None;
+        }
+        let mut sorted = self.values.clone();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        let p95 = (95 * n).div_ceil(100) - 1;
+        Some(Summary {
+            count: self.seen,
+            min: self.min,
+            median: sorted[(n - 1) / 2],
+            p95: sorted[p95],
+            max: self.max,
+            exact: self.stride == 1,
+        })
+    }
+}
+
+/// A figure over the capture, or why there is none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Figure {
+    Measured(Summary),
+    /// A sentence saying why the figure cannot be computed from this capture.
+    Unavailable(String),
+}
+
+impl Figure {
+    #[must_use]
+    pub fn summary(&self) -> Option<&Summary> {
+        match self {
+            Figure::Measured(summary) => Some(summary),
+            Figure::Unavailable(_) => None,
+        }
+    }
+
+    #[must_use]
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Figure::Measured(_) => None,
+            Figure::Unavailable(reason) => Some(reason),
+        }
+    }
+}
+
+/// Frame timing over a range of frames.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameTiming {
+    /// Frames analysed: the range less the frames in `defects`.
+    pub frames: u64,
+    pub gpu_interval: Figure,
+    pub cpu_interval: Figure,
+    /// `cpu.end_ns − cpu.begin_ns` per frame.
+    pub cpu_frame_time: Figure,
+    pub latency: Figure,
+    /// Coverage in parts per million (see [`FrameTiming::coverage_share`]).
+    pub coverage_ppm: Figure,
+    /// Over every frame with an interval: covered nanoseconds over interval nanoseconds.
+    pub coverage_overall: Option<f64>,
+    /// `recorder_cost_ns` per frame.
+    pub recorder_cost: Figure,
+    /// Consecutive pairs that gave no GPU interval although both frames had pass spans,
+    /// because the later frame's first span does not begin after the earlier one's.
+    pub gpu_unordered_pairs: u64,
+    /// The same for the CPU clock.
+    pub cpu_unordered_pairs: u64,
+    /// Frames with a readback time before their submit time.
+    pub latency_negative: u64,
+    pub defects: Vec<Defect>,
+}
+
+impl FrameTiming {
+    /// A coverage figure in parts per million as a share in `[0, 1]`.
+    #[must_use]
+    pub fn coverage_share(ppm: u64) -> f64 {
+        ppm as f64 / PPM as f64
+    }
+
+    /// Whether the median frame's recorded spans cover less than [`LOW_COVERAGE`] of its
+    /// GPU frame interval.
+    #[must_use]
+    pub fn low_coverage(&self) -> bool {
+        self.coverage_ppm.summary().is_some_and(|s| Self::coverage_share(s.median) < LOW_COVERAGE)
+    }
+
+    /// The plain statement of a low coverage, as a measured fact about the capture.
+    #[must_use]
+    pub fn coverage_statement(&self) -> Option<String> {
+        let summary = self.coverage_ppm.summary().filter(|_| self.low_coverage())?;
+        Some(format!(
+            "recorded spans cover {:.1} % of the GPU frame interval (median): most GPU time is outside any timed pass",
+            100.0 * Self::coverage_share(summary.median)
+        ))
+    }
+}
+
+/// What one frame contributes, kept for pairing it with the next.
+#[derive(Clone, Copy, Debug)]
+struct Previous {
+    gpu_begin: Option<u64>,
+    cpu_begin: u64,
+    /// Its index in the capture: only the next index pairs with it.
+    index: usize,
+}
+
+/// Builds a [`FrameTiming`] one frame at a time. Frames must be added in index order.
+#[derive(Debug)]
+pub struct FrameTimingAccumulator<'c, 'a> {
+    capture: &'c Capture<'a>,
+    frame: Frame,
+    previous: Option<Previous>,
+    /// The previous frame's pass spans as `(begin, end)`, sorted: coverage needs the next
+    /// frame's begin, so they wait one frame.
+    spans: Vec<(u64, u64)>,
+    frames: u64,
+    frames_with_spans: u64,
+    frames_with_submit: u64,
+    frames_with_readback: u64,
+    frames_with_cpu: u64,
+    gpu_interval: Sample,
+    cpu_interval: Sample,
+    cpu_frame_time: Sample,
+    latency: Sample,
+    coverage: Sample,
+    covered_ns: u128,
+    interval_ns: u128,
+    recorder_cost: Sample,
+    recorder_cost_nonzero: u64,
+    gpu_unordered_pairs: u64,
+    cpu_unordered_pairs: u64,
+    latency_negative: u64,
+    defects: Vec<Defect>,
+}
+
+/// The length of the union of sorted `spans`, each clipped to `[from, to)`.
+fn covered(spans: &[(u64, u64)], from: u64, to: u64) -> u64 {
+    let mut total = 0;
+    let mut reach = from;
+    for &(begin, end) in spans {
+        let (begin, end) = (begin.max(reach), end.min(to));
+        if end > begin {
+            total += end - begin;
+            reach = end;
+        }
+    }
+    total
+}
+
+impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
+    #[must_use]
+    pub fn new(capture: &'c Capture<'a>) -> Self {
+        Self {
+            capture,
+            frame: Frame::default(),
+            previous: None,
+            spans: Vec::new(),
+            frames: 0,
+            frames_with_spans: 0,
+            frames_with_submit: 0,
+            frames_with_readback: 0,
+            frames_with_cpu: 0,
+            gpu_interval: Sample::default(),
+            cpu_interval: Sample::default(),
+            cpu_frame_time: Sample::default(),
+            latency: Sample::default(),
+            coverage: Sample::default(),
+            covered_ns: 0,
+            interval_ns: 0,
+            recorder_cost: Sample::default(),
+            recorder_cost_nonzero: 0,
+            gpu_unordered_pairs: 0,
+            cpu_unordered_pairs: 0,
+            latency_negative: 0,
+            defects: Vec::new(),
+        }
+    }
+
+    /// Adds frame `index`; call in increasing index order. A frame that does not decode
+    /// adds a defect and breaks the pairs on either side of it.
+    pub fn add_frame(&mut self, index: usize) {
+        let mut frame = std::mem::take(&mut self.frame);
+        match self.capture.frame_into(index, &mut frame) {
+            Ok(()) => self.add_decoded(index, &frame),
+            Err(defect) => {
+                self.defects.push(defect);
+                self.previous = None;
+            }
+        }
+        self.frame = frame;
+    }
+
+    /// Adds a frame already decoded, as frame `index` of the capture.
+    pub fn add_decoded(&mut self, index: usize, frame: &Frame) {
+        self.frames += 1;
+        let cpu = frame.cpu;
+        if cpu.begin_ns != 0 || cpu.end_ns != 0 {
+            self.frames_with_cpu += 1;
+        }
+        if let Some(duration) = cpu.end_ns.checked_sub(cpu.begin_ns) {
+            self.cpu_frame_time.add(duration);
+        }
+        self.frames_with_submit += u64::from(cpu.submit_ns.is_some());
+        self.frames_with_readback += u64::from(cpu.readback_ns.is_some());
+        if let (Some(submit), Some(readback)) = (cpu.submit_ns, cpu.readback_ns) {
+            match readback.checked_sub(submit) {
+                Some(latency) => self.latency.add(latency),
+                None => self.latency_negative += 1,
+            }
+        }
+        self.recorder_cost.add(frame.recorder_cost_ns);
+        self.recorder_cost_nonzero += u64::from(frame.recorder_cost_ns != 0);
+
+        let passes = frame.spans.iter().filter(|span| span.kind == SpanKind::Pass);
+        let gpu_begin = passes.clone().map(|span| span.begin_ns).min();
+        self.frames_with_spans += u64::from(gpu_begin.is_some());
+
+        if let Some(previous) = self.previous.filter(|previous| previous.index + 1 == index) {
+            if let (Some(earlier), Some(later)) = (previous.gpu_begin, gpu_begin) {
+                if later > earlier {
+                    let interval = later - earlier;
+                    let covered = covered(&self.spans, earlier, later);
+                    self.gpu_interval.add(interval);
+                    self.coverage.add((u128::from(covered) * u128::from(PPM) / u128::from(interval)) as u64);
+                    self.covered_ns += u128::from(covered);
+                    self.interval_ns += u128::from(interval);
+                } else {
+                    self.gpu_unordered_pairs += 1;
+                }
+            }
+            match cpu.begin_ns.checked_sub(previous.cpu_begin).filter(|&interval| interval > 0) {
+                Some(interval) => self.cpu_interval.add(interval),
+                None => self.cpu_unordered_pairs += 1,
+            }
+        }
+        self.spans.clear();
+        self.spans.extend(passes.map(|span| (span.begin_ns, span.end_ns.max(span.begin_ns))));
+        self.spans.sort_unstable();
+        self.previous = Some(Previous { gpu_begin, cpu_begin: cpu.begin_ns, index });
+    }
+
+    /// Why there is no interval, when there is none.
+    fn interval_reason(&self, clock: &str, with_times: u64, unordered: u64) -> String {
+        if self.frames == 0 {
+            "no frame could be read".to_owned()
+        } else if with_times < 2 {
+            match (with_times, clock) {
+                (0, "GPU") => "no GPU pass spans in this capture".to_owned(),
+                (0, _) => "no CPU times in this capture (every frame's begin and end are 0)".to_owned(),
+                _ if self.frames == 1 => "one frame: an interval needs two consecutive frames".to_owned(),
+                _ => format!("only one frame has {clock} times: an interval needs two consecutive frames"),
+            }
+        } else if unordered > 0 {
+            format!("no consecutive pair of frames has a later {clock} begin than the one before ({unordered} pairs)")
+        } else {
+            format!("no two consecutive frames with {clock} times could both be read")
+        }
+    }
+
+    #[must_use]
+    pub fn finish(self) -> FrameTiming {
+        let figure = |sample: &Sample, reason: &dyn Fn() -> String| match sample.summary() {
+            Some(summary) => Figure::Measured(summary),
+            None => Figure::Unavailable(reason()),
+        };
+        let gpu_reason = || self.interval_reason("GPU", self.frames_with_spans, self.gpu_unordered_pairs);
+        let cpu_reason = || self.interval_reason("CPU", self.frames_with_cpu, self.cpu_unordered_pairs);
+        let latency_reason = || {
+            if self.frames == 0 {
+                "no frame could be read".to_owned()
+            } else if self.frames_with_readback == 0 {
+                "no readback times in this capture".to_owned()
+            } else if self.frames_with_submit == 0 {
+                "no submit times in this capture".to_owned()
+            } else if self.latency_negative > 0 {
+                format!("every frame with both times reads back before it submits ({} frames)", self.latency_negative)
+            } else {
+                "no frame has both a submit and a readback time".to_owned()
+            }
+        };
+        let no_frames = || "no frame could be read".to_owned();
+        let cpu_frame_reason = || {
+            if self.frames == 0 { no_frames() } else { "every frame's CPU end precedes its begin".to_owned() }
+        };
+        let cost_reason = no_frames;
+        FrameTiming {
+            frames: self.frames,
+            gpu_interval: figure(&self.gpu_interval, &gpu_reason),
+            cpu_interval: figure(&self.cpu_interval, &cpu_reason),
+            cpu_frame_time: if self.frames_with_cpu == 0 && self.frames > 0 {
+                Figure::Unavailable("no CPU times in this capture (every frame's begin and end are 0)".to_owned())
+            } else {
+                figure(&self.cpu_frame_time, &cpu_frame_reason)
+            },
+            latency: figure(&self.latency, &latency_reason),
+            coverage_ppm: figure(&self.coverage, &gpu_reason),
+            coverage_overall: (self.interval_ns > 0).then(|| self.covered_ns as f64 / self.interval_ns as f64),
+            recorder_cost: if self.recorder_cost_nonzero == 0 && self.frames > 0 {
+                Figure::Unavailable("recorder_cost_ns is 0 in every frame: the writer recorded no cost".to_owned())
+            } else {
+                figure(&self.recorder_cost, &cost_reason)
+            },
+            gpu_unordered_pairs: self.gpu_unordered_pairs,
+            cpu_unordered_pairs: self.cpu_unordered_pairs,
+            latency_negative: self.latency_negative,
+            defects: self.defects,
+        }
+    }
+}
+
+/// Frame timing over `frames`, a range of indices into [`Capture::frames`] (clamped).
+#[must_use]
+pub fn frame_timing(capture: &Capture<'_>, frames: Range<usize>) -> FrameTiming {
+    let end = frames.end.min(capture.frames().len());
+    let start = frames.start.min(end);
+    let mut accumulator = FrameTimingAccumulator::new(capture);
+    for index in start..end {
+        accumulator.add_frame(index);
+    }
+    accumulator.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CpuTimes, GpuPass, Level, Meta, Span, Topology};
+    use crate::writer::Writer;
+
+    /// A frame beginning on the GPU at `gpu_begin` with pass spans at these offsets, and on
+    /// the CPU at `cpu_begin`.
+    struct Planned {
+        gpu_begin: u64,
+        spans: Vec<(u64, u64)>,
+        cpu: CpuTimes,
+        recorder_cost_ns: u64,
+    }
+
+    fn planned(gpu_begin: u64, spans: &[(u64, u64)], cpu_begin: u64) -> Planned {
+        Planned {
+            gpu_begin,
+            spans: spans.to_vec(),
+            cpu: CpuTimes {
+                begin_ns: cpu_begin,
+                end_ns: cpu_begin + 4_000,
+                submit_ns: Some(cpu_begin + 3_000),
+                readback_ns: Some(cpu_begin + 9_000),
+            },
+            recorder_cost_ns: 100,
+        }
+    }
+
+    fn capture(frames: &[Planned]) -> Vec<u8> {
+        let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+        let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+        let topology = Topology {
+            gpu_passes: (0..4).map(|i| GpuPass { label: format!("pass {i}"), ..GpuPass::default() }).collect(),
+            ..Topology::default()
+        };
+        let id = writer.topology(&topology).unwrap();
+        for (number, plan) in frames.iter().enumerate() {
+            let spans = plan
+                .spans
+                .iter()
+                .enumerate()
+                .map(|(pass, &(from, to))| Span {
+                    pass: pass as u32,
+                    begin_ns: plan.gpu_begin + from,
+                    end_ns: plan.gpu_begin + to,
+                    ..Span::default()
+                })
+                .collect();
+            let frame = Frame {
+                frame_number: number as u64,
+                topology: id,
+                spans,
+                cpu: plan.cpu,
+                recorder_cost_ns: plan.recorder_cost_ns,
+                ..Frame::default()
+            };
+            writer.frame(&frame).unwrap();
+        }
+        writer.finish().unwrap()
+    }
+
+    fn timing(bytes: &[u8]) -> FrameTiming {
+        let capture = Capture::open(bytes).unwrap();
+        frame_timing(&capture, 0..capture.frames().len())
+    }
+
+    #[test]
+    fn spans_covering_a_small_share_of_the_interval_are_said_so() {
+        // Frames every 100,000 ns; two overlapping spans cover 0..3,000 and 2,000..5,000:
+        // their union is 5,000 ns, 5 % of the interval.
+        let frames: Vec<Planned> = (0..5)
+            .map(|f| planned(1_000_000 + f * 100_000, &[(0, 3_000), (2_000, 5_000)], 7_000_000 + f * 50_000))
+            .collect();
+        let timing = timing(&capture(&frames));
+        let interval = timing.gpu_interval.summary().unwrap();
+        assert_eq!((interval.count, interval.median, interval.exact), (4, 100_000, true));
+        let coverage = timing.coverage_ppm.summary().unwrap();
+        assert_eq!((coverage.min, coverage.median, coverage.max), (50_000, 50_000, 50_000));
+        assert_eq!(timing.coverage_overall, Some(0.05));
+        assert!(timing.low_coverage());
+        assert_eq!(
+            timing.coverage_statement().as_deref(),
+            Some(
+                "recorded spans cover 5.0 % of the GPU frame interval (median): most GPU time is outside any timed pass"
+            )
+        );
+        assert_eq!(timing.cpu_interval.summary().unwrap().median, 50_000);
+        assert_eq!(timing.latency.summary().unwrap().median, 6_000);
+        assert_eq!(timing.cpu_frame_time.summary().unwrap().median, 4_000);
+        assert_eq!(timing.recorder_cost.summary().unwrap().max, 100);
+    }
+
+    #[test]
+    fn spans_running_past_the_next_frame_are_clipped_to_the_interval() {
+        // A span 0..150,000 in frames 100,000 apart covers its interval whole, no more.
+        let frames: Vec<Planned> = (0..3).map(|f| planned(f * 100_000 + 1, &[(0, 150_000)], 1 + f)).collect();
+        let timing = timing(&capture(&frames));
+        assert_eq!(timing.coverage_ppm.summary().unwrap().max, 1_000_000);
+        assert!(!timing.low_coverage());
+        assert_eq!(timing.coverage_statement(), None);
+    }
+
+    #[test]
+    fn a_one_frame_capture_has_no_interval_and_says_why() {
+        let timing = timing(&capture(&[planned(10, &[(0, 5)], 20)]));
+        assert_eq!(timing.frames, 1);
+        assert_eq!(timing.gpu_interval.reason(), Some("one frame: an interval needs two consecutive frames"));
+        assert_eq!(timing.cpu_interval.reason(), Some("one frame: an interval needs two consecutive frames"));
+        assert_eq!(timing.coverage_ppm.reason(), timing.gpu_interval.reason());
+        // Latency and cost need no pair.
+        assert_eq!(timing.latency.summary().unwrap().count, 1);
+    }
+
+    #[test]
+    fn a_zero_frame_capture_computes_nothing() {
+        let timing = timing(&capture(&[]));
+        assert_eq!(timing.frames, 0);
+        for figure in [&timing.gpu_interval, &timing.cpu_interval, &timing.latency, &timing.recorder_cost] {
+            assert_eq!(figure.reason(), Some("no frame could be read"));
+        }
+        assert_eq!(timing.coverage_overall, None);
+    }
+
+    #[test]
+    fn missing_cpu_times_readback_and_spans_are_named() {
+        let frames: Vec<Planned> = (0..3)
+            .map(|_| Planned { gpu_begin: 0, spans: Vec::new(), cpu: CpuTimes::default(), recorder_cost_ns: 0 })
+            .collect();
+        let timing = timing(&capture(&frames));
+        assert_eq!(timing.gpu_interval.reason(), Some("no GPU pass spans in this capture"));
+        assert_eq!(
+            timing.cpu_interval.reason(),
+            Some("no CPU times in this capture (every frame's begin and end are 0)")
+        );
+        assert_eq!(timing.latency.reason(), Some("no readback times in this capture"));
+        assert_eq!(
+            timing.recorder_cost.reason(),
+            Some("recorder_cost_ns is 0 in every frame: the writer recorded no cost")
+        );
+    }
+
+    #[test]
+    fn a_sample_is_exact_up_to_its_limit_and_a_bounded_systematic_sample_past_it() {
+        let mut sample = Sample::default();
+        for value in (0..1001).rev() {
+            sample.add(value);
+        }
+        let summary = sample.summary().unwrap();
+        assert_eq!((summary.min, summary.median, summary.p95, summary.max, summary.exact), (0, 500, 950, 1000, true));
+
+        let mut sample = Sample::default();
+        let n = 2 * SAMPLE_LIMIT as u64 + 10;
+        for value in 0..n {
+            sample.add(value);
+        }
+        let summary = sample.summary().unwrap();
+        assert!(sample.values.len() <= SAMPLE_LIMIT);
+        assert_eq!((summary.count, summary.min, summary.max, summary.exact), (n, 0, n - 1, false));
+        // Every fourth value of 0..n: the median is within a stride of the true one.
+        assert!(summary.median.abs_diff(n / 2) <= 4, "{summary:?}");
+    }
+}

@@ -1,0 +1,844 @@
+//! What each GPU pass asked the GPU to do: dispatch and draw counts per frame, the
+//! pipelines it used with their workgroup sizes, derived invocations, attachments, and
+//! indirect arguments as *encoded* and, where the capture has them, as *resolved*.
+//!
+//! Nothing here is ever filled in: a workgroup size the shader did not state is unknown,
+//! a pass whose commands never reached the recorder is "not recorded", and neither is 0.
+//! One frame at a time, in memory that grows with passes and distinct command shapes
+//! (each capped), never with frames, so an hour-long capture is summarised as cheaply as
+//! a short one.
+//!
+//! ```
+//! use sgpt_format::{Capture, Level, synth, workload_summary};
+//!
+//! let bytes = synth::generate(&synth::SynthOptions { frames: 8, passes: 20, level: Level::Workload, ..Default::default() });
+//! let capture = Capture::open(&bytes)?;
+//! let report = workload_summary::summarize(&capture, 0..capture.frames().len());
+//! assert!(report.commands_recorded);
+//! let first = report.passes.iter().find(|pass| pass.dispatches.max == Some(1)).expect("a pass that dispatches");
+//! assert_eq!(first.dispatches.median, Some(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
+
+use crate::analysis::{Key, pass_key};
+use crate::error::{Defect, DefectKind};
+use crate::model::{Attachment, Command, Frame, GpuPassKind, Level, Op, Pipeline, SpanKind, TopologyId};
+use crate::reader::Capture;
+
+/// Distinct values one per-frame quantity of one pass keeps exactly; past it only the
+/// minimum and maximum stay exact and the median is not claimed. Per-frame command counts
+/// of one pass take at most √(2 × its commands) distinct values, so they never reach it
+/// in practice; invocations with resolved indirect arguments may.
+pub const MAX_DISTINCT_VALUES: usize = 4096;
+/// Distinct command shapes (or indirect argument sources) listed per pass; the rest are
+/// counted in [`PassWorkload::other_commands`].
+pub const MAX_SHAPES: usize = 32;
+
+/// The phrase of the NOTE `sgpt-recorder` writes, once per label, for a pass timed through
+/// its `PassTimer`: the pass's commands never pass through the recorder.
+const TIMED_ONLY_NOTE: &str = "is begun by the application and timed through a PassTimer";
+
+/// The GPU pass labels a NOTE says were timed through a `PassTimer`, whose commands are
+/// therefore "not recorded" rather than none.
+#[derive(Clone, Debug, Default)]
+pub struct TimedOnly {
+    texts: Vec<String>,
+}
+
+impl TimedOnly {
+    #[must_use]
+    pub fn new(capture: &Capture<'_>) -> Self {
+        let texts =
+            capture.notes().iter().filter(|note| note.text.contains(TIMED_ONLY_NOTE)).map(|note| note.text.clone());
+        Self { texts: texts.collect() }
+    }
+
+    /// Whether a NOTE says the GPU pass `label` was timed through a `PassTimer`.
+    #[must_use]
+    pub fn contains(&self, label: &str) -> bool {
+        if self.texts.is_empty() {
+            return false;
+        }
+        let quoted = format!("GPU pass {label:?} {TIMED_ONLY_NOTE}");
+        self.texts.iter().any(|text| text.contains(&quoted))
+    }
+}
+
+/// A per-frame quantity over the frames a pass ran in: `None` where it is unknown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PerFrame {
+    /// Frames the figures are over.
+    pub frames: u64,
+    pub min: Option<u64>,
+    /// The lower median; `None` when more than [`MAX_DISTINCT_VALUES`] distinct values
+    /// occurred (the minimum and maximum are still exact).
+    pub median: Option<u64>,
+    pub max: Option<u64>,
+}
+
+/// Exact counts of each value, while there are at most [`MAX_DISTINCT_VALUES`] of them.
+#[derive(Clone, Debug, Default)]
+struct ValueCounts {
+    counts: BTreeMap<u64, u64>,
+    overflowed: bool,
+    n: u64,
+    min: u64,
+    max: u64,
+}
+
+impl ValueCounts {
+    fn add(&mut self, value: u64) {
+        if self.n == 0 {
+            (self.min, self.max) = (value, value);
+        }
+        self.n += 1;
+        self.min = self.min.min(value);
+        self.max = self.max.max(value);
+        if self.overflowed {
+            return;
+        }
+        *self.counts.entry(value).or_insert(0) += 1;
+        if self.counts.len() > MAX_DISTINCT_VALUES {
+            self.overflowed = true;
+            self.counts = BTreeMap::new();
+        }
+    }
+
+    fn per_frame(&self) -> PerFrame {
+        if self.n == 0 {
+            return PerFrame::default();
+        }
+        let rank = (self.n - 1) / 2;
+        let median = (!self.overflowed)
+            .then(|| {
+                let mut below = 0;
+                self.counts.iter().find_map(|(&value, &count)| {
+                    below += count;
+                    (below > rank).then_some(value)
+                })
+            })
+            .flatten();
+        PerFrame { frames: self.n, min: Some(self.min), median, max: Some(self.max) }
+    }
+}
+
+/// Whether a pass's commands are in the capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Recording {
+    /// The capture records commands and this pass's are here (possibly none).
+    Recorded,
+    /// A NOTE says the pass was timed through a `PassTimer`: its commands never reached
+    /// the recorder, so its counts are unknown, not 0.
+    NotRecorded,
+    /// The capture's level is below Workload: no pass's commands were recorded.
+    BelowLevel,
+}
+
+impl Recording {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Recording::Recorded => "recorded",
+            Recording::NotRecorded => "not recorded",
+            Recording::BelowLevel => "not recorded at this level",
+        }
+    }
+}
+
+/// A pipeline a pass used, as declared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineUse {
+    /// The declared id; `None` for commands recorded with no pipeline set.
+    pub id: Option<u32>,
+    /// The declaration, when the capture has it.
+    pub pipeline: Option<Pipeline>,
+    /// Commands recorded with it, over the frames analysed.
+    pub commands: u64,
+}
+
+impl PipelineUse {
+    /// `@workgroup_size`, when the pipeline is declared and its size is known.
+    #[must_use]
+    pub fn workgroup_size(&self) -> Option<[u32; 3]> {
+        self.pipeline.as_ref().and_then(|pipeline| pipeline.workgroup_size)
+    }
+}
+
+/// A direct command's arguments, as encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Shape {
+    Dispatch { x: u32, y: u32, z: u32 },
+    Draw { vertices: u32, instances: u32 },
+    DrawIndexed { indices: u32, instances: u32 },
+}
+
+/// One distinct direct command of a pass: a shape with a pipeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeUse {
+    pub pipeline: Option<u32>,
+    pub shape: Shape,
+    /// Times recorded, over the frames analysed.
+    pub commands: u64,
+    /// Frames it was recorded in.
+    pub frames: u64,
+    /// For a dispatch: workgroups × the pipeline's workgroup size; `None` when the size is
+    /// unknown (an override expression, or an undeclared pipeline) or for draws.
+    pub invocations: Option<u64>,
+}
+
+/// One source of indirect arguments of a pass: *encoded* buffer and offset, and the
+/// *resolved* arguments where the capture read them back (level Verbose).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndirectUse {
+    pub pipeline: Option<u32>,
+    /// `dispatch`, `draw` or `draw_indexed`.
+    pub op: &'static str,
+    pub buffer: u32,
+    pub offset: u64,
+    /// Times recorded.
+    pub commands: u64,
+    /// Of those, how many carry resolved arguments.
+    pub resolved: u64,
+    /// Over the resolved ones: workgroups (x·y·z) for a dispatch, the vertex or index count
+    /// for a draw; `[min, max]`.
+    pub resolved_count: Option<[u64; 2]>,
+    /// Instances of a resolved draw, `[min, max]`; `None` for dispatches.
+    pub resolved_instances: Option<[u64; 2]>,
+}
+
+/// One GPU pass's workload over the frames analysed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassWorkload {
+    pub label: String,
+    pub graph_pass: Option<String>,
+    pub kind: GpuPassKind,
+    pub recording: Recording,
+    /// Frames the pass ran in: its topology holds it and its graph pass was not culled.
+    pub frames: u64,
+    /// Dispatches (direct and indirect) per frame; unknown unless `Recorded`.
+    pub dispatches: PerFrame,
+    /// Draws of every kind per frame; unknown unless `Recorded`.
+    pub draws: PerFrame,
+    /// Indirect commands per frame.
+    pub indirect: PerFrame,
+    /// Invocations per frame, over the frames in which every dispatch of the pass had a
+    /// known workgroup size and known (direct or resolved) workgroup counts.
+    pub invocations: PerFrame,
+    /// Frames in which the pass dispatched and its invocations are unknown.
+    pub invocations_unknown_frames: u64,
+    pub pipelines: Vec<PipelineUse>,
+    /// Distinct direct commands: the first [`MAX_SHAPES`] met, most frequent first.
+    pub shapes: Vec<ShapeUse>,
+    /// Indirect argument sources: the first [`MAX_SHAPES`] met, ordered by pipeline, op,
+    /// buffer and offset.
+    pub indirect_sources: Vec<IndirectUse>,
+    /// Commands in neither list because the lists were full.
+    pub other_commands: u64,
+    /// The render pass's attachments, as its first topology declares them.
+    pub attachments: Vec<Attachment>,
+}
+
+/// What [`summarize`] found over a frame range.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkloadReport {
+    /// The frame indices asked for, clamped to the capture.
+    pub range: Range<usize>,
+    pub level: Option<Level>,
+    /// Whether the capture records commands at all: level Workload and up, or, with META
+    /// lost, any frame holding a command.
+    pub commands_recorded: bool,
+    /// Frames analysed: the range less the frames in `defects`.
+    pub frames: u64,
+    pub commands: u64,
+    /// Compute and render passes, and any other pass commands name, in order of first
+    /// appearance.
+    pub passes: Vec<PassWorkload>,
+    pub defects: Vec<Defect>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    key: Key,
+    attachments: Vec<Attachment>,
+    not_recorded: bool,
+    frames: u64,
+    dispatches: ValueCounts,
+    draws: ValueCounts,
+    indirect: ValueCounts,
+    invocations: ValueCounts,
+    invocations_unknown_frames: u64,
+    pipelines: BTreeMap<Option<u32>, u64>,
+    shapes: HashMap<(Option<u32>, Shape), ShapeTally>,
+    indirect_sources: HashMap<(Option<u32>, &'static str, u32, u64), IndirectUse>,
+    other_commands: u64,
+}
+
+/// A shape's counts so far; `last_frame` is the frame serial that last counted it.
+#[derive(Clone, Copy, Debug)]
+struct ShapeTally {
+    commands: u64,
+    frames: u64,
+    last_frame: u64,
+    invocations: Option<u64>,
+}
+
+/// This frame's tally of one pass.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    ran: bool,
+    dispatches: u64,
+    draws: u64,
+    indirect: u64,
+    invocations: Option<u64>,
+}
+
+/// Builds a [`WorkloadReport`] one frame at a time.
+#[derive(Debug)]
+pub struct WorkloadAccumulator<'c, 'a> {
+    capture: &'c Capture<'a>,
+    /// Per topology: the slot of each GPU pass (`None` for a marker or encoder pass that no
+    /// command has named yet), or `None` when the topology was lost.
+    tables: HashMap<TopologyId, Option<Vec<Option<u32>>>>,
+    slot_of: HashMap<Key, u32>,
+    slots: Vec<Slot>,
+    timed_only: TimedOnly,
+    range: Option<Range<usize>>,
+    frames: u64,
+    commands: u64,
+    any_command: bool,
+    defects: Vec<Defect>,
+    frame: Frame,
+    tally: Vec<Tally>,
+}
+
+/// Workgroups × workgroup size, `None` when either is unknown or it overflows.
+#[must_use]
+pub fn invocations(workgroups: [u32; 3], workgroup_size: Option<[u32; 3]>) -> Option<u64> {
+    let size = workgroup_size?;
+    workgroups.iter().chain(&size).try_fold(1u64, |product, &factor| product.checked_mul(u64::from(factor)))
+}
+
+/// The workgroup counts a dispatch ran with, where known: encoded for a direct dispatch,
+/// resolved for an indirect one; `None` for draws and unresolved indirect dispatches.
+#[must_use]
+pub fn workgroups(op: &Op) -> Option<[u32; 3]> {
+    match *op {
+        Op::Dispatch { x, y, z } => Some([x, y, z]),
+        Op::DispatchIndirect { resolved, .. } => resolved,
+        _ => None,
+    }
+}
+
+fn widen(range: &mut Option<[u64; 2]>, value: u64) {
+    *range = Some(match *range {
+        Some([low, high]) => [low.min(value), high.max(value)],
+        None => [value, value],
+    });
+}
+
+impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
+    #[must_use]
+    pub fn new(capture: &'c Capture<'a>) -> Self {
+        let timed_only = TimedOnly::new(capture);
+        Self {
+            capture,
+            tables: HashMap::new(),
+            slot_of: HashMap::new(),
+            slots: Vec::new(),
+            timed_only,
+            range: None,
+            frames: 0,
+            commands: 0,
+            any_command: false,
+            defects: Vec::new(),
+            frame: Frame::default(),
+            tally: Vec::new(),
+        }
+    }
+
+    fn slot(&mut self, topology: TopologyId, pass: u32) -> Option<u32> {
+        let topo = self.capture.topology(topology)?;
+        let gpu_pass = topo.gpu_passes.get(pass as usize)?;
+        let key = pass_key(topo, gpu_pass, SpanKind::Pass);
+        if let Some(&slot) = self.slot_of.get(&key) {
+            return Some(slot);
+        }
+        let not_recorded = self.timed_only.contains(&gpu_pass.label);
+        let slot = self.slots.len() as u32;
+        self.slots.push(Slot {
+            key: key.clone(),
+            attachments: gpu_pass.attachments.clone(),
+            not_recorded,
+            frames: 0,
+            dispatches: ValueCounts::default(),
+            draws: ValueCounts::default(),
+            indirect: ValueCounts::default(),
+            invocations: ValueCounts::default(),
+            invocations_unknown_frames: 0,
+            pipelines: BTreeMap::new(),
+            shapes: HashMap::new(),
+            indirect_sources: HashMap::new(),
+            other_commands: 0,
+        });
+        self.slot_of.insert(key, slot);
+        Some(slot)
+    }
+
+    /// The table for topology `id`: compute and render passes get a slot up front, so a
+    /// pass that never records a command is still listed (as 0, or "not recorded").
+    fn table(&mut self, id: TopologyId) -> Option<Vec<Option<u32>>> {
+        if let Some(table) = self.tables.get(&id) {
+            return table.clone();
+        }
+        let table = self.capture.topology(id).map(|topology| {
+            let kinds: Vec<GpuPassKind> = topology.gpu_passes.iter().map(|pass| pass.kind).collect();
+            kinds
+                .iter()
+                .enumerate()
+                .map(|(index, kind)| {
+                    matches!(kind, GpuPassKind::Compute | GpuPassKind::Render)
+                        .then(|| self.slot(id, index as u32))
+                        .flatten()
+                })
+                .collect()
+        });
+        self.tables.insert(id, table.clone());
+        table
+    }
+
+    /// Adds frame `index`. A frame that cannot be decoded, or whose topology was lost, adds
+    /// nothing but a defect.
+    pub fn add_frame(&mut self, index: usize) {
+        let mut frame = std::mem::take(&mut self.frame);
+        let result = self.capture.frame_into(index, &mut frame);
+        match result {
+            Ok(()) => self.add_decoded(index, &frame),
+            Err(defect) => self.defects.push(defect),
+        }
+        self.frame = frame;
+    }
+
+    fn add_decoded(&mut self, index: usize, frame: &Frame) {
+        let Some(mut table) = self.table(frame.topology) else {
+            self.defects.push(Defect::new(
+                DefectKind::MissingReference,
+                self.capture.frames().get(index).map_or(0, |entry| entry.offset),
+                format!("frame {} uses topology {}, which was lost; skipped", frame.frame_number, frame.topology),
+            ));
+            return;
+        };
+        let Some(topology) = self.capture.topology(frame.topology) else { return };
+        self.tally.clear();
+        self.tally.resize(table.len(), Tally::default());
+        for (pass, tally) in topology.gpu_passes.iter().zip(&mut self.tally) {
+            let culled = pass.graph_pass.is_some_and(|graph| frame.culled.get(graph as usize) == Some(&true));
+            tally.ran = !culled;
+            tally.invocations = Some(0);
+        }
+        let pass_count = table.len();
+        for command in &frame.commands {
+            let pass = command.gpu_pass as usize;
+            if pass >= pass_count {
+                continue; // `validate` reports a command beyond its topology.
+            }
+            self.any_command = true;
+            self.commands += 1;
+            let slot = match table[pass] {
+                Some(slot) => slot,
+                None => {
+                    let slot = self.slot(frame.topology, command.gpu_pass);
+                    table[pass] = slot;
+                    match slot {
+                        Some(slot) => slot,
+                        None => continue,
+                    }
+                }
+            };
+            self.tally[pass].ran = true;
+            self.record(slot, command);
+        }
+        if self.tables.get(&frame.topology).is_some_and(|known| known.as_ref() != Some(&table)) {
+            self.tables.insert(frame.topology, Some(table.clone()));
+        }
+        for (pass, tally) in self.tally.iter().enumerate() {
+            let Some(slot) = table[pass] else { continue };
+            if !tally.ran {
+                continue;
+            }
+            let slot = &mut self.slots[slot as usize];
+            slot.frames += 1;
+            slot.dispatches.add(tally.dispatches);
+            slot.draws.add(tally.draws);
+            slot.indirect.add(tally.indirect);
+            match tally.invocations {
+                Some(invocations) => slot.invocations.add(invocations),
+                None => slot.invocations_unknown_frames += 1,
+            }
+        }
+        self.frames += 1;
+        self.range = Some(match self.range.take() {
+            Some(range) => range.start.min(index)..range.end.max(index + 1),
+            None => index..index + 1,
+        });
+    }
+
+    fn record(&mut self, slot_index: u32, command: &Command) {
+        let pass = command.gpu_pass as usize;
+        let workgroup_size = command.pipeline.and_then(|id| self.capture.pipeline(id)).and_then(|p| p.workgroup_size);
+        let tally = &mut self.tally[pass];
+        let slot = &mut self.slots[slot_index as usize];
+        *slot.pipelines.entry(command.pipeline).or_insert(0) += 1;
+        if command.op.is_dispatch() {
+            tally.dispatches += 1;
+            let counted = workgroups(&command.op).and_then(|groups| invocations(groups, workgroup_size));
+            tally.invocations = match (tally.invocations, counted) {
+                (Some(total), Some(more)) => total.checked_add(more),
+                _ => None,
+            };
+        } else {
+            tally.draws += 1;
+        }
+        let shape = match command.op {
+            Op::Dispatch { x, y, z } => Shape::Dispatch { x, y, z },
+            Op::Draw { vertices, instances, .. } => Shape::Draw { vertices, instances },
+            Op::DrawIndexed { indices, instances, .. } => Shape::DrawIndexed { indices, instances },
+            Op::DispatchIndirect { indirect, resolved } => {
+                tally.indirect += 1;
+                let key = (command.pipeline, "dispatch", indirect.buffer, indirect.offset);
+                let resolved = resolved.map(|[x, y, z]| (u64::from(x) * u64::from(y) * u64::from(z), None));
+                add_indirect(slot, key, resolved);
+                return;
+            }
+            Op::DrawIndirect { indexed, indirect, resolved } => {
+                tally.indirect += 1;
+                let op = if indexed { "draw_indexed" } else { "draw" };
+                let key = (command.pipeline, op, indirect.buffer, indirect.offset);
+                let resolved = resolved.map(|[count, instances]| (u64::from(count), Some(u64::from(instances))));
+                add_indirect(slot, key, resolved);
+                return;
+            }
+        };
+        // `frames` is the serial of the frame being added: it counts frames added before it.
+        let serial = self.frames;
+        let key = (command.pipeline, shape);
+        if let Some(entry) = slot.shapes.get_mut(&key) {
+            entry.commands += 1;
+            entry.frames += u64::from(entry.last_frame != serial);
+            entry.last_frame = serial;
+        } else if slot.shapes.len() < MAX_SHAPES {
+            let invocations = match shape {
+                Shape::Dispatch { x, y, z } => invocations([x, y, z], workgroup_size),
+                _ => None,
+            };
+            slot.shapes.insert(key, ShapeTally { commands: 1, frames: 1, last_frame: serial, invocations });
+        } else {
+            slot.other_commands += 1;
+        }
+    }
+
+    /// Finishes and returns the report.
+    #[must_use]
+    pub fn finish(self) -> WorkloadReport {
+        let level = self.capture.level();
+        let commands_recorded = level.map_or(self.any_command, |level| level >= Level::Workload);
+        let capture = self.capture;
+        let passes = self
+            .slots
+            .into_iter()
+            .filter(|slot| slot.frames > 0)
+            .map(|slot| {
+                let recording = if !commands_recorded {
+                    Recording::BelowLevel
+                } else if slot.not_recorded && slot.pipelines.is_empty() {
+                    Recording::NotRecorded
+                } else {
+                    Recording::Recorded
+                };
+                let known = |counts: &ValueCounts| {
+                    if recording == Recording::Recorded {
+                        counts.per_frame()
+                    } else {
+                        PerFrame { frames: counts.n, ..PerFrame::default() }
+                    }
+                };
+                let mut shapes: Vec<ShapeUse> = slot
+                    .shapes
+                    .into_iter()
+                    .map(|((pipeline, shape), tally)| ShapeUse {
+                        pipeline,
+                        shape,
+                        commands: tally.commands,
+                        frames: tally.frames,
+                        invocations: tally.invocations,
+                    })
+                    .collect();
+                shapes.sort_by(|a, b| {
+                    b.commands.cmp(&a.commands).then((a.pipeline, a.shape).cmp(&(b.pipeline, b.shape)))
+                });
+                let mut indirect_sources: Vec<IndirectUse> = slot.indirect_sources.into_values().collect();
+                indirect_sources.sort_by(|a, b| {
+                    (a.pipeline, a.op, a.buffer, a.offset).cmp(&(b.pipeline, b.op, b.buffer, b.offset))
+                });
+                let (graph_pass, label, kind, _) = slot.key;
+                PassWorkload {
+                    label,
+                    graph_pass,
+                    kind,
+                    recording,
+                    frames: slot.frames,
+                    dispatches: known(&slot.dispatches),
+                    draws: known(&slot.draws),
+                    indirect: known(&slot.indirect),
+                    invocations: if recording == Recording::Recorded {
+                        slot.invocations.per_frame()
+                    } else {
+                        PerFrame::default()
+                    },
+                    invocations_unknown_frames: if recording == Recording::Recorded {
+                        slot.invocations_unknown_frames
+                    } else {
+                        0
+                    },
+                    pipelines: slot
+                        .pipelines
+                        .into_iter()
+                        .map(|(id, commands)| PipelineUse {
+                            id,
+                            pipeline: id.and_then(|id| capture.pipeline(id)).cloned(),
+                            commands,
+                        })
+                        .collect(),
+                    shapes,
+                    indirect_sources,
+                    other_commands: slot.other_commands,
+                    attachments: slot.attachments,
+                }
+            })
+            .collect();
+        WorkloadReport {
+            range: self.range.unwrap_or(0..0),
+            level,
+            commands_recorded,
+            frames: self.frames,
+            commands: self.commands,
+            passes,
+            defects: self.defects,
+        }
+    }
+}
+
+fn add_indirect(slot: &mut Slot, key: (Option<u32>, &'static str, u32, u64), resolved: Option<(u64, Option<u64>)>) {
+    let full = slot.indirect_sources.len() >= MAX_SHAPES;
+    let Some(entry) = (match slot.indirect_sources.get_mut(&key) {
+        Some(entry) => Some(entry),
+        None if full => None,
+        None => Some(slot.indirect_sources.entry(key).or_insert(IndirectUse {
+            pipeline: key.0,
+            op: key.1,
+            buffer: key.2,
+            offset: key.3,
+            commands: 0,
+            resolved: 0,
+            resolved_count: None,
+            resolved_instances: None,
+        })),
+    }) else {
+        slot.other_commands += 1;
+        return;
+    };
+    entry.commands += 1;
+    if let Some((count, instances)) = resolved {
+        entry.resolved += 1;
+        widen(&mut entry.resolved_count, count);
+        if let Some(instances) = instances {
+            widen(&mut entry.resolved_instances, instances);
+        }
+    }
+}
+
+/// The workload of every GPU pass over `frames`, a range of indices into
+/// [`Capture::frames`] (clamped to the capture).
+#[must_use]
+pub fn summarize(capture: &Capture<'_>, frames: Range<usize>) -> WorkloadReport {
+    let end = frames.end.min(capture.frames().len());
+    let start = frames.start.min(end);
+    let mut accumulator = WorkloadAccumulator::new(capture);
+    for index in start..end {
+        accumulator.add_frame(index);
+    }
+    accumulator.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Declaration, GpuPass, Indirect, Meta, Note, PipelineKind, Topology};
+    use crate::writer::Writer;
+
+    fn pipeline(id: u32, workgroup_size: Option<[u32; 3]>) -> Declaration {
+        Declaration::Pipeline(Pipeline {
+            id,
+            label: format!("pipeline {id}"),
+            kind: PipelineKind::Compute,
+            workgroup_size,
+            ..Pipeline::default()
+        })
+    }
+
+    /// A Workload capture of three compute passes ("step", "cull", "app") over `frames`,
+    /// with `commands(frame index)` as each frame's commands and `notes` written at the end.
+    fn write_capture(level: Level, frames: u32, commands: impl Fn(u32) -> Vec<Command>, notes: &[&str]) -> Vec<u8> {
+        let meta = Meta { level: Some(level), ..Meta::default() };
+        let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+        writer.declare(&[pipeline(0, Some([64, 1, 1])), pipeline(1, None)]).unwrap();
+        let topology = Topology {
+            gpu_passes: ["step", "cull", "app"]
+                .into_iter()
+                .map(|label| GpuPass { label: label.into(), ..GpuPass::default() })
+                .collect(),
+            ..Topology::default()
+        };
+        let id = writer.topology(&topology).unwrap();
+        for f in 0..frames {
+            let frame = Frame { frame_number: u64::from(f), topology: id, commands: commands(f), ..Frame::default() };
+            writer.frame(&frame).unwrap();
+        }
+        for text in notes {
+            writer.note(&Note { frame_number: 0, text: (*text).to_owned() }).unwrap();
+        }
+        writer.finish().unwrap()
+    }
+
+    fn dispatch(gpu_pass: u32, pipeline: u32, x: u32) -> Command {
+        Command { gpu_pass, pipeline: Some(pipeline), op: Op::Dispatch { x, y: 1, z: 1 } }
+    }
+
+    fn indirect(gpu_pass: u32, resolved: Option<[u32; 3]>) -> Command {
+        Command {
+            gpu_pass,
+            pipeline: Some(0),
+            op: Op::DispatchIndirect { indirect: Indirect { buffer: 3, offset: 16 }, resolved },
+        }
+    }
+
+    fn pass<'r>(report: &'r WorkloadReport, label: &str) -> &'r PassWorkload {
+        report.passes.iter().find(|pass| pass.label == label).unwrap()
+    }
+
+    #[test]
+    fn counts_per_frame_are_min_median_max_and_a_pass_without_commands_is_zero() {
+        // Frame f dispatches f % 3 + 1 times in "step": 1, 2, 3, 1, 2.
+        let bytes = write_capture(
+            Level::Workload,
+            5,
+            |f| (0..=f % 3).map(|_| dispatch(0, 0, 10)).collect(),
+            &["an unrelated note"],
+        );
+        let capture = Capture::open(&bytes).unwrap();
+        let report = summarize(&capture, 0..5);
+        assert!(report.commands_recorded);
+        assert_eq!((report.frames, report.commands), (5, 9));
+        let step = pass(&report, "step");
+        assert_eq!(step.recording, Recording::Recorded);
+        assert_eq!(step.dispatches, PerFrame { frames: 5, min: Some(1), median: Some(2), max: Some(3) });
+        assert_eq!(step.draws, PerFrame { frames: 5, min: Some(0), median: Some(0), max: Some(0) });
+        // 10 workgroups × 64: 640 invocations a dispatch.
+        assert_eq!(step.invocations, PerFrame { frames: 5, min: Some(640), median: Some(1280), max: Some(1920) });
+        assert_eq!(step.shapes.len(), 1);
+        assert_eq!((step.shapes[0].commands, step.shapes[0].frames, step.shapes[0].invocations), (9, 5, Some(640)));
+        // No command and no NOTE: the pass ran and recorded none, which is 0.
+        let app = pass(&report, "app");
+        assert_eq!(app.recording, Recording::Recorded);
+        assert_eq!(app.dispatches.max, Some(0));
+    }
+
+    #[test]
+    fn an_unknown_workgroup_size_makes_invocations_unknown_never_zero() {
+        let bytes = write_capture(Level::Workload, 3, |_| vec![dispatch(1, 1, 8)], &[]);
+        let capture = Capture::open(&bytes).unwrap();
+        let report = summarize(&capture, 0..3);
+        let cull = pass(&report, "cull");
+        assert_eq!(cull.dispatches.median, Some(1));
+        assert_eq!(cull.invocations, PerFrame::default());
+        assert_eq!(cull.invocations_unknown_frames, 3);
+        assert_eq!(cull.shapes[0].invocations, None);
+        assert_eq!(cull.pipelines[0].workgroup_size(), None);
+        assert_eq!(invocations([8, 1, 1], None), None);
+        assert_eq!(invocations([8, 2, 1], Some([64, 1, 1])), Some(1024));
+    }
+
+    #[test]
+    fn indirect_arguments_are_encoded_and_resolved_only_where_read_back() {
+        // Frames 0 and 2 resolve (4 and 6 workgroups); frame 1 does not.
+        let resolved = |f: u32| (f != 1).then_some([4 + f, 1, 1]);
+        let bytes = write_capture(Level::Verbose, 3, |f| vec![indirect(0, resolved(f))], &[]);
+        let capture = Capture::open(&bytes).unwrap();
+        let report = summarize(&capture, 0..3);
+        let step = pass(&report, "step");
+        let source = &step.indirect_sources[0];
+        assert_eq!((source.op, source.buffer, source.offset), ("dispatch", 3, 16));
+        assert_eq!((source.commands, source.resolved), (3, 2));
+        assert_eq!(source.resolved_count, Some([4, 6]));
+        assert_eq!(step.indirect.median, Some(1));
+        // Invocations are known where resolved (4 × 64, 6 × 64), unknown in frame 1.
+        assert_eq!(step.invocations, PerFrame { frames: 2, min: Some(256), median: Some(256), max: Some(384) });
+        assert_eq!(step.invocations_unknown_frames, 1);
+
+        let bytes = write_capture(Level::Workload, 2, |_| vec![indirect(0, None)], &[]);
+        let capture = Capture::open(&bytes).unwrap();
+        let source = pass(&summarize(&capture, 0..2), "step").indirect_sources[0].clone();
+        assert_eq!((source.resolved, source.resolved_count), (0, None));
+    }
+
+    #[test]
+    fn a_pass_timer_note_makes_a_pass_not_recorded_rather_than_zero() {
+        let note = "sgpt-recorder: GPU pass \"app\" is begun by the application and timed through a PassTimer: its \
+                    time is recorded, its commands (draws, dispatches, pipelines) are not";
+        let bytes = write_capture(Level::Workload, 2, |_| vec![dispatch(0, 0, 1)], &[note]);
+        let capture = Capture::open(&bytes).unwrap();
+        let report = summarize(&capture, 0..2);
+        let app = pass(&report, "app");
+        assert_eq!(app.recording, Recording::NotRecorded);
+        assert_eq!((app.dispatches.median, app.draws.median, app.frames), (None, None, 2));
+        // The note names "app" only.
+        assert_eq!(pass(&report, "cull").recording, Recording::Recorded);
+        assert_eq!(pass(&report, "cull").dispatches.max, Some(0));
+    }
+
+    #[test]
+    fn below_level_workload_no_pass_claims_a_count() {
+        let bytes = write_capture(Level::Structure, 2, |_| Vec::new(), &[]);
+        let capture = Capture::open(&bytes).unwrap();
+        let report = summarize(&capture, 0..2);
+        assert!(!report.commands_recorded);
+        assert!(
+            report.passes.iter().all(|pass| pass.recording == Recording::BelowLevel && pass.dispatches.min.is_none())
+        );
+    }
+
+    #[test]
+    fn zero_and_one_frame_captures_summarise_without_inventing_figures() {
+        let bytes = write_capture(Level::Workload, 0, |_| Vec::new(), &[]);
+        let capture = Capture::open(&bytes).unwrap();
+        let report = summarize(&capture, 0..10);
+        assert_eq!((report.frames, report.passes.len(), report.range.clone()), (0, 0, 0..0));
+
+        let bytes = write_capture(Level::Workload, 1, |_| vec![dispatch(0, 0, 2)], &[]);
+        let capture = Capture::open(&bytes).unwrap();
+        let step = pass(&summarize(&capture, 0..1), "step").clone();
+        assert_eq!(step.dispatches, PerFrame { frames: 1, min: Some(1), median: Some(1), max: Some(1) });
+    }
+
+    #[test]
+    fn too_many_distinct_values_keep_min_and_max_but_claim_no_median() {
+        let mut counts = ValueCounts::default();
+        for value in 0..=MAX_DISTINCT_VALUES as u64 {
+            counts.add(value * 3);
+        }
+        let figure = counts.per_frame();
+        assert_eq!((figure.min, figure.median, figure.max), (Some(0), None, Some(3 * MAX_DISTINCT_VALUES as u64)));
+    }
+}
