@@ -8,7 +8,10 @@
 //!
 //! What the trace holds:
 //! - **GPU** (pid 1), one track (tid = query set id + 1) per query set, since sets need
-//!   not share a clock domain (seed 000 §2.4). Per frame and track, `X` slices for the
+//!   not share a clock domain (seed 000 §2.4), except that the sets of a recorder's timer
+//!   pool (labelled `timer pool set N`), which it cycles frame by frame on one queue, share
+//!   one track, the lowest set's; each span's `args.query_set` keeps its set. Pass spans
+//!   carry their commands in `args.workload` at level Workload and up. Per frame and track, `X` slices for the
 //!   frame, each scope and each graph pass span the extent of their GPU spans, so
 //!   Perfetto nests GPU passes under graph passes under scopes; sub-pass regions nest
 //!   inside their pass. Times are relative to the first frame's first span.
@@ -44,8 +47,9 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::error::Defect;
-use crate::model::{CounterUnit, Frame, Level, SpanKind, Topology, TopologyId};
+use crate::model::{Command, CounterUnit, Frame, Level, Op, SpanKind, Topology, TopologyId};
 use crate::reader::Capture;
+use crate::workload_summary::{TimedOnly, invocations};
 
 /// The GPU process: one thread per query set.
 pub const GPU_PID: u32 = 1;
@@ -200,7 +204,7 @@ struct Event<'n, A> {
 }
 
 #[derive(Serialize)]
-struct GpuSpanArgs<'n> {
+struct GpuSpanArgs<'n, 'c> {
     graph_pass: Option<&'n str>,
     kind: &'static str,
     span_kind: &'static str,
@@ -208,6 +212,92 @@ struct GpuSpanArgs<'n> {
     frame: u64,
     begin_ns: u64,
     end_ns: u64,
+    /// The pass's commands this frame, at level Workload and up, on pass spans only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workload: Option<WorkloadArgs<'n, 'c>>,
+}
+
+/// A pass span's commands: `"not recorded"` where a NOTE says the pass was timed through
+/// a `PassTimer`, else its dispatch and draw counts and each command's facts.
+enum WorkloadArgs<'n, 'c> {
+    NotRecorded,
+    Recorded { capture: &'c Capture<'c>, commands: &'n [Command], order: &'n [u32] },
+}
+
+impl Serialize for WorkloadArgs<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (capture, commands, order) = match *self {
+            WorkloadArgs::NotRecorded => return serializer.serialize_str("not recorded"),
+            WorkloadArgs::Recorded { capture, commands, order } => (capture, commands, order),
+        };
+        let each = || order.iter().filter_map(|&at| commands.get(at as usize));
+        let dispatches = each().filter(|command| command.op.is_dispatch()).count();
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("dispatches", &dispatches)?;
+        map.serialize_entry("draws", &(order.len() - dispatches))?;
+        map.serialize_entry("commands", &CommandList { capture, commands: each })?;
+        map.end()
+    }
+}
+
+struct CommandList<'c, F> {
+    capture: &'c Capture<'c>,
+    commands: F,
+}
+
+impl<'n, 'c, F, I> Serialize for CommandList<'c, F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = &'n Command>,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        for command in (self.commands)() {
+            seq.serialize_element(&command_json(self.capture, command))?;
+        }
+        seq.end()
+    }
+}
+
+/// One command's facts: its pipeline with its workgroup size (`null` when unknown), its
+/// encoded arguments, resolved indirect arguments (`null` where not read back) and, for a
+/// dispatch with known counts and size, its invocations (`null` otherwise).
+fn command_json(capture: &Capture<'_>, command: &Command) -> serde_json::Value {
+    use serde_json::json;
+    let pipeline = command.pipeline.and_then(|id| capture.pipeline(id));
+    let workgroup_size = pipeline.and_then(|pipeline| pipeline.workgroup_size);
+    let mut value = json!({
+        "pipeline": command.pipeline,
+        "pipeline_label": pipeline.map(|pipeline| pipeline.label.as_str()),
+    });
+    let facts = match command.op {
+        Op::Dispatch { x, y, z } => json!({
+            "op": "dispatch", "workgroups": [x, y, z], "workgroup_size": workgroup_size,
+            "invocations": invocations([x, y, z], workgroup_size),
+        }),
+        Op::DispatchIndirect { indirect, resolved } => json!({
+            "op": "dispatch_indirect", "indirect": { "buffer": indirect.buffer, "offset": indirect.offset },
+            "resolved": resolved, "workgroup_size": workgroup_size,
+            "invocations": resolved.and_then(|groups| invocations(groups, workgroup_size)),
+        }),
+        Op::Draw { vertices, instances, first_vertex, first_instance } => json!({
+            "op": "draw", "vertices": vertices, "instances": instances,
+            "first_vertex": first_vertex, "first_instance": first_instance,
+        }),
+        Op::DrawIndexed { indices, instances, first_index, base_vertex, first_instance } => json!({
+            "op": "draw_indexed", "indices": indices, "instances": instances, "first_index": first_index,
+            "base_vertex": base_vertex, "first_instance": first_instance,
+        }),
+        Op::DrawIndirect { indexed, indirect, resolved } => json!({
+            "op": if indexed { "draw_indexed_indirect" } else { "draw_indirect" },
+            "indirect": { "buffer": indirect.buffer, "offset": indirect.offset },
+            "resolved": resolved.map(|[count, instances]| json!({ "count": count, "instances": instances })),
+        }),
+    };
+    if let (Some(value), serde_json::Value::Object(facts)) = (value.as_object_mut(), facts) {
+        value.extend(facts);
+    }
+    value
 }
 
 #[derive(Serialize)]
@@ -417,9 +507,14 @@ fn write_events<Q: SerializeSeq>(capture: &Capture<'_>, out: &mut EventWriter<'_
     }
 
     let (gpu_origin, cpu_origin) = origins(capture);
+    let tracks = Tracks::new(capture);
+    let timed_only = TimedOnly::new(capture);
+    let commands_recorded = capture.level().map(|level| level >= Level::Workload);
     let mut infos: HashMap<TopologyId, TopologyInfo> = HashMap::new();
     let mut extents = Extents::default();
-    let mut query_sets: Vec<u8> = Vec::new();
+    let mut frame_tracks: Vec<u32> = Vec::new();
+    // This frame's command indices, ordered by GPU pass: each pass span's commands are a run.
+    let mut order: Vec<u32> = Vec::new();
     let mut frame = Frame::default();
     let mut label = String::new();
     // (frame number, GPU ts, tid) of every exported frame, to place notes.
@@ -439,17 +534,19 @@ fn write_events<Q: SerializeSeq>(capture: &Capture<'_>, out: &mut EventWriter<'_
         let scope_count = topology.map_or(0, |t| t.scopes.len());
 
         extents.fit(graph_count, scope_count);
-        query_sets.clear();
-        query_sets.extend(frame.spans.iter().map(|span| span.query_set));
-        query_sets.sort_unstable();
-        query_sets.dedup();
+        frame_tracks.clear();
+        frame_tracks.extend(frame.spans.iter().map(|span| tracks.tid(span.query_set)));
+        frame_tracks.sort_unstable();
+        frame_tracks.dedup();
 
         let frame_number = frame.frame_number;
         // One track at a time, so the scratch is sized by the topology, not by tracks too.
-        for &query_set in &query_sets {
-            let tid = u32::from(query_set) + 1;
+        for &tid in &frame_tracks {
             let mut extent = EMPTY;
-            for span in frame.spans.iter().filter(|span| span.query_set == query_set) {
+            let on_track = |span: &&crate::model::Span| tracks.tid(span.query_set) == tid;
+            // The set the track's first span came from, kept in the slices' args.
+            let query_set = frame.spans.iter().find(on_track).map_or(0, |span| span.query_set);
+            for span in frame.spans.iter().filter(on_track) {
                 let end = span.end_ns.max(span.begin_ns);
                 widen(&mut extent, span.begin_ns, end);
                 let graph = topology
@@ -475,11 +572,17 @@ fn write_events<Q: SerializeSeq>(capture: &Capture<'_>, out: &mut EventWriter<'_
                 placed.push((frame_number, micros(extent.0, gpu_origin), tid));
             }
             if let (Some(topology), Some(info)) = (topology, info) {
-                write_ranges(out, &mut extents, topology, info, (query_set, frame_number, gpu_origin))?;
+                write_ranges(out, &mut extents, topology, info, (tid, query_set, frame_number, gpu_origin))?;
             }
             extents.reset();
         }
 
+        let with_commands = commands_recorded.unwrap_or(!frame.commands.is_empty());
+        order.clear();
+        if with_commands {
+            order.extend(0..frame.commands.len() as u32);
+            order.sort_by_key(|&at| frame.commands[at as usize].gpu_pass);
+        }
         for span in &frame.spans {
             let pass = topology.and_then(|t| t.gpu_passes.get(span.pass as usize));
             let graph_pass = pass
@@ -504,7 +607,7 @@ fn write_events<Q: SerializeSeq>(capture: &Capture<'_>, out: &mut EventWriter<'_
                 ts: Some(micros(span.begin_ns, gpu_origin)),
                 dur: Some(micros_len(span.duration_ns())),
                 pid: GPU_PID,
-                tid: u32::from(span.query_set) + 1,
+                tid: tracks.tid(span.query_set),
                 s: None,
                 args: GpuSpanArgs {
                     graph_pass,
@@ -514,6 +617,15 @@ fn write_events<Q: SerializeSeq>(capture: &Capture<'_>, out: &mut EventWriter<'_
                     frame: frame_number,
                     begin_ns: span.begin_ns,
                     end_ns: span.end_ns,
+                    workload: (with_commands && span.kind == SpanKind::Pass).then(|| {
+                        let first = order.partition_point(|&at| frame.commands[at as usize].gpu_pass < span.pass);
+                        let last = order.partition_point(|&at| frame.commands[at as usize].gpu_pass <= span.pass);
+                        if first == last && pass.is_some_and(|pass| timed_only.contains(&pass.label)) {
+                            WorkloadArgs::NotRecorded
+                        } else {
+                            WorkloadArgs::Recorded { capture, commands: &frame.commands, order: &order[first..last] }
+                        }
+                    }),
                 },
             })?;
         }
@@ -547,9 +659,13 @@ fn write_events<Q: SerializeSeq>(capture: &Capture<'_>, out: &mut EventWriter<'_
             GPU_PID => {
                 let id = u8::try_from(tid - 1).unwrap_or(u8::MAX);
                 label.clear();
-                let _ = match capture.query_set(id) {
-                    Some(set) => write_query_set(&mut label, &set.label, id),
-                    None => write_query_set(&mut label, "", id),
+                let _ = if tracks.is_pool(id) {
+                    write_pool(&mut label, &tracks.pool)
+                } else {
+                    match capture.query_set(id) {
+                        Some(set) => write_query_set(&mut label, &set.label, id),
+                        None => write_query_set(&mut label, "", id),
+                    }
                 };
                 label.as_str()
             }
@@ -569,9 +685,8 @@ fn write_ranges<Q: SerializeSeq>(
     extents: &mut Extents,
     topology: &Topology,
     info: &TopologyInfo,
-    (query_set, frame, origin): (u8, u64, u64),
+    (tid, query_set, frame, origin): (u32, u8, u64, u64),
 ) -> Result<(), Q::Error> {
-    let tid = u32::from(query_set) + 1;
     let Extents { graph, scopes, touched_graph, touched_scopes } = extents;
     touched_scopes.sort_unstable_by_key(|&s| (info.scope_depth[s as usize], scopes[s as usize].0));
     for &scope in touched_scopes.iter() {
@@ -624,6 +739,55 @@ fn write_frame_name(out: &mut String, number: u64) -> std::fmt::Result {
 fn write_unknown_pass(out: &mut String, pass: u32) -> std::fmt::Result {
     use std::fmt::Write as _;
     write!(out, "GPU pass {pass}")
+}
+
+fn write_pool(out: &mut String, pool: &[u8]) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    out.push_str("GPU queue (timer pool sets ");
+    for (at, id) in pool.iter().enumerate() {
+        write!(out, "{}{id}", if at == 0 { "" } else { ", " })?;
+    }
+    out.push(')');
+    Ok(())
+}
+
+/// The label `sgpt-recorder` gives each query set of its timer pool.
+pub const TIMER_POOL_LABEL: &str = "timer pool set ";
+
+/// Whether a query set is one of the recorder's timer-pool sets: its label is
+/// `timer pool set N` with N its own id.
+#[must_use]
+pub fn is_timer_pool_set(id: u8, label: &str) -> bool {
+    label.strip_prefix(TIMER_POOL_LABEL).and_then(|n| n.parse::<u8>().ok()) == Some(id)
+}
+
+/// Which GPU track each query set's spans go on. A recorder cycles the sets of its timer
+/// pool frame by frame on one queue, so they share one track (the lowest set's); any other
+/// set keeps a track of its own, since sets need not share a clock domain (§5).
+struct Tracks {
+    /// The timer-pool set ids, ascending.
+    pool: Vec<u8>,
+}
+
+impl Tracks {
+    fn new(capture: &Capture<'_>) -> Self {
+        let pool = (0..=u8::MAX)
+            .filter(|&id| capture.query_set(id).is_some_and(|set| is_timer_pool_set(id, &set.label)))
+            .collect();
+        Self { pool }
+    }
+
+    fn is_pool(&self, id: u8) -> bool {
+        self.pool.binary_search(&id).is_ok()
+    }
+
+    /// The tid of query set `id`'s track: set id + 1, or the pool's first set's.
+    fn tid(&self, id: u8) -> u32 {
+        match self.pool.first() {
+            Some(&first) if self.is_pool(id) => u32::from(first) + 1,
+            _ => u32::from(id) + 1,
+        }
+    }
 }
 
 fn write_query_set(out: &mut String, label: &str, id: u8) -> std::fmt::Result {
@@ -726,4 +890,150 @@ fn write_cpu<Q: SerializeSeq>(
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Declaration, GpuPass, GpuPassKind, Indirect, Meta, Note, Pipeline, QuerySetDef, Span};
+    use crate::writer::Writer;
+
+    /// Four frames of two compute passes ("step", "app"); frame f's spans are on query set
+    /// `f % 3`, as a recorder's timer pool cycles its sets, labelled `labels[set]`.
+    fn capture(labels: [&str; 3], level: Level, notes: &[&str]) -> Vec<u8> {
+        let meta = Meta { level: Some(level), ..Meta::default() };
+        let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+        let mut declarations: Vec<Declaration> = (0..3u8)
+            .map(|id| Declaration::QuerySet(QuerySetDef { id, label: labels[usize::from(id)].to_owned() }))
+            .collect();
+        declarations.push(Declaration::Pipeline(Pipeline {
+            id: 0,
+            label: "step".into(),
+            workgroup_size: Some([64, 1, 1]),
+            ..Pipeline::default()
+        }));
+        declarations.push(Declaration::Pipeline(Pipeline {
+            id: 1,
+            label: "sized by override".into(),
+            ..Pipeline::default()
+        }));
+        writer.declare(&declarations).unwrap();
+        let topology = Topology {
+            gpu_passes: ["step", "app"]
+                .into_iter()
+                .map(|label| GpuPass { label: label.into(), kind: GpuPassKind::Compute, ..GpuPass::default() })
+                .collect(),
+            ..Topology::default()
+        };
+        let id = writer.topology(&topology).unwrap();
+        for f in 0..4u32 {
+            let begin = 1_000_000 * u64::from(f);
+            let query_set = (f % 3) as u8;
+            let span = |pass, from, to| Span {
+                pass,
+                query_set,
+                begin_ns: begin + from,
+                end_ns: begin + to,
+                ..Span::default()
+            };
+            let commands = if level >= Level::Workload {
+                vec![
+                    Command { gpu_pass: 0, pipeline: Some(0), op: Op::Dispatch { x: 24, y: 1, z: 1 } },
+                    Command {
+                        gpu_pass: 0,
+                        pipeline: Some(1),
+                        op: Op::DispatchIndirect {
+                            indirect: Indirect { buffer: 2, offset: 8 },
+                            resolved: (f % 2 == 0).then_some([3, 1, 1]),
+                        },
+                    },
+                ]
+            } else {
+                Vec::new()
+            };
+            let frame = Frame {
+                frame_number: u64::from(f),
+                topology: id,
+                spans: vec![span(0, 0, 1_000), span(1, 2_000, 3_000)],
+                commands,
+                ..Frame::default()
+            };
+            writer.frame(&frame).unwrap();
+        }
+        for text in notes {
+            writer.note(&Note { frame_number: 0, text: (*text).to_owned() }).unwrap();
+        }
+        writer.finish().unwrap()
+    }
+
+    fn trace(bytes: &[u8]) -> Vec<serde_json::Value> {
+        let capture = Capture::open(bytes).unwrap();
+        let mut out = Vec::new();
+        export(&capture, &mut out).unwrap();
+        let trace: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        trace["traceEvents"].as_array().unwrap().clone()
+    }
+
+    fn gpu_tids(events: &[serde_json::Value]) -> BTreeSet<u64> {
+        events.iter().filter(|e| e["pid"] == GPU_PID && e["ph"] == "X").map(|e| e["tid"].as_u64().unwrap()).collect()
+    }
+
+    #[test]
+    fn a_timer_pools_sets_share_one_track_and_keep_their_set_in_args() {
+        let events = trace(&capture(["timer pool set 0", "timer pool set 1", "timer pool set 2"], Level::Timing, &[]));
+        assert_eq!(gpu_tids(&events), BTreeSet::from([1]));
+        let sets: BTreeSet<u64> = events
+            .iter()
+            .filter(|e| e["cat"] == "gpu_pass")
+            .map(|e| e["args"]["query_set"].as_u64().unwrap())
+            .collect();
+        assert_eq!(sets, BTreeSet::from([0, 1, 2]));
+        let name = events.iter().find(|e| e["name"] == "thread_name" && e["pid"] == GPU_PID).unwrap();
+        assert_eq!(name["args"]["name"], "GPU queue (timer pool sets 0, 1, 2)");
+        // One frame slice a frame on the one track.
+        assert_eq!(events.iter().filter(|e| e["cat"] == "frame").count(), 4);
+    }
+
+    #[test]
+    fn query_sets_of_other_queues_keep_a_track_each() {
+        let events = trace(&capture(["graphics", "async compute", "copy"], Level::Timing, &[]));
+        assert_eq!(gpu_tids(&events), BTreeSet::from([1, 2, 3]));
+        assert!(!is_timer_pool_set(1, "timer pool set 0"), "the label must name the set's own id");
+        assert!(is_timer_pool_set(7, "timer pool set 7"));
+    }
+
+    #[test]
+    fn pass_spans_carry_their_commands_with_unknowns_as_null() {
+        let events = trace(&capture(["a", "b", "c"], Level::Workload, &[]));
+        let step: Vec<_> = events.iter().filter(|e| e["cat"] == "gpu_pass" && e["name"] == "step").collect();
+        assert_eq!(step.len(), 4);
+        let workload = &step[0]["args"]["workload"];
+        assert_eq!((workload["dispatches"].as_u64(), workload["draws"].as_u64()), (Some(2), Some(0)));
+        let direct = &workload["commands"][0];
+        assert_eq!(direct["op"], "dispatch");
+        assert_eq!(direct["workgroups"], serde_json::json!([24, 1, 1]));
+        assert_eq!(direct["invocations"], 24 * 64);
+        let indirect = &workload["commands"][1];
+        assert_eq!(indirect["indirect"], serde_json::json!({ "buffer": 2, "offset": 8 }));
+        assert_eq!(indirect["resolved"], serde_json::json!([3, 1, 1]));
+        // Resolved, but the workgroup size is an override: unknown, not 0.
+        assert!(indirect["workgroup_size"].is_null() && indirect["invocations"].is_null());
+        // Frame 1 did not resolve its indirect arguments.
+        assert!(step[1]["args"]["workload"]["commands"][1]["resolved"].is_null());
+        // "app" recorded nothing and no NOTE says why: zero commands.
+        let app = events.iter().find(|e| e["cat"] == "gpu_pass" && e["name"] == "app").unwrap();
+        assert_eq!(app["args"]["workload"]["dispatches"], 0);
+    }
+
+    #[test]
+    fn a_pass_timer_pass_says_not_recorded_and_timing_captures_carry_no_workload() {
+        let note = "sgpt-recorder: GPU pass \"app\" is begun by the application and timed through a PassTimer: its \
+                    time is recorded, its commands (draws, dispatches, pipelines) are not";
+        let events = trace(&capture(["a", "b", "c"], Level::Workload, &[note]));
+        let app = events.iter().find(|e| e["cat"] == "gpu_pass" && e["name"] == "app").unwrap();
+        assert_eq!(app["args"]["workload"], "not recorded");
+
+        let events = trace(&capture(["a", "b", "c"], Level::Timing, &[]));
+        assert!(events.iter().filter(|e| e["cat"] == "gpu_pass").all(|e| e["args"].get("workload").is_none()));
+    }
 }
