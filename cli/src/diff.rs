@@ -468,3 +468,21 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, a_file: &str, b
     writeln!(out, "{}.", summary(comparison))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_duration, parse_percent};
+
+    #[test]
+    fn durations_and_percentages_parse_in_their_units() {
+        for (text, ns) in [("20us", 20_000), ("20µs", 20_000), ("0.5ms", 500_000), ("1s", 1_000_000_000), ("800", 800)]
+        {
+            assert_eq!(parse_duration(text), Ok(ns), "{text}");
+        }
+        assert!(parse_duration("20 parsecs").is_err() && parse_duration("-3us").is_err());
+        for (text, fraction) in [("3%", 0.03), ("3 %", 0.03), ("10", 0.1)] {
+            assert_eq!(parse_percent(text), Ok(fraction), "{text}");
+        }
+        assert!(parse_percent("-1%").is_err() && parse_percent("NaN").is_err());
+    }
+}
