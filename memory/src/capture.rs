@@ -1,6 +1,8 @@
 //! The investigative recorder: one opt-in capture at a time, controlled by
 //! [`Ledger::begin`], [`Ledger::checkpoint`], [`Ledger::end`], [`Ledger::export`] and
-//! [`Ledger::release`].
+//! [`Ledger::release`]. This file holds what a capture is and its locked state machine; the
+//! controls live with the ledger, which hands this state the values it needs (counters,
+//! names, loss evidence), so the state machine never reaches back into the ledger.
 //!
 //! Storage (live table, journal, checkpoint pools) is allocated by `begin` before the
 //! capture attaches; nothing grows while recording, and a full table or journal loses
@@ -13,14 +15,12 @@
 
 use core::alloc::Layout;
 use core::ops::Range;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::counters::DomainStats;
 use crate::domain::{Domain, DomainDef, MAX_DOMAINS};
-use crate::ledger::Ledger;
-use crate::scope::ReentryGuard;
 use crate::site::{Site, SiteDef, site_definitions};
-use crate::table::{InsertError, LiveTable};
+use crate::table::{InsertError, LifetimeId, LiveBlock, LiveTable};
 
 /// Longest checkpoint name accepted (bytes); names are copied into preallocated storage.
 pub const MAX_CHECKPOINT_NAME: usize = 64;
@@ -101,47 +101,6 @@ impl CaptureId {
 /// A checkpoint's index within its capture; the terminal checkpoint is the last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CheckpointId(pub u32);
-
-/// A block's identity: `(epoch, seq)`, never reused; a reused address starts a new one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct LifetimeId {
-    /// The capture that saw the allocation (one per successful `begin`).
-    pub epoch: u64,
-    /// Order of the lifetime within the epoch, from 1.
-    pub seq: u64,
-}
-
-/// A live block as the table holds it and checkpoints copy it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LiveBlock {
-    pub address: usize,
-    pub lifetime: LifetimeId,
-    /// Operation sequence of the allocation.
-    pub alloc_seq: u64,
-    pub domain: Domain,
-    pub site: Site,
-    /// Requested bytes.
-    pub size: usize,
-    pub align: usize,
-    /// The allocating thread's number (not an OS id).
-    pub thread: u32,
-    /// The capture clock at the allocation.
-    pub time: u64,
-}
-
-impl LiveBlock {
-    pub(crate) const EMPTY: Self = Self {
-        address: 0,
-        lifetime: LifetimeId { epoch: 0, seq: 0 },
-        alloc_seq: 0,
-        domain: Domain::UNKNOWN,
-        site: Site::UNKNOWN,
-        size: 0,
-        align: 0,
-        thread: 0,
-        time: 0,
-    };
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
@@ -457,8 +416,9 @@ struct CheckpointMeta {
     stats: (usize, usize),
 }
 
+/// One capture's preallocated storage and its record so far.
 #[derive(Debug)]
-struct Session {
+pub(crate) struct Session {
     id: CaptureId,
     epoch: u64,
     mode: CaptureMode,
@@ -493,7 +453,8 @@ fn note(loss: &mut Option<Loss>, reason: LossReason, seq: u64, domain: Domain) {
 }
 
 impl Session {
-    fn allocate(config: &CaptureConfig) -> Result<Box<Self>, BeginError> {
+    /// Everything a capture of `config` needs, allocated before it attaches.
+    pub(crate) fn allocate(config: &CaptureConfig) -> Result<Box<Self>, BeginError> {
         let mut included = [false; MAX_DOMAINS];
         for domain in &config.domains {
             included[usize::from(domain.index())] = true;
@@ -629,25 +590,31 @@ impl Session {
     }
 
     /// Copies the live set and counters at `boundary_seq`; within reserved capacity.
-    fn take_checkpoint(&mut self, ledger: &Ledger, name: &str, owner: u64, expectation: Expectation, time: u64) {
-        let recursion = ledger.early_loss.count.load(Ordering::Relaxed) != 0;
+    /// `recursion` says whether a re-entered hook lost detail before this boundary.
+    fn take_checkpoint(
+        &mut self,
+        request: CheckpointRequest<'_>,
+        recursion: bool,
+        stats: impl Fn(Domain) -> DomainStats,
+    ) {
         let table_exact = self.health.table_loss.is_none() && !recursion;
         let start = self.live_pool.len();
         self.live_pool.extend(self.table.iter().copied());
         self.live_pool[start..].sort_unstable_by_key(|block| block.lifetime);
         let stats_start = self.stats_pool.len();
         for domain in &self.domains {
-            self.stats_pool.push(ledger.stats(*domain));
+            self.stats_pool.push(stats(*domain));
         }
+        let name = request.name;
         let mut stored = [0; MAX_CHECKPOINT_NAME];
         stored[..name.len()].copy_from_slice(name.as_bytes());
         self.checkpoints.push(CheckpointMeta {
             name: stored,
             name_len: name.len(),
-            owner,
-            expectation,
+            owner: request.owner,
+            expectation: request.expectation,
             boundary_seq: self.end_seq,
-            time,
+            time: request.time,
             table_exact,
             history_complete: table_exact && self.health.journal_loss.is_none(),
             live: (start, self.live_pool.len()),
@@ -655,7 +622,8 @@ impl Session {
         });
     }
 
-    fn export(&self, ledger: &Ledger) -> MemoryCapture {
+    /// The sealed capture as values; `domain_name` names each included domain.
+    pub(crate) fn export(&self, domain_name: impl Fn(Domain) -> Option<&'static str>) -> MemoryCapture {
         let range = |(start, end): (usize, usize)| Range { start, end };
         let checkpoints = self
             .checkpoints
@@ -681,7 +649,7 @@ impl Session {
             domains: self
                 .domains
                 .iter()
-                .map(|&domain| DomainDef { domain, name: ledger.domain_name(domain).unwrap_or("unknown") })
+                .map(|&domain| DomainDef { domain, name: domain_name(domain).unwrap_or("unknown") })
                 .collect(),
             sites: site_definitions(),
             begin_seq: self.begin_seq,
@@ -694,110 +662,68 @@ impl Session {
     }
 }
 
+/// A checkpoint as its caller asks for it: what is stored beside the copied live set and counters.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CheckpointRequest<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) owner: u64,
+    pub(crate) expectation: Expectation,
+    pub(crate) time: u64,
+}
+
 impl Detail {
     pub(crate) const fn new() -> Self {
         Self { next_seq: 1, next_epoch: 1, next_capture: 1, slot: Slot::Empty }
     }
 
-    /// A hook's locked step: issue the operation sequence, update table and journal.
-    pub(crate) fn apply(&mut self, ledger: &Ledger, domain: Domain, op: Op, thread: u32, time: u64) {
+    /// A hook's locked step: issue the operation sequence (mirrored into `issued` for loss
+    /// evidence read outside the lock), update table and journal.
+    pub(crate) fn apply(&mut self, issued: &AtomicU64, domain: Domain, op: Op, thread: u32, time: u64) {
         let Slot::Active(session) = &mut self.slot else { return };
         if !session.included[usize::from(domain.index())] {
             return;
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        ledger.issued.store(seq, Ordering::Relaxed);
+        issued.store(seq, Ordering::Relaxed);
         session.apply(domain, op, seq, thread, time);
     }
-}
 
-impl Ledger {
-    /// Begins a capture at the caller's safe point. Validates, proves Complete-mode
-    /// baselines, allocates all storage, then attaches. On failure nothing changes: no
-    /// capture, no epoch consumed, the previous sealed capture untouched.
-    pub fn begin(&self, config: &CaptureConfig) -> Result<CaptureId, BeginError> {
-        if config.domains.is_empty() {
-            return Err(BeginError::InvalidConfig("no domains"));
-        }
-        if config.table_entries == 0 || config.journal_events == 0 {
-            return Err(BeginError::InvalidConfig("table and journal need room for one entry"));
-        }
-        for (index, domain) in config.domains.iter().enumerate() {
-            if self.slot(*domain) != usize::from(domain.index()) {
-                return Err(BeginError::UnknownDomain(*domain));
-            }
-            if config.domains[..index].contains(domain) {
-                return Err(BeginError::InvalidConfig("a domain is listed twice"));
-            }
-        }
-        let Some(_guard) = ReentryGuard::enter() else { return Err(BeginError::Reentrant) };
-        self.slot_allows_begin()?;
-        if config.mode == CaptureMode::Complete {
-            for domain in &config.domains {
-                let stats = self.stats(*domain);
-                if !stats.valid || stats.live_blocks != 0 {
-                    return Err(BeginError::UnprovenBaseline(*domain));
-                }
-            }
-        }
-        let mut session = Session::allocate(config)?;
-        let refused = {
-            let mut detail = self.detail.lock();
-            let refusal = match &detail.slot {
-                Slot::Empty => None,
-                Slot::Active(_) => Some(BeginError::AlreadyActive),
-                Slot::Sealed(_) | Slot::Exporting => Some(BeginError::Unreleased),
-            };
-            if let Some(error) = refusal {
-                (error, session)
-            } else {
-                let id = CaptureId(detail.next_capture);
-                detail.next_capture += 1;
-                session.id = id;
-                session.epoch = detail.next_epoch;
-                detail.next_epoch += 1;
-                session.begin_seq = detail.next_seq;
-                session.end_seq = detail.next_seq;
-                self.early_loss.count.store(0, Ordering::Relaxed);
-                self.clock.set(config.clock);
-                detail.slot = Slot::Active(session);
-                for domain in &config.domains {
-                    self.attached[usize::from(domain.index())].store(true, Ordering::Release);
-                }
-                return Ok(id);
-            }
-        };
-        // Storage is dropped after the lock is released: freeing may enter the hooks.
-        drop(refused.1);
-        Err(refused.0)
-    }
-
-    fn slot_allows_begin(&self) -> Result<(), BeginError> {
-        match self.detail.lock().slot {
-            Slot::Empty => Ok(()),
-            Slot::Active(_) => Err(BeginError::AlreadyActive),
-            Slot::Sealed(_) | Slot::Exporting => Err(BeginError::Unreleased),
+    /// Why a capture cannot begin now, if it cannot.
+    pub(crate) fn refuses_begin(&self) -> Option<BeginError> {
+        match &self.slot {
+            Slot::Empty => None,
+            Slot::Active(_) => Some(BeginError::AlreadyActive),
+            Slot::Sealed(_) | Slot::Exporting => Some(BeginError::Unreleased),
         }
     }
 
-    /// Copies the live set and the included domains' counters at one operation boundary.
-    /// On failure nothing is published.
-    pub fn checkpoint(
-        &self,
+    /// Makes `session` the active capture: a new id and epoch, its sequences from here.
+    /// The caller checked [`Detail::refuses_begin`] under the same lock.
+    pub(crate) fn activate(&mut self, mut session: Box<Session>) -> CaptureId {
+        debug_assert!(matches!(self.slot, Slot::Empty), "activate only after refuses_begin said yes");
+        let id = CaptureId(self.next_capture);
+        self.next_capture += 1;
+        session.id = id;
+        session.epoch = self.next_epoch;
+        self.next_epoch += 1;
+        session.begin_seq = self.next_seq;
+        session.end_seq = self.next_seq;
+        self.slot = Slot::Active(session);
+        id
+    }
+
+    /// Publishes an intermediate checkpoint of the active capture `capture` at the next
+    /// operation boundary; on failure nothing is published.
+    pub(crate) fn checkpoint(
+        &mut self,
         capture: CaptureId,
-        name: &str,
-        owner: u64,
-        expectation: Expectation,
+        request: CheckpointRequest<'_>,
+        recursion: bool,
+        stats: impl Fn(Domain) -> DomainStats,
     ) -> Result<CheckpointId, CheckpointError> {
-        if name.len() > MAX_CHECKPOINT_NAME {
-            return Err(CheckpointError::InvalidName);
-        }
-        let Some(_guard) = ReentryGuard::enter() else { return Err(CheckpointError::Reentrant) };
-        let time = self.clock.now();
-        let mut detail = self.detail.lock();
-        let boundary = detail.next_seq;
-        let session = match &mut detail.slot {
+        let boundary = self.next_seq;
+        let session = match &mut self.slot {
             Slot::Active(session) if session.id == capture => session,
             Slot::Active(_) => return Err(CheckpointError::WrongCapture(capture)),
             _ => return Err(CheckpointError::NotActive),
@@ -806,77 +732,71 @@ impl Ledger {
             return Err(CheckpointError::Exhausted);
         }
         session.end_seq = boundary;
-        session.take_checkpoint(self, name, owner, expectation, time);
+        session.take_checkpoint(request, recursion, stats);
         Ok(CheckpointId(session.checkpoints.len() as u32 - 1))
     }
 
-    /// Detaches and seals at the caller's safe point, taking the terminal checkpoint in its
-    /// reserved room. Succeeds even when detail was lost; the health says so.
-    pub fn end(&self, capture: CaptureId) -> Result<CaptureHealth, EndError> {
-        let Some(_guard) = ReentryGuard::enter() else { return Err(EndError::Reentrant) };
-        let time = self.clock.now();
-        let mut detail = self.detail.lock();
-        let boundary = detail.next_seq;
-        let Slot::Active(session) = &mut detail.slot else { return Err(EndError::NotActive) };
+    /// The included domains of the active capture `capture`, which `seal` will detach.
+    pub(crate) fn active_domains(&self, capture: CaptureId) -> Result<&[Domain], EndError> {
+        let Slot::Active(session) = &self.slot else { return Err(EndError::NotActive) };
         if session.id != capture {
             return Err(EndError::WrongCapture(capture));
         }
-        for domain in &session.domains {
-            self.attached[usize::from(domain.index())].store(false, Ordering::Release);
-        }
-        self.clock.set(None);
-        let recursions = self.early_loss.count.load(Ordering::Relaxed);
-        if recursions != 0 {
-            session.health.recursion = Some(RecursionLoss {
-                count: recursions,
-                domain: Domain::from_raw(self.early_loss.domain.load(Ordering::Relaxed) as u16),
-                after_seq: self.early_loss.after_seq.load(Ordering::Relaxed),
-            });
+        Ok(&session.domains)
+    }
+
+    /// Seals the active capture, taking the terminal checkpoint in its reserved room.
+    /// The caller checked [`Detail::active_domains`] under the same lock.
+    pub(crate) fn seal(
+        &mut self,
+        recursion: Option<RecursionLoss>,
+        time: u64,
+        stats: impl Fn(Domain) -> DomainStats,
+    ) -> CaptureHealth {
+        let boundary = self.next_seq;
+        let Slot::Active(mut session) = core::mem::replace(&mut self.slot, Slot::Empty) else {
+            unreachable!("seal only after active_domains found the capture")
+        };
+        if let Some(loss) = recursion {
+            session.health.recursion = Some(loss);
         }
         session.end_seq = boundary;
-        session.take_checkpoint(self, "end", 0, Expectation::Unspecified, time);
+        let terminal = CheckpointRequest { name: "end", owner: 0, expectation: Expectation::Unspecified, time };
+        session.take_checkpoint(terminal, recursion.is_some(), stats);
         let health = session.health;
-        let Slot::Active(session) = core::mem::replace(&mut detail.slot, Slot::Empty) else {
+        self.slot = Slot::Sealed(session);
+        health
+    }
+
+    /// Takes the sealed capture `capture` out for export, leaving the slot marked busy.
+    pub(crate) fn take_sealed(&mut self, capture: CaptureId) -> Result<Box<Session>, ExportError> {
+        match &self.slot {
+            Slot::Sealed(session) if session.id == capture => {}
+            Slot::Exporting => return Err(ExportError::Busy),
+            _ => return Err(ExportError::NotSealed(capture)),
+        }
+        let Slot::Sealed(session) = core::mem::replace(&mut self.slot, Slot::Exporting) else {
             unreachable!("matched above")
         };
-        detail.slot = Slot::Sealed(session);
-        Ok(health)
+        Ok(session)
     }
 
-    /// Copies the sealed capture out; repeatable until `release`.
-    pub fn export(&self, capture: CaptureId) -> Result<MemoryCapture, ExportError> {
-        let session = {
-            let mut detail = self.detail.lock();
-            match &detail.slot {
-                Slot::Sealed(session) if session.id == capture => {}
-                Slot::Exporting => return Err(ExportError::Busy),
-                _ => return Err(ExportError::NotSealed(capture)),
-            }
-            let Slot::Sealed(session) = core::mem::replace(&mut detail.slot, Slot::Exporting) else {
-                unreachable!("matched above")
-            };
-            session
-        };
-        // Copying allocates, so it happens with the lock released.
-        let exported = session.export(self);
-        self.detail.lock().slot = Slot::Sealed(session);
-        Ok(exported)
+    /// Puts back what [`Detail::take_sealed`] took out.
+    pub(crate) fn restore_sealed(&mut self, session: Box<Session>) {
+        self.slot = Slot::Sealed(session);
     }
 
-    /// Frees a sealed capture's storage. An active capture is refused.
-    pub fn release(&self, capture: CaptureId) -> Result<(), ReleaseError> {
-        let session = {
-            let mut detail = self.detail.lock();
-            match &detail.slot {
-                Slot::Sealed(session) if session.id == capture => {}
-                Slot::Active(session) if session.id == capture => return Err(ReleaseError::Active(capture)),
-                Slot::Exporting => return Err(ReleaseError::Busy),
-                _ => return Err(ReleaseError::NotSealed(capture)),
-            }
-            core::mem::replace(&mut detail.slot, Slot::Empty)
+    /// Removes the sealed capture `capture`, for the caller to drop outside the lock.
+    pub(crate) fn remove_sealed(&mut self, capture: CaptureId) -> Result<Box<Session>, ReleaseError> {
+        match &self.slot {
+            Slot::Sealed(session) if session.id == capture => {}
+            Slot::Active(session) if session.id == capture => return Err(ReleaseError::Active(capture)),
+            Slot::Exporting => return Err(ReleaseError::Busy),
+            _ => return Err(ReleaseError::NotSealed(capture)),
+        }
+        let Slot::Sealed(session) = core::mem::replace(&mut self.slot, Slot::Empty) else {
+            unreachable!("matched above")
         };
-        // Dropped with the lock released: freeing may enter the hooks.
-        drop(session);
-        Ok(())
+        Ok(session)
     }
 }

@@ -1,5 +1,5 @@
 //! Checked per-domain counters: relaxed atomics, each a sample, not a transaction across
-//! fields or domains; exact reconciliation needs quiescence (seed).
+//! fields or domains; exact reconciliation needs quiescence (no allocation in flight).
 
 use core::sync::atomic::{
     AtomicBool, AtomicU64,

@@ -1,13 +1,10 @@
-//! Every `unsafe` item of the crate lives here: the allocator hooks (the [`DomainAlloc`]
-//! boundary and the optional [`TrackingAllocator`] global wrapper) and the two primitives
-//! they rest on (a spin lock and an atomic function pointer). Everything else is safe code
-//! that only sees addresses and layouts.
+//! The allocator hooks: the [`DomainAlloc`] boundary and the optional [`TrackingAllocator`]
+//! global wrapper. One of the crate's two files with `unsafe` code (the other is `sync.rs`):
+//! the code here hands out and takes back raw blocks; everything it tells the ledger is an
+//! address and a layout.
 
 use core::alloc::{GlobalAlloc, Layout};
-use core::cell::UnsafeCell;
-use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::alloc::System;
 
 use allocator_api2::alloc::{AllocError, Allocator};
@@ -16,91 +13,6 @@ use crate::domain::Domain;
 use crate::ledger::Ledger;
 use crate::scope;
 use crate::site::Site;
-
-/// The one lock of the detail state. It spins because wasm32 may have no threads to park
-/// (and `std::sync::Mutex` may allocate lazily on some targets, inside an allocation hook).
-pub(crate) struct SpinLock<T> {
-    locked: AtomicBool,
-    value: UnsafeCell<T>,
-}
-
-// SAFETY: the value is reachable only through a guard, and `locked` admits one guard at a
-// time, so sharing the lock shares `T` between threads exactly like a mutex does.
-#[expect(unsafe_code, reason = "a mutex is Sync when its value is Send")]
-unsafe impl<T: Send> Sync for SpinLock<T> {}
-
-impl<T> SpinLock<T> {
-    pub(crate) const fn new(value: T) -> Self {
-        Self { locked: AtomicBool::new(false), value: UnsafeCell::new(value) }
-    }
-
-    pub(crate) fn lock(&self) -> SpinGuard<'_, T> {
-        let mut spins = 0u32;
-        while self.locked.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
-            core::hint::spin_loop();
-            spins = spins.wrapping_add(1);
-            // Natively a descheduled holder needs the CPU back; yielding does not allocate.
-            #[cfg(not(target_arch = "wasm32"))]
-            if spins.is_multiple_of(64) {
-                std::thread::yield_now();
-            }
-        }
-        SpinGuard { lock: self }
-    }
-}
-
-pub(crate) struct SpinGuard<'a, T> {
-    lock: &'a SpinLock<T>,
-}
-
-impl<T> Deref for SpinGuard<'_, T> {
-    type Target = T;
-
-    #[expect(unsafe_code, reason = "the guard proves exclusive access")]
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds `locked`, so no other reference to the value exists.
-        unsafe { &*self.lock.value.get() }
-    }
-}
-
-impl<T> DerefMut for SpinGuard<'_, T> {
-    #[expect(unsafe_code, reason = "the guard proves exclusive access")]
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: this guard holds `locked`, so no other reference to the value exists.
-        unsafe { &mut *self.lock.value.get() }
-    }
-}
-
-impl<T> Drop for SpinGuard<'_, T> {
-    fn drop(&mut self) {
-        self.lock.locked.store(false, Ordering::Release);
-    }
-}
-
-/// The capture's clock, read by hooks outside the detail lock (the seed keeps callbacks
-/// out from under it), so it cannot live in the locked state.
-pub(crate) struct AtomicClock(AtomicPtr<()>);
-
-impl AtomicClock {
-    pub(crate) const fn new() -> Self {
-        Self(AtomicPtr::new(ptr::null_mut()))
-    }
-
-    pub(crate) fn set(&self, clock: Option<fn() -> u64>) {
-        self.0.store(clock.map_or(ptr::null_mut(), |f| f as *mut ()), Ordering::Release);
-    }
-
-    #[expect(unsafe_code, reason = "a function pointer round-trips through AtomicPtr")]
-    pub(crate) fn now(&self) -> u64 {
-        let raw = self.0.load(Ordering::Acquire);
-        if raw.is_null() {
-            return 0;
-        }
-        // SAFETY: the only non-null value ever stored is a `fn() -> u64` cast in `set`.
-        let clock = unsafe { core::mem::transmute::<*mut (), fn() -> u64>(raw) };
-        clock()
-    }
-}
 
 /// The explicit allocation boundary: a copyable handle charging one domain (and one site)
 /// of a ledger. It implements [`allocator_api2::alloc::Allocator`], so
@@ -112,9 +24,9 @@ impl AtomicClock {
 /// that also installs [`TrackingAllocator`] counts each block once.
 #[derive(Clone, Copy)]
 pub struct DomainAlloc {
-    pub(crate) ledger: &'static Ledger,
-    pub(crate) domain: Domain,
-    pub(crate) site: Site,
+    ledger: &'static Ledger,
+    domain: Domain,
+    site: Site,
 }
 
 impl core::fmt::Debug for DomainAlloc {
@@ -143,8 +55,16 @@ impl DomainAlloc {
     }
 }
 
+impl Ledger {
+    /// A handle charging `domain` for [`allocator_api2`] / `hashbrown` containers.
+    #[must_use]
+    pub fn allocator(&'static self, domain: Domain) -> DomainAlloc {
+        DomainAlloc { ledger: self, domain, site: Site::UNKNOWN }
+    }
+}
+
 fn dangling(layout: Layout) -> NonNull<[u8]> {
-    // Zero-sized requests create no block and no lifetime (seed): an aligned dangling pointer.
+    // Zero-sized requests create no block and no lifetime: an aligned dangling pointer.
     let align = core::num::NonZeroUsize::MIN.saturating_add(layout.align() - 1);
     NonNull::slice_from_raw_parts(NonNull::without_provenance(align), 0)
 }

@@ -1,16 +1,22 @@
-//! The ledger: the domain registry, each domain's checked counters, and the allocation
-//! hooks that feed them and (when a capture is attached) the recorder.
+//! The ledger: the domain registry, each domain's checked counters, the allocation hooks
+//! that feed them and (when a capture is attached) the recorder, and the recorder's
+//! controls ([`Ledger::begin`] … [`Ledger::release`]) that attach, checkpoint, seal,
+//! export and release a capture.
 
 use core::alloc::Layout;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::capture::{Detail, Op};
+use crate::capture::{
+    BeginError, CaptureConfig, CaptureHealth, CaptureId, CaptureMode, CheckpointError, CheckpointId, CheckpointRequest,
+    Detail, EndError, Expectation, ExportError, MAX_CHECKPOINT_NAME, MemoryCapture, Op, RecursionLoss, ReleaseError,
+    Session,
+};
 use crate::counters::{DomainCounters, DomainStats};
 use crate::domain::{Domain, DomainDef, MAX_DOMAIN_NAME, MAX_DOMAINS, RegisterError};
-use crate::hooks::{AtomicClock, DomainAlloc, SpinLock};
 use crate::scope::{self, ReentryGuard};
 use crate::site::Site;
+use crate::sync::{AtomicClock, SpinLock};
 
 pub(crate) static GLOBAL: Ledger = Ledger::new();
 
@@ -40,18 +46,6 @@ pub struct Ledger {
     pub(crate) early_loss: EarlyLoss,
     /// The last operation sequence issued, mirrored for loss evidence outside the lock.
     pub(crate) issued: AtomicU64,
-}
-
-impl core::fmt::Debug for AtomicClock {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("AtomicClock")
-    }
-}
-
-impl<T> core::fmt::Debug for SpinLock<T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("SpinLock")
-    }
 }
 
 impl Default for Ledger {
@@ -149,12 +143,6 @@ impl Ledger {
         self.counters[self.slot(domain)].snapshot()
     }
 
-    /// A handle charging `domain` for [`allocator_api2`] / `hashbrown` containers.
-    #[must_use]
-    pub fn allocator(&'static self, domain: Domain) -> DomainAlloc {
-        DomainAlloc { ledger: self, domain, site: Site::UNKNOWN }
-    }
-
     /// The counter slot for `domain`: unregistered ids fall to [`Domain::UNKNOWN`].
     pub(crate) fn slot(&self, domain: Domain) -> usize {
         let index = usize::from(domain.index());
@@ -211,6 +199,118 @@ impl Ledger {
         let thread = scope::thread_number();
         let time = self.clock.now();
         let mut detail = self.detail.lock();
-        detail.apply(self, domain, op, thread, time);
+        detail.apply(&self.issued, domain, op, thread, time);
+    }
+
+    /// Whether a re-entered hook has lost detail since the capture began.
+    fn recursed(&self) -> bool {
+        self.early_loss.count.load(Ordering::Relaxed) != 0
+    }
+
+    /// Begins a capture at the caller's safe point. Validates, proves Complete-mode
+    /// baselines, allocates all storage, then attaches. On failure nothing changes: no
+    /// capture, no epoch consumed, the previous sealed capture untouched.
+    pub fn begin(&self, config: &CaptureConfig) -> Result<CaptureId, BeginError> {
+        if config.domains.is_empty() {
+            return Err(BeginError::InvalidConfig("no domains"));
+        }
+        if config.table_entries == 0 || config.journal_events == 0 {
+            return Err(BeginError::InvalidConfig("table and journal need room for one entry"));
+        }
+        for (index, domain) in config.domains.iter().enumerate() {
+            if self.slot(*domain) != usize::from(domain.index()) {
+                return Err(BeginError::UnknownDomain(*domain));
+            }
+            if config.domains[..index].contains(domain) {
+                return Err(BeginError::InvalidConfig("a domain is listed twice"));
+            }
+        }
+        let Some(_guard) = ReentryGuard::enter() else { return Err(BeginError::Reentrant) };
+        // Refused before allocating storage when the slot is already taken.
+        let refusal = self.detail.lock().refuses_begin();
+        if let Some(error) = refusal {
+            return Err(error);
+        }
+        if config.mode == CaptureMode::Complete {
+            for domain in &config.domains {
+                let stats = self.stats(*domain);
+                if !stats.valid || stats.live_blocks != 0 {
+                    return Err(BeginError::UnprovenBaseline(*domain));
+                }
+            }
+        }
+        let session = Session::allocate(config)?;
+        let refused = {
+            let mut detail = self.detail.lock();
+            if let Some(error) = detail.refuses_begin() {
+                (error, session)
+            } else {
+                self.early_loss.count.store(0, Ordering::Relaxed);
+                self.clock.set(config.clock);
+                let id = detail.activate(session);
+                for domain in &config.domains {
+                    self.attached[usize::from(domain.index())].store(true, Ordering::Release);
+                }
+                return Ok(id);
+            }
+        };
+        // Storage is dropped after the lock is released: freeing may enter the hooks.
+        drop(refused.1);
+        Err(refused.0)
+    }
+
+    /// Copies the live set and the included domains' counters at one operation boundary.
+    /// On failure nothing is published.
+    pub fn checkpoint(
+        &self,
+        capture: CaptureId,
+        name: &str,
+        owner: u64,
+        expectation: Expectation,
+    ) -> Result<CheckpointId, CheckpointError> {
+        if name.len() > MAX_CHECKPOINT_NAME {
+            return Err(CheckpointError::InvalidName);
+        }
+        let Some(_guard) = ReentryGuard::enter() else { return Err(CheckpointError::Reentrant) };
+        let time = self.clock.now();
+        let mut detail = self.detail.lock();
+        let request = CheckpointRequest { name, owner, expectation, time };
+        detail.checkpoint(capture, request, self.recursed(), |domain| self.stats(domain))
+    }
+
+    /// Detaches and seals at the caller's safe point, taking the terminal checkpoint in its
+    /// reserved room. Succeeds even when detail was lost; the health says so.
+    pub fn end(&self, capture: CaptureId) -> Result<CaptureHealth, EndError> {
+        let Some(_guard) = ReentryGuard::enter() else { return Err(EndError::Reentrant) };
+        let time = self.clock.now();
+        let mut detail = self.detail.lock();
+        for domain in detail.active_domains(capture)? {
+            self.attached[usize::from(domain.index())].store(false, Ordering::Release);
+        }
+        self.clock.set(None);
+        let recursions = self.early_loss.count.load(Ordering::Relaxed);
+        let recursion = (recursions != 0).then(|| RecursionLoss {
+            count: recursions,
+            domain: Domain::from_raw(self.early_loss.domain.load(Ordering::Relaxed) as u16),
+            after_seq: self.early_loss.after_seq.load(Ordering::Relaxed),
+        });
+        Ok(detail.seal(recursion, time, |domain| self.stats(domain)))
+    }
+
+    /// Copies the sealed capture out; repeatable until `release`.
+    pub fn export(&self, capture: CaptureId) -> Result<MemoryCapture, ExportError> {
+        let session = self.detail.lock().take_sealed(capture)?;
+        // Copying allocates, so it happens with the lock released.
+        let exported = session.export(|domain| self.domain_name(domain));
+        self.detail.lock().restore_sealed(session);
+        Ok(exported)
+    }
+
+    /// Frees a sealed capture's storage. An active capture is refused.
+    pub fn release(&self, capture: CaptureId) -> Result<(), ReleaseError> {
+        let session = self.detail.lock().remove_sealed(capture)?;
+        // Dropped with the lock released: freeing may enter the hooks.
+        drop(session);
+        Ok(())
     }
 }

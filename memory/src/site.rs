@@ -4,7 +4,7 @@
 use core::panic::Location;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use crate::hooks::SpinLock;
+use crate::sync::SpinLock;
 
 /// How many sites the process can name, [`Site::UNKNOWN`] included.
 pub const MAX_SITES: usize = 1024;

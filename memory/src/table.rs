@@ -1,10 +1,53 @@
-//! The recorder's live table: fixed open addressing (linear probing) keyed by address,
-//! with backward-shift deletion so churn leaves no tombstones (seed). Sized once before
-//! recording; a load ceiling keeps an empty slot, so probes always terminate.
+//! The recorder's live table and the blocks it holds: fixed open addressing (linear
+//! probing) keyed by address, with backward-shift deletion so churn leaves no tombstones
+//! that would lengthen later probes. Sized once before recording; a load ceiling keeps an
+//! empty slot, so probes always terminate.
 
 use std::collections::TryReserveError;
 
-use crate::capture::LiveBlock;
+use crate::domain::Domain;
+use crate::site::Site;
+
+/// A block's identity: `(epoch, seq)`, never reused; a reused address starts a new one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LifetimeId {
+    /// The capture that saw the allocation (one per successful `begin`).
+    pub epoch: u64,
+    /// Order of the lifetime within the epoch, from 1.
+    pub seq: u64,
+}
+
+/// A live block as the table holds it and checkpoints copy it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LiveBlock {
+    pub address: usize,
+    pub lifetime: LifetimeId,
+    /// Operation sequence of the allocation.
+    pub alloc_seq: u64,
+    pub domain: Domain,
+    pub site: Site,
+    /// Requested bytes.
+    pub size: usize,
+    pub align: usize,
+    /// The allocating thread's number (not an OS id).
+    pub thread: u32,
+    /// The capture clock at the allocation.
+    pub time: u64,
+}
+
+impl LiveBlock {
+    pub(crate) const EMPTY: Self = Self {
+        address: 0,
+        lifetime: LifetimeId { epoch: 0, seq: 0 },
+        alloc_seq: 0,
+        domain: Domain::UNKNOWN,
+        site: Site::UNKNOWN,
+        size: 0,
+        align: 0,
+        thread: 0,
+        time: 0,
+    };
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum InsertError {
@@ -106,7 +149,6 @@ impl LiveTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::LifetimeId;
 
     fn block(address: usize, seq: u64) -> LiveBlock {
         LiveBlock { address, lifetime: LifetimeId { epoch: 1, seq }, size: seq as usize, ..LiveBlock::EMPTY }
