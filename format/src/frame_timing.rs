@@ -177,6 +177,8 @@ pub struct FrameTiming {
     pub cpu_unordered_pairs: u64,
     /// Frames with a readback time before their submit time.
     pub latency_negative: u64,
+    /// Pass spans that read exactly 0 ns (quantized timestamps): they cover nothing.
+    pub zero_spans: u64,
     pub defects: Vec<Defect>,
 }
 
@@ -198,10 +200,17 @@ impl FrameTiming {
     #[must_use]
     pub fn coverage_statement(&self) -> Option<String> {
         let summary = self.coverage_ppm.summary().filter(|_| self.low_coverage())?;
-        Some(format!(
+        let mut statement = format!(
             "recorded spans cover {:.1} % of the GPU frame interval (median): most GPU time is outside any timed pass",
             100.0 * Self::coverage_share(summary.median)
-        ))
+        );
+        if self.zero_spans > 0 {
+            statement.push_str(&format!(
+                " ({} spans read exactly 0 ns: quantized timestamps cover nothing, so the share may be understated)",
+                self.zero_spans
+            ));
+        }
+        Some(statement)
     }
 }
 
@@ -240,6 +249,7 @@ pub struct FrameTimingAccumulator<'c, 'a> {
     gpu_unordered_pairs: u64,
     cpu_unordered_pairs: u64,
     latency_negative: u64,
+    zero_spans: u64,
     defects: Vec<Defect>,
 }
 
@@ -282,6 +292,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             gpu_unordered_pairs: 0,
             cpu_unordered_pairs: 0,
             latency_negative: 0,
+            zero_spans: 0,
             defects: Vec::new(),
         }
     }
@@ -323,6 +334,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
 
         let passes = frame.spans.iter().filter(|span| span.kind == SpanKind::Pass);
         let gpu_begin = passes.clone().map(|span| span.begin_ns).min();
+        self.zero_spans += passes.clone().filter(|span| span.duration_ns() == 0).count() as u64;
         self.frames_with_spans += u64::from(gpu_begin.is_some());
 
         if let Some(previous) = self.previous.filter(|previous| previous.index + 1 == index) {
@@ -413,6 +425,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             gpu_unordered_pairs: self.gpu_unordered_pairs,
             cpu_unordered_pairs: self.cpu_unordered_pairs,
             latency_negative: self.latency_negative,
+            zero_spans: self.zero_spans,
             defects: self.defects,
         }
     }
