@@ -6,10 +6,12 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
+use sgpt_format::chrome::is_timer_pool_set;
 use sgpt_format::{Capture, GpuPassKind};
 
 use crate::input::{self, printable};
-use crate::json::{self, DefectJson, SCHEMA};
+use crate::json::{self, DefectJson, FrameTimingJson, SCHEMA};
+use crate::stats::{frame_timing, write_frame_timing};
 use crate::validate::{IndexedCountsJson, count_text, losses};
 
 #[derive(Debug, Serialize)]
@@ -37,6 +39,8 @@ struct InfoJson<'p> {
     counters: Vec<CounterJson>,
     notes: Vec<NoteJson>,
     defects: Vec<DefectJson>,
+    /// Frame intervals, latency, span coverage and recorder cost over every frame.
+    frame_timing: FrameTimingJson,
 }
 
 #[derive(Debug, Serialize)]
@@ -56,6 +60,9 @@ struct GpuPassJson {
 struct NamedJson {
     id: u32,
     label: String,
+    /// Whether it is one of the recorder's timer-pool sets (`timer pool set N`): all of
+    /// them are one queue (added to schema 1).
+    timer_pool: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -109,6 +116,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     let (defects, counts) = capture.verify_counting();
     checking.finish_and_clear();
     let (graph_passes, gpu_passes) = passes(&capture);
+    let timing = frame_timing(&capture, 0..capture.frames().len(), input::is_large(&capture, bytes.len()));
     let header = capture.header();
     let meta = capture.meta().cloned().unwrap_or_default();
     let level = capture.level().map(sgpt_format::Level::name);
@@ -138,7 +146,11 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
             gpu_passes,
             query_sets: (0..=u8::MAX)
                 .filter_map(|id| capture.query_set(id))
-                .map(|set| NamedJson { id: u32::from(set.id), label: set.label.clone() })
+                .map(|set| NamedJson {
+                    id: u32::from(set.id),
+                    label: set.label.clone(),
+                    timer_pool: is_timer_pool_set(set.id, &set.label),
+                })
                 .collect(),
             counters: capture
                 .counters()
@@ -150,6 +162,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
                 .map(|note| NoteJson { frame_number: note.frame_number, text: note.text.clone() })
                 .collect(),
             defects: json::defects(&defects),
+            frame_timing: FrameTimingJson::new(&timing),
         })
         .map(|()| ExitCode::SUCCESS);
     }
@@ -221,8 +234,15 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         ),
     )?;
     field(&mut out, "topologies", &capture.topology_count().to_string())?;
-    for set in (0..=u8::MAX).filter_map(|id| capture.query_set(id)) {
-        field(&mut out, "query set", &format!("{} {}", set.id, set.label))?;
+    let sets: Vec<_> = (0..=u8::MAX).filter_map(|id| capture.query_set(id)).collect();
+    let pool: Vec<String> =
+        sets.iter().filter(|set| is_timer_pool_set(set.id, &set.label)).map(|set| set.id.to_string()).collect();
+    if !pool.is_empty() {
+        let name = if pool.len() == 1 { "query set" } else { "query sets" };
+        field(&mut out, name, &format!("{}: the recorder's timer pool, one queue", pool.join(", ")))?;
+    }
+    for set in sets.iter().filter(|set| !is_timer_pool_set(set.id, &set.label)) {
+        field(&mut out, "query set", &format!("{}: {:?}", set.id, set.label))?;
     }
     for counter in capture.counters() {
         let unit = serde_json::to_value(counter.unit)?;
@@ -244,6 +264,8 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
             writeln!(out, "  {}: {labels}", printable(&pass.name))?;
         }
     }
+    writeln!(out)?;
+    write_frame_timing(&mut out, &timing)?;
     writeln!(out, "\ndefects ({}):", defects.len())?;
     for defect in &defects {
         writeln!(out, "  {}", printable(&defect.to_string()))?;

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use sgpt_format::analysis::{PassDelta, PassStats, StatsReport};
 use sgpt_format::compare::{Finding, METHOD};
+use sgpt_format::frame_timing::{Figure, FrameTiming, LOW_COVERAGE};
 use sgpt_format::{Defect, GpuPassKind, SpanKind};
 
 pub const SCHEMA: u32 = 1;
@@ -156,4 +157,115 @@ pub fn print(value: &impl Serialize) -> anyhow::Result<()> {
     writeln!(out)?;
     out.flush()?;
     Ok(())
+}
+
+/// Order statistics of one per-frame figure, or why it cannot be computed: every number
+/// is `null` and `unavailable` holds the reason (added to schema 1).
+#[derive(Debug, Serialize)]
+pub struct FigureJson {
+    pub count: u64,
+    pub min: Option<u64>,
+    pub median: Option<u64>,
+    pub p95: Option<u64>,
+    pub max: Option<u64>,
+    /// `false` when the median and p95 come from a systematic sample (over 262,144 values).
+    pub exact: bool,
+    pub unavailable: Option<String>,
+}
+
+impl FigureJson {
+    pub fn new(figure: &Figure) -> Self {
+        match figure {
+            Figure::Measured(summary) => Self {
+                count: summary.count,
+                min: Some(summary.min),
+                median: Some(summary.median),
+                p95: Some(summary.p95),
+                max: Some(summary.max),
+                exact: summary.exact,
+                unavailable: None,
+            },
+            Figure::Unavailable(reason) => Self {
+                count: 0,
+                min: None,
+                median: None,
+                p95: None,
+                max: None,
+                exact: true,
+                unavailable: Some(reason.clone()),
+            },
+        }
+    }
+}
+
+/// The share of each frame's GPU interval its pass spans cover, in `[0, 1]`.
+#[derive(Debug, Serialize)]
+pub struct CoverageJson {
+    pub count: u64,
+    pub min: Option<f64>,
+    pub median: Option<f64>,
+    pub p95: Option<f64>,
+    pub max: Option<f64>,
+    pub exact: bool,
+    /// Covered nanoseconds over interval nanoseconds, summed over the capture.
+    pub overall: Option<f64>,
+    pub unavailable: Option<String>,
+    /// The median share below which `low` is set and the statement printed.
+    pub threshold: f64,
+    pub low: bool,
+    /// The measured fact in a sentence, when `low`.
+    pub statement: Option<String>,
+}
+
+/// Frame timing over the frames analysed (added to schema 1). Each figure is on one clock.
+#[derive(Debug, Serialize)]
+pub struct FrameTimingJson {
+    pub frames: u64,
+    pub gpu_interval_ns: FigureJson,
+    pub cpu_interval_ns: FigureJson,
+    pub cpu_frame_time_ns: FigureJson,
+    pub submit_to_readback_ns: FigureJson,
+    pub recorder_cost_ns: FigureJson,
+    pub span_coverage: CoverageJson,
+    /// Consecutive pairs whose later first span does not begin after the earlier one's.
+    pub gpu_unordered_pairs: u64,
+    /// Consecutive pairs whose later CPU begin is not after the earlier one's.
+    pub cpu_unordered_pairs: u64,
+    /// Frames whose readback time precedes their submit time.
+    pub readback_before_submit_frames: u64,
+    /// Pass spans that read exactly 0 ns: they cover nothing, so quantized timestamps
+    /// understate `span_coverage`.
+    pub zero_pass_spans: u64,
+}
+
+impl FrameTimingJson {
+    pub fn new(timing: &FrameTiming) -> Self {
+        let share = |ppm: u64| FrameTiming::coverage_share(ppm);
+        let coverage = timing.coverage_ppm.summary();
+        Self {
+            frames: timing.frames,
+            gpu_interval_ns: FigureJson::new(&timing.gpu_interval),
+            cpu_interval_ns: FigureJson::new(&timing.cpu_interval),
+            cpu_frame_time_ns: FigureJson::new(&timing.cpu_frame_time),
+            submit_to_readback_ns: FigureJson::new(&timing.latency),
+            recorder_cost_ns: FigureJson::new(&timing.recorder_cost),
+            span_coverage: CoverageJson {
+                count: coverage.map_or(0, |s| s.count),
+                min: coverage.map(|s| share(s.min)),
+                median: coverage.map(|s| share(s.median)),
+                p95: coverage.map(|s| share(s.p95)),
+                max: coverage.map(|s| share(s.max)),
+                exact: coverage.is_none_or(|s| s.exact),
+                overall: timing.coverage_overall,
+                unavailable: timing.coverage_ppm.reason().map(str::to_owned),
+                threshold: LOW_COVERAGE,
+                low: timing.low_coverage(),
+                statement: timing.coverage_statement(),
+            },
+            gpu_unordered_pairs: timing.gpu_unordered_pairs,
+            cpu_unordered_pairs: timing.cpu_unordered_pairs,
+            readback_before_submit_frames: timing.latency_negative,
+            zero_pass_spans: timing.zero_spans,
+        }
+    }
 }

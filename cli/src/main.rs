@@ -12,6 +12,7 @@ mod stats;
 mod synth;
 mod table;
 mod validate;
+mod workload;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -72,6 +73,16 @@ enum Command {
     },
     /// Write a deterministic synthetic capture (the standard workload by default).
     Synth(synth::Args),
+    /// Per GPU pass: dispatches and draws per frame, pipelines with workgroup sizes,
+    /// invocations, indirect arguments (encoded and resolved) and attachments.
+    Workload {
+        file: PathBuf,
+        /// Half-open range of frame indices, `A..B` (`A..` and `..B` too).
+        #[arg(long, value_name = "A..B", value_parser = stats::parse_range)]
+        frames: Option<stats::FrameRange>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -96,6 +107,7 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
         Command::Export { file, chrome } => export::run(&file, &chrome),
         Command::Memory { file, json } => memory::run(&file, json),
         Command::Synth(args) => synth::run(&args),
+        Command::Workload { file, frames, json } => workload::run(&file, frames, json),
     }
 }
 

@@ -9,9 +9,10 @@ use anyhow::bail;
 use serde::Serialize;
 use sgpt_format::Capture;
 use sgpt_format::analysis::{StatsAccumulator, StatsReport};
+use sgpt_format::frame_timing::{Figure, FrameTiming, FrameTimingAccumulator};
 
 use crate::input::{self, printable};
-use crate::json::{self, DefectJson, PassJson, SCHEMA};
+use crate::json::{self, DefectJson, FrameTimingJson, PassJson, SCHEMA};
 use crate::table::{Align, Table};
 
 /// `--frames A..B` as typed: either end may be left open.
@@ -67,6 +68,8 @@ struct StatsJson<'p> {
     passes: Vec<PassJson>,
     /// Frames skipped because they could not be decoded.
     defects: Vec<DefectJson>,
+    /// Frame intervals, latency, span coverage and recorder cost over the range.
+    frame_timing: FrameTimingJson,
 }
 
 /// Per-pass statistics of `range`, with a progress bar on large captures.
@@ -82,6 +85,87 @@ pub fn report(capture: &Capture<'_>, range: Range<usize>, large: bool) -> StatsR
     }
     bar.finish_and_clear();
     stats.finish()
+}
+
+/// Frame timing of `range`, with a progress bar on large captures.
+pub fn frame_timing(capture: &Capture<'_>, range: Range<usize>, large: bool) -> FrameTiming {
+    let bar = input::bar(range.len() as u64, large, "timing frames");
+    let mut timing = FrameTimingAccumulator::new(capture);
+    for (done, index) in range.enumerate() {
+        timing.add_frame(index);
+        if done % 1024 == 0 {
+            bar.set_position(done as u64);
+        }
+    }
+    bar.finish_and_clear();
+    timing.finish()
+}
+
+fn percent(ppm: u64) -> String {
+    format!("{:.1} %", 100.0 * FrameTiming::coverage_share(ppm))
+}
+
+/// How a row prints a value: nanoseconds, or a share.
+type Show = fn(u64) -> String;
+/// The figures of the frame timing table.
+const ROWS: usize = 6;
+
+/// The frame timing table, the coverage statement and a line per figure that could not
+/// be computed, saying why.
+pub fn write_frame_timing(out: &mut impl Write, timing: &FrameTiming) -> io::Result<()> {
+    let mut table = Table::new(&[
+        ("frame timing", Align::Left),
+        ("count", Align::Right),
+        ("min", Align::Right),
+        ("median", Align::Right),
+        ("p95", Align::Right),
+        ("max", Align::Right),
+        ("", Align::Left),
+    ]);
+    let mut unavailable = Vec::new();
+    let rows: [(&str, &Figure, Show); ROWS] = [
+        ("GPU frame interval", &timing.gpu_interval, |ns| format!("{ns} ns")),
+        ("CPU frame interval", &timing.cpu_interval, |ns| format!("{ns} ns")),
+        ("CPU frame time", &timing.cpu_frame_time, |ns| format!("{ns} ns")),
+        ("recorder cost", &timing.recorder_cost, |ns| format!("{ns} ns")),
+        ("submit to readback", &timing.latency, |ns| format!("{ns} ns")),
+        ("span coverage", &timing.coverage_ppm, percent),
+    ];
+    for (name, figure, show) in rows {
+        match figure {
+            Figure::Measured(summary) => table.row(vec![
+                name.to_owned(),
+                summary.count.to_string(),
+                show(summary.min),
+                show(summary.median),
+                show(summary.p95),
+                show(summary.max),
+                if summary.exact { String::new() } else { "(median, p95 from a systematic sample)".to_owned() },
+            ]),
+            Figure::Unavailable(reason) => unavailable.push((name, reason)),
+        }
+    }
+    // A header over no rows says nothing; the reasons below say everything.
+    if unavailable.len() < ROWS {
+        table.write(out)?;
+    }
+    for (name, reason) in unavailable {
+        writeln!(out, "{name}: not computed: {reason}")?;
+    }
+    if let (Some(cost), Some(frame)) = (timing.recorder_cost.summary(), timing.cpu_frame_time.summary())
+        && frame.median > 0
+    {
+        writeln!(
+            out,
+            "recorder cost: median {} ns, {:.1} % of the median CPU frame time",
+            cost.median,
+            100.0 * cost.median as f64 / frame.median as f64
+        )?;
+    }
+    if let Some(statement) = timing.coverage_statement() {
+        writeln!(out, "note: {statement}")?;
+    }
+    Ok(())
 }
 
 /// The honesty line for spans that read exactly 0 ns (seed 000 §7.3).
@@ -102,7 +186,9 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
         Some(frames) => frames.resolve(count).map_err(|error| error.context(path.display().to_string()))?,
         None => 0..count,
     };
-    let report = report(&capture, range.clone(), input::is_large(&capture, bytes.len()));
+    let large = input::is_large(&capture, bytes.len());
+    let report = report(&capture, range.clone(), large);
+    let timing = frame_timing(&capture, range.clone(), large);
     let file = path.display().to_string();
     if as_json {
         json::print(&StatsJson {
@@ -115,6 +201,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
             dropped_spans: report.dropped_spans,
             passes: report.passes.iter().map(|pass| PassJson::new(&report, pass)).collect(),
             defects: json::defects(&report.defects),
+            frame_timing: FrameTimingJson::new(&timing),
         })?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -163,6 +250,8 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
     if let Some(note) = zero_note(report.zero_spans) {
         writeln!(out, "note: {note}")?;
     }
+    writeln!(out)?;
+    write_frame_timing(&mut out, &timing)?;
     if !report.defects.is_empty() {
         writeln!(out, "skipped {} frames:", report.defects.len())?;
         for defect in &report.defects {
