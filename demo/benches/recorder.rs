@@ -2,6 +2,7 @@
 //! wgpu-profiler 0.28's on the same device, in one run:
 //!
 //! - CPU cost per GPU pass at each level, and wgpu-profiler's per scope;
+//! - the recorder's own time per frame (`recorder_cost_ns`) on a two-pass frame;
 //! - demo frame time with the session off and at `Workload`, as a ratio;
 //! - the structure figures, measured on the demo: distinct topologies over 600 frames, GPU
 //!   passes per frame, bytes per frame at each level.
@@ -22,7 +23,7 @@ mod bench {
 
     use sgpt_demo::{Scene, SceneOptions, native};
     use sgpt_format::Capture;
-    use sgpt_recorder::{GraphPassScope, Level, MemorySink, ProfileSession, SessionOptions};
+    use sgpt_recorder::{FrameScope, GraphPassScope, Level, MemorySink, ProfileSession, SessionOptions};
 
     /// GPU passes per measured frame.
     const PASSES: u32 = 1000;
@@ -249,6 +250,48 @@ mod bench {
         }
     }
 
+    /// The recorder's own CPU time per frame (`recorder_cost_ns`, what each frame record
+    /// carries) on a boids-sized frame: two graph passes of one compute pass each.
+    fn frame_boundary_costs(gpu: &Gpu) {
+        const BOUNDARY_FRAMES: u64 = 300;
+        println!(
+            "\n== Frame-boundary cost: recorder_cost_ns of a 2-pass frame, over {BOUNDARY_FRAMES} frames (the first 20 are warm-up)"
+        );
+        for level in Level::ALL {
+            let sink = MemorySink::new();
+            let mut session = ProfileSession::new(SessionOptions::at(level), sink.clone());
+            session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
+            for _ in 0..BOUNDARY_FRAMES {
+                let mut frame = FrameScope::begin(Some(&mut session)).expect("frame begins");
+                let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+                for name in ["simulate", "draw"] {
+                    let mut scope = frame.scope(&mut encoder, name);
+                    let mut pass =
+                        scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some(name), timestamp_writes: None });
+                    pass.set_pipeline(&gpu.pipeline);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+                frame.submit(&gpu.queue, [encoder]).expect("frame ends");
+                wait(gpu);
+            }
+            pollster::block_on(session.stop()).expect("stops");
+            let bytes = sink.take();
+            let capture = Capture::open(&bytes).expect("opens");
+            let mut costs: Vec<u64> = (20..capture.frames().len())
+                .map(|index| capture.frame(index).expect("decodes").recorder_cost_ns)
+                .collect();
+            costs.sort_unstable();
+            let at = |q: f64| costs[((costs.len() - 1) as f64 * q).round() as usize];
+            println!(
+                "{:<10} median {:>6.1} µs   p95 {:>6.1} µs   max {:>6.1} µs",
+                level.name(),
+                at(0.5) as f64 / 1e3,
+                at(0.95) as f64 / 1e3,
+                at(1.0) as f64 / 1e3
+            );
+        }
+    }
+
     pub fn main() {
         let (adapter, device, queue) = match native::device() {
             Ok(gpu) => gpu,
@@ -273,6 +316,7 @@ mod bench {
         });
         let gpu = Gpu { adapter, device, queue, pipeline };
         per_pass_costs(&gpu);
+        frame_boundary_costs(&gpu);
         frame_time_ratios(&gpu);
         m0(&gpu);
     }
