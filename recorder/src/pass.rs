@@ -550,6 +550,11 @@ fn end_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl MarkerTarget) 
 }
 
 /// A compute pass that records its dispatches. Derefs to [`wgpu::ComputePass`].
+///
+/// Only calls made on this wrapper are counted. A dispatch made through the deref (by
+/// handing `&mut *pass` to code that takes `&mut wgpu::ComputePass`) reaches wgpu and is
+/// inside the pass's time, but not in its commands: time such code's own pass with a
+/// [`PassTimer`] instead, and the capture says its commands were not recorded.
 pub struct ProfiledComputePass<'p> {
     inner: wgpu::ComputePass<'p>,
     rec: Option<PassRecorder<'p>>,
@@ -646,6 +651,11 @@ impl Drop for ProfiledComputePass<'_> {
 }
 
 /// A render pass that records its draws and attachments. Derefs to [`wgpu::RenderPass`].
+///
+/// Only calls made on this wrapper are counted. A draw made through the deref (by handing
+/// `&mut *pass` to a renderer that takes `&mut wgpu::RenderPass`) reaches wgpu and is
+/// inside the pass's time, but not in its commands: give such a renderer a pass of its own
+/// timed with a [`PassTimer`], and the capture says its commands were not recorded.
 pub struct ProfiledRenderPass<'p> {
     inner: wgpu::RenderPass<'p>,
     rec: Option<PassRecorder<'p>>,
