@@ -54,7 +54,12 @@ fn text_of(args: &[&str]) -> String {
 }
 
 fn pass<'v>(report: &'v Value, label: &str) -> &'v Value {
-    report["passes"].as_array().unwrap().iter().find(|pass| pass["label"] == label).unwrap_or_else(|| panic!("{label}"))
+    report["passes"]
+        .as_array()
+        .expect("passes is an array")
+        .iter()
+        .find(|pass| pass["label"] == label)
+        .unwrap_or_else(|| panic!("{label}"))
 }
 
 fn per_frame(min: u64, median: u64, max: u64, frames: u64) -> Value {
@@ -163,7 +168,7 @@ fn workload_on_a_synth_capture_counts_draws_of_render_passes() {
 /// a compute pass "step" that dispatches; `frames` frames 1 ms apart on both clocks.
 fn recorder_like_capture(frames: u32) -> Vec<u8> {
     let meta = Meta { level: Some(Level::Workload), ..Meta::default() };
-    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+    let mut writer = Writer::new(Vec::new(), &meta).expect("writing into a Vec succeeds");
     let mut declarations: Vec<Declaration> =
         (0..3u8).map(|id| Declaration::QuerySet(QuerySetDef { id, label: format!("timer pool set {id}") })).collect();
     declarations.push(Declaration::Pipeline(Pipeline {
@@ -172,7 +177,7 @@ fn recorder_like_capture(frames: u32) -> Vec<u8> {
         workgroup_size: Some([64, 1, 1]),
         ..Pipeline::default()
     }));
-    writer.declare(&declarations).unwrap();
+    writer.declare(&declarations).expect("writing into a Vec succeeds");
     let topology = Topology {
         gpu_passes: vec![
             GpuPass { label: "step".into(), kind: GpuPassKind::Compute, ..GpuPass::default() },
@@ -180,7 +185,7 @@ fn recorder_like_capture(frames: u32) -> Vec<u8> {
         ],
         ..Topology::default()
     };
-    let id = writer.topology(&topology).unwrap();
+    let id = writer.topology(&topology).expect("writing into a Vec succeeds");
     for f in 0..frames {
         let begin = 1_000_000 * u64::from(f);
         let query_set = (f % 3) as u8;
@@ -204,7 +209,7 @@ fn recorder_like_capture(frames: u32) -> Vec<u8> {
             }],
             ..Frame::default()
         };
-        writer.frame(&frame).unwrap();
+        writer.frame(&frame).expect("writing into a Vec succeeds");
     }
     writer
         .note(&Note {
@@ -213,13 +218,13 @@ fn recorder_like_capture(frames: u32) -> Vec<u8> {
                    is recorded, its commands (draws, dispatches, pipelines) are not"
                 .into(),
         })
-        .unwrap();
-    writer.finish().unwrap()
+        .expect("writing into a Vec succeeds");
+    writer.finish().expect("writing into a Vec succeeds")
 }
 
 fn write(name: &str, bytes: &[u8]) -> Temp {
     let file = Temp::new(name);
-    std::fs::write(&file.0, bytes).unwrap();
+    std::fs::write(&file.0, bytes).expect("the temp dir is writable");
     file
 }
 
