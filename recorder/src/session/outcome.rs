@@ -32,7 +32,7 @@ pub enum StopReason {
 }
 
 /// What a finished session recorded. The bytes are in the sink (keep a handle such as
-/// [`crate::MemorySink`], or take the sink back with [`ProfileSession::take_sink`]).
+/// [`crate::MemorySink`], or take the sink back with [`crate::ProfileSession::take_sink`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaptureSummary {
     pub level: Level,
