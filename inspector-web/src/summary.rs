@@ -3,6 +3,7 @@
 //! This is the only module that reads `sgpt_format`. The web layer renders the plain data
 //! built here, so what the page shows is tested natively, without a browser.
 
+use crate::verify::ReadBack;
 use sgpt_format::{Capture, Defect, OpenError};
 
 /// At most this many rows of a table, and GPU pass labels in the pass table, reach the
@@ -52,6 +53,8 @@ pub struct Summary {
     pub passes: PassTable,
     /// The defects found by opening; [`verify`] finds the rest.
     pub defects: Rows<DefectRow>,
+    /// What reads back of the indexed frames, once every frame was checked.
+    pub read_back: Option<ReadBack>,
 }
 
 /// The adapter a capture was recorded on.
@@ -190,6 +193,7 @@ impl Summary {
             topologies: capture.topology_count() as u64,
             passes: pass_table(capture),
             defects: defect_rows(capture.defects()),
+            read_back: None,
         }
     }
 }
@@ -246,6 +250,12 @@ impl Summary {
             },
         ));
         facts.push(("GPU spans", self.spans.to_string()));
+        facts.push((
+            "Read back",
+            self.read_back
+                .as_ref()
+                .map_or_else(|| "checking every frame…".to_owned(), |read| read.describe(self.frames, self.spans)),
+        ));
         facts.push((
             "Dropped spans",
             match self.dropped_spans {

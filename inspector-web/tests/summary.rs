@@ -1,9 +1,13 @@
 //! What the inspector's summary shows for captures written by the real writer.
 
 use sgpt_format::{
-    AdapterInfo, Capture, Frame, GpuPass, GraphPass, HEADER_LEN, Header, Level, Meta, Span, Topology, Writer,
+    AdapterInfo, Capture, Frame, GpuPass, GraphPass, HEADER_LEN, Header, Level, Meta, ReadableCounts, Span, Topology,
+    Writer,
 };
-use sgpt_inspector::summary::{Adapter, DefectRow, LoadError, MAX_ROWS, MAX_TEXT_CHARS, PassRow, summarize, verify};
+use sgpt_inspector::summary::{
+    Adapter, DefectRow, LoadError, MAX_ROWS, MAX_TEXT_CHARS, PassRow, Summary, summarize, verify,
+};
+use sgpt_inspector::verify::{ReadBack, check_frame_counting};
 
 fn meta(level: Level) -> Meta {
     Meta {
@@ -123,10 +127,41 @@ fn facts_read_as_sentences_in_display_order() {
         ("Note", "hitch after the cascade change".into()),
         ("Frames", "5 (numbers 10 to 14)".into()),
         ("GPU spans", "20".into()),
+        // Opening reads the index only; what reads back is known once every frame is checked.
+        ("Read back", "checking every frame…".into()),
         ("Dropped spans", "3 on 1 frame".into()),
         ("Topologies", "1".into()),
     ];
     assert_eq!(facts, expected);
+}
+
+/// Checks every frame the way the page's verify job does, and returns what read back.
+fn read_back(bytes: &[u8]) -> (ReadBack, ReadableCounts) {
+    let capture = Capture::open(bytes).expect("opens");
+    let mut read = ReadBack::default();
+    let mut frame = Frame::default();
+    for index in 0..capture.frames().len() {
+        let _ = check_frame_counting(&capture, index, &mut frame, &mut read);
+    }
+    (read, capture.readable_counts())
+}
+
+#[test]
+fn after_every_frame_is_checked_the_summary_says_what_read_back_as_sgpt_validate_counts_it() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/corrupted.sgpt")).expect("fixture");
+    let (read, counts) = read_back(&bytes);
+    assert_eq!((read.frames, read.spans), (counts.frames as u64, counts.spans));
+    let lost: Vec<u64> = counts.lost.iter().map(|lost| lost.frame_number).collect();
+    assert_eq!(read.lost, lost);
+    assert_eq!(read.lost, [6], "frame 6 of corrupted.sgpt cannot be read");
+    let summary = Summary { read_back: Some(read), ..summarize(&bytes).expect("opens") };
+    let facts = summary.facts();
+    let said = facts.iter().find(|(label, _)| *label == "Read back").map(|(_, text)| text.as_str());
+    assert_eq!(said, Some("15 of 16 indexed frames and 300 of 320 indexed spans; lost: frame 6"));
+
+    let intact = scene_bytes();
+    let (read, _) = read_back(&intact);
+    assert_eq!(read.describe(5, 20), "every indexed frame and span");
 }
 
 #[test]

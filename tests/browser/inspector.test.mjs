@@ -250,6 +250,10 @@ test('damage inside a frame appears once every frame is decoded, after first pai
   assert.equal(Number(shown.frames), expected('corrupted.sgpt').frames);
   assert.equal(await verifiedDefects(page), 1);
   assert.deepEqual(await defectKinds(page), ['checksum_mismatch']);
+  // Then the summary says what read back beside the index's counts, as `sgpt validate` does.
+  const read = await page.evaluate(() => ({ ...document.body.dataset, summary: document.getElementById('summary')?.innerText }));
+  assert.deepEqual([Number(read.framesRead), Number(read.spansRead)], [15, 300]);
+  assert.match(read.summary, /Read back\s+15 of 16 indexed frames and 300 of 320 indexed spans; lost: frame 6/);
   assert.deepEqual(problems, []);
 });
 

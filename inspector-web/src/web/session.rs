@@ -32,6 +32,7 @@ use crate::summary::{self, DefectRow, LoadError, MAX_ROWS, Rows, Summary, clip};
 use crate::timeline::{TimelineModel, Viewport};
 use crate::units;
 use crate::url_state::Tab;
+use crate::verify::ReadBack;
 
 /// How much of a file one opening step checks or scans: a few ms on a slow CPU, so the
 /// clock is read often.
@@ -289,6 +290,7 @@ enum Job<'c> {
         next: usize,
         defects: Vec<Defect>,
         frame: Frame,
+        read: ReadBack,
     },
     Stats(StatsJob<'c, 'c>),
     Spark {
@@ -356,7 +358,12 @@ impl<'s, 'c> Session<'s, 'c> {
             ticket,
             capture,
             frame: Frame::default(),
-            verify: Some(Job::Verify { next: 0, defects: capture.defects().to_vec(), frame: Frame::default() }),
+            verify: Some(Job::Verify {
+                next: 0,
+                defects: capture.defects().to_vec(),
+                frame: Frame::default(),
+                read: ReadBack::default(),
+            }),
             stats: None,
             spark: None,
             compare: None,
@@ -599,8 +606,14 @@ impl<'s, 'c> Session<'s, 'c> {
 
     fn finish(&mut self, job: Job) {
         match job {
-            Job::Verify { defects, .. } => {
+            Job::Verify { defects, read, .. } => {
                 show_defects(self.app, &summary::defect_rows(&defects), true);
+                self.app.set_data("framesRead", &read.frames.to_string());
+                self.app.set_data("spansRead", &read.spans.to_string());
+                // The summary again, now saying what reads back beside the index's counts.
+                let summary = Summary { read_back: Some(read), ..Summary::of(self.capture) };
+                let name = self.app.ui.borrow().name.clone();
+                let _ = panels::summary(&self.app.dom, &self.app.summary, &name, &summary);
             }
             Job::Stats(job) => {
                 let report = job.finish();
@@ -691,12 +704,12 @@ impl<'s, 'c> Session<'s, 'c> {
 /// `true` once it is finished (at once, when it already was).
 fn step<'c>(capture: &'c Capture<'c>, job: &mut Job<'c>, more: &mut dyn FnMut() -> bool) -> bool {
     match job {
-        Job::Verify { next, defects, frame } => {
+        Job::Verify { next, defects, frame, read } => {
             while *next < capture.frames().len() {
                 if !more() {
                     return false;
                 }
-                if let Some(defect) = crate::verify::check_frame(capture, *next, frame) {
+                if let Some(defect) = crate::verify::check_frame_counting(capture, *next, frame, read) {
                     defects.push(defect);
                 }
                 *next += 1;
