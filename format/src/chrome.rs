@@ -10,11 +10,12 @@
 //! - **GPU** (pid 1), one track (tid = query set id + 1) per query set, since sets need
 //!   not share a clock domain (seed 000 §2.4), except that the sets of a recorder's timer
 //!   pool (labelled `timer pool set N`), which it cycles frame by frame on one queue, share
-//!   one track, the lowest set's; each span's `args.query_set` keeps its set. Pass spans
-//!   carry their commands in `args.workload` at level Workload and up. Per frame and track, `X` slices for the
-//!   frame, each scope and each graph pass span the extent of their GPU spans, so
-//!   Perfetto nests GPU passes under graph passes under scopes; sub-pass regions nest
-//!   inside their pass. Times are relative to the first frame's first span.
+//!   one track, the lowest set's; each span's `args.query_set` keeps its set. Per frame
+//!   and track, `X` slices for the frame, each scope and each graph pass span the extent
+//!   of their GPU spans, so Perfetto nests GPU passes under graph passes under scopes;
+//!   sub-pass regions nest inside their pass. Times are relative to the first frame's
+//!   first span. At level Workload and up each pass span carries its commands in
+//!   `args.workload`, unknowns as `null`.
 //! - **CPU** (pid 2), kept apart: its own clock, relative to the first frame's CPU
 //!   begin, so alignment with the GPU is nominal (seed 000 §2.3). Per frame an `X` slice,
 //!   `X` slices for each graph pass's CPU encode time, and `submit` and `readback` as
