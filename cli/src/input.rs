@@ -13,7 +13,7 @@ use sgpt_format::{Capture, OpenError};
 const LARGE_BYTES: u64 = 64 << 20;
 const LARGE_FRAMES: usize = 20_000;
 /// A gzip stream may inflate to at most this many bytes: a compressed bomb must not
-/// exhaust memory (STYLE.md: lengths are bounded before allocation).
+/// exhaust memory (lengths are bounded before allocation).
 const MAX_INFLATED: u64 = 64 << 30;
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 

@@ -91,7 +91,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            // The one place errors are reported (STYLE.md: handle each error once).
+            // The one place errors are reported (handle each error once).
             let _ = writeln!(io::stderr(), "sgpt: error: {error:#}");
             ExitCode::from(2)
         }

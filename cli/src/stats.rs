@@ -168,7 +168,7 @@ pub fn write_frame_timing(out: &mut impl Write, timing: &FrameTiming) -> io::Res
     Ok(())
 }
 
-/// The honesty line for spans that read exactly 0 ns (seed 000 §7.3).
+/// The honesty line for spans that read exactly 0 ns: quantized timestamps are said, never hidden.
 pub fn zero_note(zero_spans: u64) -> Option<String> {
     (zero_spans > 0).then(|| {
         format!(

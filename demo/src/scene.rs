@@ -823,7 +823,7 @@ impl Scene {
                 render.end_marker();
             }
             DemoPass::Hzb => {
-                // One graph pass, several GPU passes with their own labels (seed 000 §1.4).
+                // One graph pass, several GPU passes with their own labels: labels are not keys.
                 for mip in 0..t.hzb_mips {
                     let label = HZB_LABELS.get(mip as usize).copied().unwrap_or("hzb downsample");
                     let mut compute =

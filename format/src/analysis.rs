@@ -27,7 +27,7 @@ use crate::reader::Capture;
 /// Statistics of one GPU pass over a frame range.
 ///
 /// A pass is identified by its owning graph pass, its label, its kind and the span kind
-/// together. Labels alone are not keys (seed 000 §1.4): two graph passes may each open a
+/// together. Labels alone are not keys: two graph passes may each open a
 /// GPU pass labelled `blur`, and those are two rows.
 ///
 /// Order statistics use the nearest-rank method on the sorted durations `d[0..n]`
@@ -45,7 +45,7 @@ pub struct PassStats {
     /// Spans measured.
     pub count: u64,
     /// Spans whose duration is exactly 0 ns: a quantizing browser, or a pass too short
-    /// for the timer. Counted, never hidden (seed 000 §7.3).
+    /// for the timer. Counted, never hidden.
     pub zero_count: u64,
     /// Frames with at least one span of this pass.
     pub frames_present: u64,

@@ -2,13 +2,13 @@
 //! `chrome://tracing`.
 //!
 //! Every string is written by `serde_json`, so a label holding quotes, backslashes,
-//! control characters or `<script>` stays data (STYLE.md: never format JSON by hand,
+//! control characters or `<script>` stays data (never format JSON by hand,
 //! unlike wgpu-profiler's `chrometrace.rs`). Events are serialized one at a time into a
 //! buffered writer; the trace never exists as one JSON value in memory.
 //!
 //! What the trace holds:
 //! - **GPU** (pid 1), one track (tid = query set id + 1) per query set, since sets need
-//!   not share a clock domain (seed 000 §2.4), except that the sets of a recorder's timer
+//!   not share a clock domain, except that the sets of a recorder's timer
 //!   pool (labelled `timer pool set N`), which it cycles frame by frame on one queue, share
 //!   one track, the lowest set's; each span's `args.query_set` keeps its set. Per frame
 //!   and track, `X` slices for the frame, each scope and each graph pass span the extent
@@ -17,7 +17,7 @@
 //!   first span. At level Workload and up each pass span carries its commands in
 //!   `args.workload`, unknowns as `null`.
 //! - **CPU** (pid 2), kept apart: its own clock, relative to the first frame's CPU
-//!   begin, so alignment with the GPU is nominal (seed 000 §2.3). Per frame an `X` slice,
+//!   begin, so alignment with the GPU is nominal: the two clocks are never merged. Per frame an `X` slice,
 //!   `X` slices for each graph pass's CPU encode time, and `submit` and `readback` as
 //!   instant events.
 //! - **Counters** (pid 3): `C` events at each frame's CPU begin, named as declared.

@@ -1,7 +1,7 @@
 //! The golden fixtures in `fixtures/v1/`, generated deterministically by
 //! `cargo xtask fixtures`. Once a format version is released its fixtures are never
 //! regenerated: `write_all` only writes files that are missing, and a test opens every
-//! committed file forever (STYLE.md: puffin keeps one capture per old version).
+//! committed file forever, as a reader of every released version must keep opening it.
 
 use std::io;
 use std::path::{Path, PathBuf};

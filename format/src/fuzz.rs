@@ -1,4 +1,4 @@
-//! The reader's fuzz target, as a library function (STYLE.md): `fuzz/` runs it under
+//! The reader's fuzz target, as a library function, so a `#[test]` smoke-runs it: `fuzz/` runs it under
 //! cargo-fuzz with checksums off (`cfg(fuzzing)`), and a `#[test]` runs it on stable
 //! over the fixtures and seeded random mutations.
 

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How much a capture records. Each level includes everything below it (seed 000 §4.1).
+/// How much a capture records. Each level includes everything below it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
@@ -60,9 +60,9 @@ impl std::fmt::Display for Level {
     }
 }
 
-/// The capture's context (seed 000 §3.5): without it a shared capture means nothing.
+/// The capture's context: without it a shared capture means nothing.
 ///
-/// Deliberately absent: anything about timestamp quantization (seed 000 §2.1). The
+/// Deliberately absent: anything about timestamp quantization (docs/ARCHITECTURE.md, "The container"). The
 /// capture holds what the device reported; it never measures, estimates or stores a quantum.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -135,7 +135,7 @@ pub struct NamedText {
 pub type TopologyId = u32;
 
 /// A frame graph's structure: what stays the same frame to frame, so it is written once
-/// and referenced by id (seed 000 §5.4). At level `Timing` it holds only `gpu_passes`.
+/// and referenced by id. At level `Timing` it holds only `gpu_passes`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Topology {
     pub scopes: Vec<Scope>,
@@ -180,7 +180,7 @@ pub struct ResourceNode {
     /// Imported resources outlive the frame; transient ones the graph creates and may alias.
     pub imported: bool,
     /// Bytes the descriptor declares: a buffer's size, a texture's blocks summed over its
-    /// mip chain times its sample count. Declared, not allocated (seed 000 §3.3).
+    /// mip chain times its sample count. Declared, not allocated: a pooled allocator may serve more.
     pub declared_bytes: u64,
     pub desc: ResourceDesc,
 }
@@ -220,7 +220,7 @@ pub enum TextureDimension {
 
 /// A GPU pass (or sub-pass marker region) the frame opens.
 ///
-/// Labels are not keys (seed 000 §1.4): one graph pass may open several GPU passes with
+/// Labels are not keys: one graph pass may open several GPU passes with
 /// unrelated labels, so each GPU pass names the graph pass that opened it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GpuPass {
@@ -370,7 +370,7 @@ pub struct Frame {
     pub topology: TopologyId,
     /// GPU timestamps, in nanoseconds on the device's clock, as the device reported them.
     pub spans: Vec<Span>,
-    /// CPU times on the CPU clock. Never on the GPU's axis (seed 000 §2.3).
+    /// CPU times on the CPU clock. Never on the GPU's axis.
     pub cpu: CpuTimes,
     /// CPU encode time per graph pass, on the CPU clock.
     pub cpu_spans: Vec<CpuSpan>,
@@ -395,7 +395,7 @@ pub struct Span {
     pub pass: u32,
     pub kind: SpanKind,
     /// The query set the timestamps came from. Sets are not specified to share a clock
-    /// domain (seed 000 §2.4), so the reader keeps them apart.
+    /// domain, so the reader keeps them apart.
     pub query_set: u8,
     pub begin_ns: u64,
     pub end_ns: u64,
@@ -410,7 +410,7 @@ impl Span {
 }
 
 /// Whether a span measures a whole pass or a region inside one. The two are different
-/// measurements and are never mixed (seed 000 §2.2).
+/// measurements and are never mixed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SpanKind {

@@ -116,7 +116,7 @@ impl<S: Sink> Writer<S> {
     }
 
     /// Returns the id of `topology`, writing a TOPO record the first time its content is
-    /// seen. Identical content always gets the same id (seed 000 §5.4). Hashing costs
+    /// seen. Identical content always gets the same id. Hashing costs
     /// time proportional to the topology, so call it when the structure may have
     /// changed and keep the id otherwise.
     pub fn topology(&mut self, topology: &Topology) -> Result<TopologyId, WriteError> {

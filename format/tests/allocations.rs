@@ -1,5 +1,5 @@
 #![expect(clippy::unwrap_used, reason = "helpers shared by the tests below; a failed unwrap is the test failing")]
-//! The writer's steady state allocates nothing per frame (DESIGN.md: no per-frame heap
+//! The writer's steady state allocates nothing per frame (no per-frame heap
 //! growth), proven with a counting global allocator.
 
 mod support;

@@ -231,7 +231,7 @@ fn stats_past_the_raw_limit_are_exact_from_histograms() {
 
 #[test]
 fn finishing_in_steps_of_any_size_gives_the_same_report() {
-    // STYLE.md: splitting the work differently changes nothing.
+    // Splitting the work differently changes nothing.
     let options = SynthOptions { frames: 1_300, passes: 12, seed: 11, ..SynthOptions::default() };
     let bytes = sgpt_format::synth::generate(&options);
     let capture = Capture::open(&bytes).unwrap();

@@ -204,7 +204,7 @@ fn fuzz_target_smoke_over_fixtures_and_seeded_mutations() {
 
 #[test]
 fn opening_in_steps_of_any_size_finds_exactly_what_one_open_finds() {
-    // STYLE.md: splitting the work differently changes nothing (wasm-tools' incremental
+    // Splitting the work differently changes nothing (as an incremental
     // parse, png's buf_independent).
     let mut inputs: Vec<Vec<u8>> = sgpt_format::fixtures::all().into_iter().map(|f| f.bytes).collect();
     let mut rng = Rng::new(77);
