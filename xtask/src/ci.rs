@@ -13,7 +13,7 @@ use crate::web;
 
 /// Playwright refuses older Node versions at start-up.
 const MIN_NODE_MAJOR: u32 = 20;
-const WASM_CRATES: [&str; 12] = [
+const WASM_CRATES: [&str; 14] = [
     "-p",
     "sgpt-inspector",
     "-p",
@@ -26,6 +26,8 @@ const WASM_CRATES: [&str; 12] = [
     "sgpt-memory",
     "-p",
     "sgpt-memory-wasm-bench",
+    "-p",
+    "sgpt-web-glue",
 ];
 
 pub fn test(ctx: &Context) -> Result<()> {
