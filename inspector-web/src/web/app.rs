@@ -6,6 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use sgpt_format::analysis::{PassDelta, StatsReport};
+use sgpt_web_glue::Listener;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{
@@ -17,7 +18,6 @@ use super::canvas::{self, Canvas, Resizer};
 use super::dom::Dom;
 use super::draw;
 use super::error::Error;
-use super::listener::Listener;
 use super::mailbox::{Command, Mailbox};
 use super::panels;
 use super::panic;
@@ -131,11 +131,8 @@ pub fn start() -> Result<(), Error> {
     app.build_tabs()?;
     let on = |target: &EventTarget, kind, handler: fn(&Rc<App>, &Event)| {
         let app = Rc::clone(&app);
-        Listener::new(target, kind, move |event| {
-            if !panic::happened() {
-                handler(&app, &event);
-            }
-        })
+        // The listener itself stops calling after a panic.
+        Listener::new(target, kind, move |event| handler(&app, &event))
     };
     let document: &EventTarget = &app.dom.document;
     let strip: &EventTarget = &app.strip.element;

@@ -1,12 +1,14 @@
-//! Thrown JS values become one typed error at the edge, so nothing past it handles raw `JsValue`s.
+//! The inspector's page errors: a thrown JS value (made typed at the edge by the shared web
+//! glue), or a page or context that lacks what the inspector needs.
 
-use wasm_bindgen::{JsCast, JsValue};
+use sgpt_web_glue::JsError;
+use wasm_bindgen::JsValue;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A thrown JS value, as `name: message`.
-    #[error("{0}")]
-    Js(String),
+    #[error(transparent)]
+    Js(#[from] JsError),
     /// `index.html` lacks an element the inspector fills in.
     #[error("the page has no #{0} element")]
     MissingElement(&'static str),
@@ -17,19 +19,6 @@ pub enum Error {
 
 impl From<JsValue> for Error {
     fn from(value: JsValue) -> Self {
-        Error::Js(describe(&value))
-    }
-}
-
-/// A thrown JS value as text: `DomException` and `Error` as `name: message`.
-pub fn describe(value: &JsValue) -> String {
-    if let Some(exception) = value.dyn_ref::<web_sys::DomException>() {
-        format!("{}: {}", exception.name(), exception.message())
-    } else if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-        format!("{}: {}", String::from(error.name()), String::from(error.message()))
-    } else if let Some(text) = value.as_string() {
-        text
-    } else {
-        format!("{value:?}")
+        Error::Js(value.into())
     }
 }

@@ -5,7 +5,6 @@ mod canvas;
 mod dom;
 mod draw;
 mod error;
-mod listener;
 mod mailbox;
 mod panels;
 mod panic;

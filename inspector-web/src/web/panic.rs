@@ -1,31 +1,16 @@
-//! Panics: logged to the console, shown in the page, and afterwards every callback is
-//! ignored, since the state a panic leaves behind cannot be trusted.
-
-use std::cell::Cell;
-use std::sync::Once;
+//! What the page shows when the inspector stops: a panic (through the shared hook, which
+//! also stops every listener) or a page it cannot start on.
 
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 
-thread_local! {
-    static PANICKED: Cell<bool> = const { Cell::new(false) };
-}
+pub use sgpt_web_glue::panic::happened;
 
-/// Installs the hook; later calls do nothing.
+/// Installs the shared panic hook with the inspector's banner; later calls do nothing.
 pub fn install() {
-    static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
-            console_error_panic_hook::hook(info);
-            PANICKED.with(|panicked| panicked.set(true));
-            show_fatal(&format!("The inspector crashed: {info}. Reload the page to continue."));
-        }));
+    sgpt_web_glue::panic::install(|info| {
+        show_fatal(&format!("The inspector crashed: {info}. Reload the page to continue."));
     });
-}
-
-/// Whether the inspector has panicked; callbacks check this first.
-pub fn happened() -> bool {
-    PANICKED.with(Cell::get)
 }
 
 /// Says in the page that the inspector stopped: a panic, or a page it cannot start on.

@@ -11,6 +11,7 @@ use std::rc::Rc;
 use sgpt_format::analysis::{self, StatsReport};
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Defect, Frame, Opener, SpanKind};
+use sgpt_web_glue::JsError;
 use wasm_bindgen::JsCast;
 
 use super::app::App;
@@ -672,7 +673,7 @@ impl<'s, 'c> Session<'s, 'c> {
         }
         let mut json = Vec::new();
         let summary = sgpt_format::chrome::export(self.capture, &mut json)
-            .map_err(|e| Error::Js(format!("the export failed: {e}")))?;
+            .map_err(|e| Error::Js(JsError::new(format!("the export failed: {e}"))))?;
         let array = js_sys::Uint8Array::from(json.as_slice());
         let parts = js_sys::Array::of1(&array);
         let options = web_sys::BlobPropertyBag::new();

@@ -7,11 +7,12 @@
 //! the loop would go on in the same task, so copying is one sliced job ([`JobKind::Read`]):
 //! at most 1 MiB a piece, and a yield once a slice is spent or holds its cap of bytes.
 
+use sgpt_web_glue::describe;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ReadableStreamDefaultReader, Response};
 
-use super::error::{Error, describe};
+use super::error::Error;
 use super::slice::SoloJob;
 use crate::slicing::JobKind;
 
