@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use sgpt_recorder::timing::{self, Budget, FrameInterval, PhaseClock, TimingLevel, track};
 use sgpt_recorder::{Level, RecordError, StopFuture};
+use sgpt_web_glue::{JsError, Listener, panic};
 use wasm_bindgen::JsCast as _;
 use wasm_bindgen::prelude::*;
 
-use super::dom::{self, JsError, Listener};
+use super::dom;
 use super::gpu::{Faults, Gpu};
 use super::present::Presenter;
 use super::query;
@@ -244,7 +245,7 @@ pub(crate) fn finish(app: &Rc<RefCell<App>>, stop: StopFuture) {
     let app = Rc::clone(app);
     wasm_bindgen_futures::spawn_local(async move {
         let summary = stop.await;
-        if !dom::panicked() {
+        if !panic::happened() {
             app.borrow_mut().finished(summary);
         }
     });
@@ -352,7 +353,7 @@ impl AnimationLoop {
         let closure = FrameCallback::new(move |_time: f64| {
             let Some(inner) = weak.upgrade() else { return };
             inner.request.set(None);
-            if dom::panicked() {
+            if panic::happened() {
                 return;
             }
             body();

@@ -1,51 +1,8 @@
-//! The page's DOM: what it reports on `<body>`, its messages, and event listeners that
-//! unregister when dropped.
+//! The page's DOM: what it reports on `<body>`, its messages, and `window.sgpt`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
+use sgpt_web_glue::JsError;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-
-/// Set by the panic hook: callbacks that arrive after a panic do nothing (the state they
-/// would touch may be half-updated).
-static PANICKED: AtomicBool = AtomicBool::new(false);
-
-pub(crate) fn panicked() -> bool {
-    PANICKED.load(Ordering::Relaxed)
-}
-
-/// Chains to the console hook and shows the panic in the page: otherwise the page would
-/// sit in its last state and a test could only time out.
-pub(crate) fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        PANICKED.store(true, Ordering::Relaxed);
-        console_error_panic_hook::hook(info);
-        show_error(&format!("panic: {info}"));
-    }));
-}
-
-/// A JS exception at the boundary, as text: `DOMException`s read "name: message".
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub(crate) struct JsError(pub(crate) String);
-
-impl From<JsValue> for JsError {
-    fn from(value: JsValue) -> Self {
-        if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-            let name = String::from(error.name());
-            let message = String::from(error.message());
-            return Self(if name.is_empty() { message } else { format!("{name}: {message}") });
-        }
-        Self(value.as_string().unwrap_or_else(|| format!("{value:?}")))
-    }
-}
-
-/// Thrown back to a console caller as an `Error`.
-impl From<JsError> for JsValue {
-    fn from(error: JsError) -> Self {
-        js_sys::Error::new(&error.0).into()
-    }
-}
 
 pub(crate) fn window() -> web_sys::Window {
     web_sys::window().unwrap_or_else(|| wasm_bindgen::throw_str("sgpt-demo runs in a window"))
@@ -63,9 +20,9 @@ pub(crate) fn body() -> web_sys::HtmlElement {
 pub(crate) fn element<T: JsCast>(id: &str) -> Result<T, JsError> {
     document()
         .get_element_by_id(id)
-        .ok_or_else(|| JsError(format!("the page has no #{id}")))?
+        .ok_or_else(|| JsError::new(format!("the page has no #{id}")))?
         .dyn_into::<T>()
-        .map_err(|_| JsError(format!("#{id} is not the element the page expects")))
+        .map_err(|_| JsError::new(format!("#{id} is not the element the page expects")))
 }
 
 /// Sets `data-<key>` on `<body>`.
@@ -101,41 +58,6 @@ fn show_message(id: &str, message: &str) {
 pub(crate) fn set_text(id: &str, text: &str) {
     if let Some(out) = document().get_element_by_id(id) {
         out.set_text_content(Some(text));
-    }
-}
-
-/// An event listener that unregisters when dropped.
-pub(crate) struct Listener {
-    target: web_sys::EventTarget,
-    kind: &'static str,
-    closure: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl std::fmt::Debug for Listener {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Listener").field("kind", &self.kind).finish_non_exhaustive()
-    }
-}
-
-impl Listener {
-    pub(crate) fn new(
-        target: &web_sys::EventTarget,
-        kind: &'static str,
-        mut handler: impl FnMut(web_sys::Event) + 'static,
-    ) -> Result<Self, JsError> {
-        let closure = Closure::<dyn FnMut(web_sys::Event)>::new(move |event| {
-            if !panicked() {
-                handler(event);
-            }
-        });
-        target.add_event_listener_with_callback(kind, closure.as_ref().unchecked_ref())?;
-        Ok(Self { target: target.clone(), kind, closure })
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        let _ = self.target.remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref());
     }
 }
 

@@ -3,10 +3,11 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use sgpt_format::NamedText;
+use sgpt_web_glue::JsError;
 use wasm_bindgen::{JsCast as _, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::dom::{self, JsError};
+use super::dom;
 
 /// Why the page has no GPU to render on.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -143,6 +144,6 @@ async fn adapter_settings(gpu: &JsValue) -> Vec<NamedText> {
 fn call0(target: &JsValue, method: &str) -> Result<JsValue, JsError> {
     let function = js_sys::Reflect::get(target, &JsValue::from_str(method))?;
     let function =
-        function.dyn_into::<js_sys::Function>().map_err(|_| JsError(format!("{method} is not a function")))?;
+        function.dyn_into::<js_sys::Function>().map_err(|_| JsError::new(format!("{method} is not a function")))?;
     Ok(function.call0(target)?)
 }

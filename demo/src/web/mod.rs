@@ -32,10 +32,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use sgpt_recorder::timing::{PhaseClock, track};
+use sgpt_web_glue::{JsError, Listener};
 use wasm_bindgen::prelude::*;
 
 use self::app::{AnimationLoop, App, Panel};
-use self::dom::{JsError, Listener};
 use self::query::PageQuery;
 use crate::{Scene, SceneOptions};
 
@@ -54,7 +54,9 @@ thread_local! {
 /// Runs when the module is instantiated (Trunk's loader calls it).
 #[wasm_bindgen(start)]
 pub fn start() {
-    dom::install_panic_hook();
+    // The shared hook also stops every listener and callback that checks it: the state a
+    // panic leaves behind may be half-updated.
+    sgpt_web_glue::panic::install(|info| dom::show_error(&format!("panic: {info}")));
     dom::set_state("loading");
     let query = match PageQuery::parse(&dom::window().location().search().unwrap_or_default()) {
         Ok(query) => query,

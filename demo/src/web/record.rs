@@ -2,10 +2,11 @@
 
 use sgpt_format::NamedText;
 use sgpt_recorder::{BlobSink, CaptureSummary, Level, MemorySource, ProfileSession, SessionOptions, StopFuture};
+use sgpt_web_glue::JsError;
 use wasm_bindgen::JsValue;
 use web_time::Instant;
 
-use super::dom::{self, JsError};
+use super::dom;
 use super::gpu::Gpu;
 use crate::Scene;
 use crate::memory::{DemoMemory, process_ledger};

@@ -15,10 +15,11 @@
 use std::cell::RefCell;
 
 use sgpt_recorder::timing::{self, BrowserSink, Drained, RETAINED_CAP, Span, TimingLevel, TrackSummary, track};
+use sgpt_web_glue::JsError;
 use wasm_bindgen::prelude::*;
 use web_time::Instant;
 
-use super::dom::{self, JsError};
+use super::dom;
 
 /// Where `sgpt.timing.level(name)` keeps the preference.
 const STORAGE_KEY: &str = "sgpt.timing";
