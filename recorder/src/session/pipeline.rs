@@ -523,7 +523,7 @@ impl Active {
         if refused_total > 0 {
             pending.frame.dropped_spans += refused_total;
             let message = format!(
-                "sgpt-recorder: frame {}: {refused_total} GPU span(s) read back values their passes did not write ({} from an earlier frame, {} never written): they were resolved on a command buffer the queue ran before the passes' own; they are dropped and counted in dropped_spans (resolve on each encoder, or on one submitted after all of them)",
+                "sgpt-recorder: frame {}: {refused_total} GPU span(s) read back values their passes cannot have written ({} repeat or precede an earlier frame's, {} were never written); they are dropped and counted in dropped_spans",
                 pending.frame.frame_number, refused.stale, refused.unwritten
             );
             // A failed NOTE is already the session's write error; the frame is still written.
