@@ -8,12 +8,9 @@ use crate::{Measurement, measure_compute_pass};
 /// Runs when the module is instantiated (Trunk's loader calls it).
 #[wasm_bindgen(start)]
 pub fn start() {
-    // Chain to the console hook, and also show the panic in the page: otherwise the page would
-    // stay `loading` and a test could only time out.
-    std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
-        publish_error(&format!("panic: {info}"));
-    }));
+    // The shared hook chains to the console; the page shows the panic too, or it would stay
+    // `loading` and a test could only time out.
+    sgpt_web_glue::panic::install(|info| publish_error(&format!("panic: {info}")));
     set_state("loading");
     wasm_bindgen_futures::spawn_local(async {
         match measure_compute_pass().await {
