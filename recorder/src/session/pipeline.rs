@@ -27,7 +27,7 @@ use crate::workload::Registry;
 /// The warnings a session raises once, with a NOTE on the frame that first raised them.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Warning {
-    /// Spans begun after the frame's last resolve.
+    /// Spans never resolved on the encoder that wrote them.
     Unresolved,
     /// Spans whose read-back values their passes did not write.
     Refused,
