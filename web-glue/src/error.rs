@@ -15,6 +15,7 @@ impl JsError {
         Self(message.into())
     }
 
+    /// The error as the page shows it: `name: message`, or the message alone.
     pub fn message(&self) -> &str {
         &self.0
     }
