@@ -1,5 +1,6 @@
 // Shared launcher for the browser tests: Debian's Chromium with real WebGPU on SwiftShader.
 // playwright-core never downloads a browser, so the executable path is explicit.
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 // `--enable-unsafe-webgpu` is the flag that matters (without it wgpu
@@ -19,6 +20,12 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
+// For pages that present into a WebGPU canvas (the demo). With the flags above alone,
+// headless Chromium composites through GL while Dawn renders on Vulkan-SwiftShader, and the
+// canvas's first frame destroys the device ("Device was destroyed."); ANGLE on the same
+// Vulkan keeps both on one side. The compute-only pages need no canvas, so they go without.
+export const WEBGPU_CANVAS_ARGS = [...CHROMIUM_ARGS, '--use-angle=vulkan'];
+
 export const CHROMIUM_PATH = process.env.SGPT_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Launches headless Chromium; the caller closes the returned browser. */
@@ -29,6 +36,19 @@ export function launchChromium(options = {}) {
     args: CHROMIUM_ARGS,
     ...options,
   });
+}
+
+/** One Chromium for every test of the calling file: launched before the first, closed after
+ *  the last. Returns what the tests use of it, bound once it is launched. */
+export function chromiumForFile() {
+  let browser;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return { newContext: (options) => browser.newContext(options) };
 }
 
 /** The site under test, served by `cargo xtask test` (or `cargo xtask serve`). */

@@ -11,46 +11,40 @@
 // Recordings include the demo's memory profile unless `?memory=0`: domain gauges
 // (memory/<domain>/<field>), provider metrics (provider/<metric>) and a MEMO record of the
 // capture around the scene unload (frame 80) and reload (120), checkpointed at 40, 80, 160.
+//
+// The demo presents into a WebGPU canvas, so its Chromium runs with WEBGPU_CANVAS_ARGS
+// (chromium.mjs says why).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { CHROMIUM_ARGS, baseUrl, launchChromium } from './chromium.mjs';
-import { sgptCli } from './sgpt_cli.mjs';
+import { WEBGPU_CANVAS_ARGS, baseUrl, launchChromium } from './chromium.mjs';
+import { collectUncaught, consoleLog, waitForState, watchCsp } from './inspector_helpers.mjs';
+import { runSgpt, sgptJson, sgptOutput } from './sgpt_cli.mjs';
 
 const FRAMES = 60;
 const LEVEL = 'workload';
-// The demo presents into a WebGPU canvas. With the shared flags alone, headless Chromium
-// composites through GL while Dawn renders on Vulkan-SwiftShader, and the canvas's first
-// frame destroys the device ("Device was destroyed."); ANGLE on the same Vulkan keeps both
-// on one side. The compute-only pages need no canvas, so the flag stays here.
-const DEMO_ARGS = [...CHROMIUM_ARGS, '--use-angle=vulkan'];
 
-function sgpt(...args) {
-  const cli = sgptCli();
-  // The Chrome trace of a few hundred frames is a few MB.
-  const run = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 256 << 20 });
-  assert.equal(run.error, undefined, `${cli} did not run: ${run.error}`);
-  return { ...run, command: `${cli} ${args.join(' ')}` };
+/** A fresh temporary folder, removed after test `t`. */
+function tempDir(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sgpt-demo-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
-/** `sgpt <command> --json FILE`, parsed; the command must succeed. */
-function sgptJson(command, file) {
-  const run = sgpt(command, '--json', file);
-  assert.equal(run.status, 0, `${run.command} exited ${run.status}\n${run.stderr}`);
-  return JSON.parse(run.stdout);
+/** Asserts that `sgpt validate` finds nothing wrong with `file`. */
+function assertValidates(file) {
+  const validate = runSgpt('validate', file);
+  assert.equal(validate.status, 0, `${validate.command} exited ${validate.status}\n${validate.stdout}${validate.stderr}`);
 }
 
 /** Per counter name, its sampled values in frame order, from the capture's Chrome trace. */
 function counterSeries(file) {
-  const run = sgpt('export', file, '--chrome', '-');
-  assert.equal(run.status, 0, `${run.command} exited ${run.status}\n${run.stderr}`);
   const series = new Map();
-  for (const event of JSON.parse(run.stdout).traceEvents) {
+  for (const event of JSON.parse(sgptOutput('export', file, '--chrome', '-')).traceEvents) {
     if (event.ph !== 'C') continue;
     const values = series.get(event.name) ?? [];
     values.push(Object.values(event.args)[0]);
@@ -61,6 +55,7 @@ function counterSeries(file) {
 
 /** The page's last capture (window.sgpt.capture), written to a temporary file. */
 async function saveCapture(t, page, name) {
+  // The Blob's bytes, as base64 (a plain array would be ten times larger over the protocol).
   const base64 = await page.evaluate(async () => {
     const bytes = new Uint8Array(await window.sgpt.capture.arrayBuffer());
     let binary = '';
@@ -69,83 +64,40 @@ async function saveCapture(t, page, name) {
     }
     return btoa(binary);
   });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sgpt-demo-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, name);
+  const file = path.join(tempDir(t), name);
   fs.writeFileSync(file, Buffer.from(base64, 'base64'));
   return file;
-}
-
-/** Collects the page's Content-Security-Policy violations in window.__cspViolations. */
-async function watchCsp(context) {
-  await context.addInitScript(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) =>
-      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
-    );
-  });
-}
-
-async function waitForState(page, states, timeout, log = []) {
-  await page
-    .waitForFunction((wanted) => wanted.includes(document.body.dataset.state), states, { timeout })
-    .catch((error) => {
-      throw new Error(`the demo never reached ${states.join(' or ')}: ${error.message}\n${log.join('\n')}`);
-    });
-  return page.evaluate(() => ({ ...document.body.dataset }));
 }
 
 test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates and opens in the inspector`, {
   timeout: 150_000,
 }, async (t) => {
-  const browser = await launchChromium({ args: DEMO_ARGS });
+  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
   t.after(() => browser.close());
   const context = await browser.newContext();
   await watchCsp(context);
   const page = await context.newPage();
-  const log = [];
-  const problems = [];
-  page.on('console', (message) => log.push(`${message.type()}: ${message.text()}`));
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  const log = consoleLog(page);
+  const problems = collectUncaught(page);
 
   const started = Date.now();
   await page.goto(`${baseUrl()}/demo/?record=${FRAMES}&level=${LEVEL}`);
-  await page
-    .waitForFunction(() => ['recorded', 'error'].includes(document.body.dataset.state), null, { timeout: 120_000 })
-    .catch((error) => {
-      throw new Error(`the demo never finished recording: ${error.message}\n${log.join('\n')}`);
-    });
+  const data = await waitForState(page, ['recorded', 'error'], { timeout: 120_000, log });
   const wallMs = Date.now() - started;
-  const data = await page.evaluate(() => ({ ...document.body.dataset }));
   assert.equal(data.state, 'recorded', `page error: ${data.error}\n${log.join('\n')}`);
   assert.equal(Number(data.frames), FRAMES);
   assert.equal(data.backend, 'webgpu');
 
-  // The Blob's bytes, as base64 (a plain array would be ten times larger over the protocol).
-  const published = await page.evaluate(async () => {
-    const bytes = new Uint8Array(await window.sgpt.capture.arrayBuffer());
-    let binary = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) {
-      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    }
-    return { base64: btoa(binary), url: window.sgpt.captureUrl, type: window.sgpt.capture.type };
-  });
-  const bytes = Buffer.from(published.base64, 'base64');
+  const file = await saveCapture(t, page, 'demo.sgpt');
+  const bytes = fs.readFileSync(file);
+  const captureUrl = await page.evaluate(() => window.sgpt.captureUrl);
   assert.equal(bytes.length, Number(data.bytes), 'data-bytes is the Blob size');
-  assert.match(published.url, /^blob:/);
+  assert.match(captureUrl, /^blob:/);
   assert.equal(bytes.readUInt32LE(0), 0x54504753, 'the capture starts with the SGPT magic');
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sgpt-demo-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'demo.sgpt');
-  fs.writeFileSync(file, bytes);
+  assertValidates(file);
 
-  const validate = sgpt('validate', file);
-  assert.equal(validate.status, 0, `${validate.command} exited ${validate.status}\n${validate.stdout}${validate.stderr}`);
-
-  const infoRun = sgpt('info', '--json', file);
-  assert.equal(infoRun.status, 0, `${infoRun.command}: ${infoRun.stderr}`);
-  const info = JSON.parse(infoRun.stdout);
+  const info = sgptJson('info', file);
   assert.equal(info.closed, true);
   assert.equal(info.frames, FRAMES);
   assert.equal(info.level, LEVEL);
@@ -168,20 +120,13 @@ test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates an
   assert.equal(await link.isVisible(), true);
   assert.equal(
     new URL(await link.evaluate((a) => a.href)).search,
-    `?file=${encodeURIComponent(published.url)}`,
+    `?file=${encodeURIComponent(captureUrl)}`,
   );
   const [inspector] = await Promise.all([context.waitForEvent('page'), link.click()]);
-  inspector.on('pageerror', (error) => problems.push(`inspector uncaught: ${error.message}`));
-  await inspector.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, {
-    timeout: 30_000,
-  });
-  const shown = await inspector.evaluate(() => ({
-    ...document.body.dataset,
-    path: location.pathname,
-    error: document.getElementById('error')?.textContent,
-  }));
-  assert.equal(shown.state, 'ready', `inspector: ${shown.error}`);
-  assert.equal(shown.path, '/');
+  collectUncaught(inspector, problems, 'inspector uncaught');
+  const shown = await waitForState(inspector, ['ready', 'error'], { timeout: 30_000 });
+  assert.equal(shown.state, 'ready', `inspector: ${await inspector.textContent('#error')}`);
+  assert.equal(new URL(inspector.url()).pathname, '/');
   assert.equal(Number(shown.frames), FRAMES);
 
   // Both pages ran under their Content-Security-Policy, the inspector reading the demo's blob: URL.
@@ -197,48 +142,38 @@ test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates an
 });
 
 test('the Record panel records until Stop, and Download saves the capture', { timeout: 90_000 }, async (t) => {
-  const browser = await launchChromium({ args: DEMO_ARGS });
+  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
   t.after(() => browser.close());
   const context = await browser.newContext({ acceptDownloads: true });
   await watchCsp(context);
   const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  const problems = collectUncaught(page);
   await page.goto(`${baseUrl()}/demo/`);
-  await page.waitForFunction(() => ['running', 'error'].includes(document.body.dataset.state), null, {
-    timeout: 60_000,
-  });
-  assert.equal(await page.evaluate(() => document.body.dataset.state), 'running');
+  assert.equal((await waitForState(page, ['running', 'error'], { timeout: 60_000 })).state, 'running');
   assert.equal(await page.getByTestId('open-in-inspector').isVisible(), false, 'no capture yet');
 
   await page.selectOption('#level', 'timing');
   await page.fill('#frames', ''); // empty: until Stop
   await page.getByTestId('start').click();
-  await page.waitForFunction(() => document.body.dataset.state === 'recording');
+  await waitForState(page, ['recording']);
   // A few frames written, then Stop.
   await page.waitForFunction(() => /: ([5-9]|\d\d+) frames/.test(document.getElementById('status').textContent), null, {
     timeout: 30_000,
   });
   await page.getByTestId('stop').click();
-  await page.waitForFunction(() => ['recorded', 'error'].includes(document.body.dataset.state), null, {
-    timeout: 30_000,
-  });
-  const data = await page.evaluate(() => ({ ...document.body.dataset }));
+  const data = await waitForState(page, ['recorded', 'error'], { timeout: 30_000 });
   assert.equal(data.state, 'recorded', data.error);
   assert.equal(data.level, 'timing');
   assert.ok(Number(data.frames) >= 5, `${data.frames} frames`);
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download').click()]);
   assert.equal(download.suggestedFilename(), `sgpt-demo-timing-${data.frames}f.sgpt`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sgpt-demo-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, download.suggestedFilename());
+  const file = path.join(tempDir(t), download.suggestedFilename());
   await download.saveAs(file);
   assert.equal(fs.statSync(file).size, Number(data.bytes));
 
-  const validate = sgpt('validate', file);
-  assert.equal(validate.status, 0, `${validate.command} exited ${validate.status}\n${validate.stdout}${validate.stderr}`);
-  const info = JSON.parse(sgpt('info', '--json', file).stdout);
+  assertValidates(file);
+  const info = JSON.parse(runSgpt('info', '--json', file).stdout);
   assert.equal(info.level, 'timing');
   assert.equal(info.frames, Number(data.frames));
   assert.equal(info.closed, true);
@@ -247,7 +182,7 @@ test('the Record panel records until Stop, and Download saves the capture', { ti
 });
 
 test('a capture cut by a device loss keeps every frame recorded before it', { timeout: 90_000 }, async (t) => {
-  const browser = await launchChromium({ args: DEMO_ARGS });
+  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
   t.after(() => browser.close());
   const page = await browser.newPage();
   // Frame 10 destroys the device, as a driver reset would, while 30 frames are asked for.
@@ -261,23 +196,9 @@ test('a capture cut by a device loss keeps every frame recorded before it', { ti
   // on the destroyed device, at most its two frames in flight (their GPU work never completes).
   assert.ok(frames >= 1 && frames <= 12, `${frames} frames before the loss was reported`);
 
-  const bytes = Buffer.from(
-    await page.evaluate(async () => {
-      const bytes = new Uint8Array(await window.sgpt.capture.arrayBuffer());
-      let binary = '';
-      for (let i = 0; i < bytes.length; i += 0x8000) {
-        binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      }
-      return btoa(binary);
-    }),
-    'base64',
-  );
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sgpt-demo-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'lost.sgpt');
-  fs.writeFileSync(file, bytes);
-  const validate = sgpt('validate', file);
-  const info = JSON.parse(sgpt('info', '--json', file).stdout);
+  const file = await saveCapture(t, page, 'lost.sgpt');
+  const validate = runSgpt('validate', file);
+  const info = JSON.parse(runSgpt('info', '--json', file).stdout);
   console.log(`device lost at frame 10: ${info.frames} frames kept, ${info.dropped_spans} dropped spans, ` +
     `closed ${info.closed}, validate exit ${validate.status}, defects ${JSON.stringify(info.defects)}`);
   assert.equal(info.frames, frames);
@@ -302,22 +223,19 @@ const MEMORY_FRAMES = 170;
 test(`/demo/?record=${MEMORY_FRAMES} records the memory profile, and a second recording stopped early records it again`, {
   timeout: 240_000,
 }, async (t) => {
-  const browser = await launchChromium({ args: DEMO_ARGS });
+  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
   t.after(() => browser.close());
   const page = await browser.newPage();
-  const log = [];
-  const problems = [];
-  page.on('console', (message) => log.push(`${message.type()}: ${message.text()}`));
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  const log = consoleLog(page);
+  const problems = collectUncaught(page);
 
   await page.goto(`${baseUrl()}/demo/?record=${MEMORY_FRAMES}&level=${LEVEL}`);
-  const data = await waitForState(page, ['recorded', 'error'], 200_000, log);
+  const data = await waitForState(page, ['recorded', 'error'], { timeout: 200_000, log });
   assert.equal(data.state, 'recorded', `page error: ${data.error}\n${log.join('\n')}`);
   assert.equal(await page.isChecked('#memory'), true, 'memory is on by default');
   const file = await saveCapture(t, page, 'memory.sgpt');
 
-  const validate = sgpt('validate', file);
-  assert.equal(validate.status, 0, `${validate.command} exited ${validate.status}\n${validate.stdout}${validate.stderr}`);
+  assertValidates(file);
   const info = sgptJson('info', file);
   assert.equal(info.frames, MEMORY_FRAMES);
   assert.deepEqual(info.defects, []);
@@ -386,15 +304,15 @@ test(`/demo/?record=${MEMORY_FRAMES} records the memory profile, and a second re
   // begins again on empty domains once the first one was released.
   await page.fill('#frames', '');
   await page.getByTestId('start').click();
-  await waitForState(page, ['recording'], 30_000, log);
+  await waitForState(page, ['recording'], { timeout: 30_000, log });
   await page.waitForFunction(() => /: ([5-9]|\d\d+) frames/.test(document.getElementById('status').textContent), null, {
     timeout: 30_000,
   });
   await page.getByTestId('stop').click();
-  const again = await waitForState(page, ['recorded', 'error'], 60_000, log);
+  const again = await waitForState(page, ['recorded', 'error'], { timeout: 60_000, log });
   assert.equal(again.state, 'recorded', again.error);
   const second = await saveCapture(t, page, 'again.sgpt');
-  assert.equal(sgpt('validate', second).status, 0);
+  assert.equal(runSgpt('validate', second).status, 0);
   const frames = Number(again.frames);
   const secondMemory = sgptJson('memory', second);
   assert.equal(secondMemory.memory_records, 1, 'the early stop still exports the memory capture');
@@ -411,17 +329,16 @@ test(`/demo/?record=${MEMORY_FRAMES} records the memory profile, and a second re
 });
 
 test('?memory=0 records no memory gauges, provider metrics or memory capture', { timeout: 90_000 }, async (t) => {
-  const browser = await launchChromium({ args: DEMO_ARGS });
+  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
   t.after(() => browser.close());
   const page = await browser.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  const problems = collectUncaught(page);
   await page.goto(`${baseUrl()}/demo/?record=10&level=${LEVEL}&memory=0`);
-  const data = await waitForState(page, ['recorded', 'error'], 60_000);
+  const data = await waitForState(page, ['recorded', 'error'], { timeout: 60_000 });
   assert.equal(data.state, 'recorded', data.error);
   assert.equal(await page.isChecked('#memory'), false, 'the panel shows memory off');
   const file = await saveCapture(t, page, 'no-memory.sgpt');
-  assert.equal(sgpt('validate', file).status, 0);
+  assert.equal(runSgpt('validate', file).status, 0);
   const info = sgptJson('info', file);
   assert.equal(info.frames, 10);
   const named = info.counters.map((counter) => counter.name);

@@ -4,27 +4,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { baseUrl, launchChromium } from './chromium.mjs';
+import { collectUncaught, consoleLog, waitForState } from './inspector_helpers.mjs';
 
 test('the GPU smoke page measures a compute pass on WebGPU', { timeout: 120_000 }, async () => {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
-    const console_ = [];
-    page.on('console', (msg) => console_.push(`${msg.type()}: ${msg.text()}`));
-    page.on('pageerror', (err) => console_.push(`pageerror: ${err.message}`));
+    // What the page said, uncaught errors among it, for the message of a failure.
+    const log = collectUncaught(page, consoleLog(page), 'pageerror');
 
     await page.goto(`${baseUrl()}/gpu-smoke/`);
-    await page
-      .waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, {
-        timeout: 90_000,
-      })
-      .catch((err) => {
-        throw new Error(`the page never left "loading": ${err.message}\n${console_.join('\n')}`);
-      });
-
-    const data = await page.evaluate(() => ({ ...document.body.dataset }));
+    const data = await waitForState(page, ['ready', 'error'], { timeout: 90_000, log });
     const text = await page.textContent('#result');
-    assert.equal(data.state, 'ready', `page error: ${data.error}\n${console_.join('\n')}`);
+    assert.equal(data.state, 'ready', `page error: ${data.error}\n${log.join('\n')}`);
 
     const duration = BigInt(data.durationNs);
     const begin = BigInt(data.beginNs);

@@ -8,9 +8,10 @@
 // data-topologies, data-dropped-spans, and, once every frame is decoded, data-verified
 // and data-defects.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium, baseUrl } from './chromium.mjs';
+import { chromiumForFile } from './chromium.mjs';
+import { defectKinds, dropFile, fixtureBytes, openPage, outcome, verifiedDefects } from './inspector_helpers.mjs';
 
 // Every element the inspector's page holds; a capture string parsed as HTML would add others.
 const ALLOWED_ELEMENTS = [
@@ -19,13 +20,7 @@ const ALLOWED_ELEMENTS = [
   'td', 'ul', 'li', 'button', 'progress', 'section', 'canvas', 'nav', 'span', 'i',
 ];
 
-let browser;
-before(async () => {
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = chromiumForFile();
 
 // What format/src/fixtures.rs writes into each fixture (its descriptions say the same), so
 // the numbers the page must show come from the generator, not from the page under test.
@@ -43,92 +38,9 @@ function expected(name) {
   return FIXTURES[name];
 }
 
-async function fixtureBytes(name) {
-  // A read that fails rather than hangs when the server stalls.
-  const response = await fetch(`${baseUrl()}/captures/${name}`, { signal: AbortSignal.timeout(30_000) });
-  assert.equal(response.status, 200, `dist/captures/${name} is served`);
-  return Buffer.from(await response.arrayBuffer());
-}
-
-/**
- * Opens the inspector in a fresh context and waits until it is ready for a file (or has
- * finished the load `query` starts). Collects what must never happen: uncaught errors
- * (a panic included) and dialogs (a capture's script calling alert).
- */
-async function openInspector(t, query = '') {
-  const context = await browser.newContext();
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  page.on('dialog', async (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    await dialog.dismiss();
-  });
-  await page.goto(`${baseUrl()}/${query}`);
-  await page.waitForFunction(() => ['idle', 'ready', 'error'].includes(document.body.dataset.state));
-  return { page, problems };
-}
-
-/** The page's report of load number `load` (and later), once it is finished. */
-async function outcome(page, load) {
-  await page.waitForFunction(
-    (n) => Number(document.body.dataset.load) >= n && ['ready', 'error'].includes(document.body.dataset.state),
-    load,
-  );
-  return page.evaluate(() => ({
-    ...document.body.dataset,
-    error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
-    summary: document.getElementById('summary').hidden ? null : document.getElementById('summary').innerText,
-  }));
-}
-
-async function currentLoad(page) {
-  return page.evaluate(() => Number(document.body.dataset.load ?? 0));
-}
-
-/** Waits until every frame was decoded, returning the defect count the page shows. */
-async function verifiedDefects(page) {
-  await page.waitForFunction(() => document.body.dataset.verified === 'true');
-  return Number(await page.evaluate(() => document.body.dataset.defects));
-}
-
-/**
- * Drops a file on the page the way a browser does: dragenter, dragover, drop, all with a
- * DataTransfer holding the file. Returns the outcome of the load it started.
- */
-async function dropFile(page, name, bytes) {
-  const load = await currentLoad(page);
-  const seen = await page.evaluate(
-    ({ name, data }) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([new Uint8Array(data)], name, { type: 'application/octet-stream' }));
-      const init = { dataTransfer: transfer, bubbles: true, cancelable: true };
-      const target = document.querySelector('main') ?? document.body;
-      target.dispatchEvent(new DragEvent('dragenter', init));
-      const over = new DragEvent('dragover', init);
-      target.dispatchEvent(over);
-      const dragging = document.body.dataset.dragging === 'true';
-      const drop = new DragEvent('drop', init);
-      target.dispatchEvent(drop);
-      return {
-        overAccepted: over.defaultPrevented,
-        dropHandled: drop.defaultPrevented,
-        dragging,
-        draggingAfter: document.body.dataset.dragging === 'true',
-      };
-    },
-    { name, data: [...bytes] },
-  );
-  // The page accepts the drag (else the browser refuses the drop) and handles the drop
-  // itself (else the browser navigates to the file); the overlay shows only while dragging.
-  assert.deepEqual(seen, { overAccepted: true, dropHandled: true, dragging: true, draggingAfter: false });
-  return outcome(page, load + 1);
-}
-
 test('?file= opens a served fixture and shows its frames, spans and passes', async (t) => {
   const info = expected('minimal.sgpt');
-  const { page, problems } = await openInspector(t, '?file=/captures/minimal.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/minimal.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.frames), info.frames);
@@ -144,7 +56,7 @@ test('?file= opens a served fixture and shows its frames, spans and passes', asy
 
 test('dropping a capture anywhere on the page opens it', async (t) => {
   const info = expected('minimal.sgpt');
-  const { page, problems } = await openInspector(t);
+  const { page, problems } = await openPage(browser, t);
   assert.equal(await page.evaluate(() => document.body.dataset.state), 'idle');
   const shown = await dropFile(page, 'minimal.sgpt', await fixtureBytes('minimal.sgpt'));
   assert.equal(shown.state, 'ready', shown.error);
@@ -155,7 +67,7 @@ test('dropping a capture anywhere on the page opens it', async (t) => {
 
 test('the file picker opens a capture, and the same file again', async (t) => {
   const info = expected('minimal.sgpt');
-  const { page, problems } = await openInspector(t);
+  const { page, problems } = await openPage(browser, t);
   const file = { name: 'picked.sgpt', mimeType: 'application/octet-stream', buffer: await fixtureBytes('minimal.sgpt') };
   for (const load of [1, 2]) {
     await page.setInputFiles('#file-input', file);
@@ -168,7 +80,7 @@ test('the file picker opens a capture, and the same file again', async (t) => {
 
 test('a blob: URL handed over in ?file= opens, as the demo hands over its capture', async (t) => {
   const info = expected('minimal.sgpt');
-  const { page, problems } = await openInspector(t);
+  const { page, problems } = await openPage(browser, t);
   const [popup] = await Promise.all([
     page.context().waitForEvent('page'),
     page.evaluate(async () => {
@@ -184,7 +96,7 @@ test('a blob: URL handed over in ?file= opens, as the demo hands over its captur
 
 test('bad files are refused with the reason, and the next good file still opens', async (t) => {
   const info = expected('minimal.sgpt');
-  const { page, problems } = await openInspector(t);
+  const { page, problems } = await openPage(browser, t);
 
   const foreign = await dropFile(page, 'notes.txt', Buffer.from('these are my notes, not a capture\n'));
   assert.equal(foreign.state, 'error');
@@ -206,7 +118,7 @@ test('bad files are refused with the reason, and the next good file still opens'
 
 test('a failed fetch names the HTTP status, and the page stays usable', async (t) => {
   const info = expected('minimal.sgpt');
-  const { page, problems } = await openInspector(t, '?file=/captures/no-such-capture.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/no-such-capture.sgpt');
   const missing = await outcome(page, 1);
   assert.equal(missing.state, 'error');
   assert.match(missing.error, /\/captures\/no-such-capture\.sgpt: the server answered HTTP 404/);
@@ -217,13 +129,8 @@ test('a failed fetch names the HTTP status, and the page stays usable', async (t
   assert.deepEqual(problems, []);
 });
 
-/** The kinds in the defects table, in order. */
-async function defectKinds(page) {
-  return page.$$eval('#defects tr td:first-child', (cells) => cells.map((cell) => cell.textContent));
-}
-
 test('a truncated capture shows its whole frames and names the damage', async (t) => {
-  const { page, problems } = await openInspector(t, '?file=/captures/truncated.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/truncated.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.frames), expected('truncated.sgpt').frames);
@@ -234,7 +141,7 @@ test('a truncated capture shows its whole frames and names the damage', async (t
 });
 
 test('a capture that was never closed opens and says so', async (t) => {
-  const { page, problems } = await openInspector(t, '?file=/captures/never_closed.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/never_closed.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.frames), expected('never_closed.sgpt').frames);
@@ -244,7 +151,7 @@ test('a capture that was never closed opens and says so', async (t) => {
 });
 
 test('damage inside a frame appears once every frame is decoded, after first paint', async (t) => {
-  const { page, problems } = await openInspector(t, '?file=/captures/corrupted.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/corrupted.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.frames), expected('corrupted.sgpt').frames);
@@ -259,7 +166,7 @@ test('damage inside a frame appears once every frame is decoded, after first pai
 
 test('dropped spans are counted with the frames they were lost on', async (t) => {
   const info = expected('dropped_spans.sgpt');
-  const { page, problems } = await openInspector(t, '?file=/captures/dropped_spans.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/dropped_spans.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.droppedSpans), info.droppedSpans);
@@ -268,7 +175,7 @@ test('dropped spans are counted with the frames they were lost on', async (t) =>
 });
 
 test('a capture from a newer format version is refused by name', async (t) => {
-  const { page, problems } = await openInspector(t, '?file=/captures/newer_version.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/newer_version.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'error');
   assert.match(shown.error, /newer_version\.sgpt: needs a newer reader/);
@@ -277,7 +184,7 @@ test('a capture from a newer format version is refused by name', async (t) => {
 
 test('labels that look like HTML are shown as text and never run', async (t) => {
   const info = expected('html_labels.sgpt');
-  const { page, problems } = await openInspector(t, '?file=/captures/html_labels.sgpt');
+  const { page, problems } = await openPage(browser, t, '?file=/captures/html_labels.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.frames), info.frames);

@@ -12,17 +12,28 @@
 // CLOSED flag, no directory, cut inside a record), written to target/browser-captures/ and
 // reused by later runs. `sgpt info` on it gives the frame count the page must show.
 
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { launchChromium } from './chromium.mjs';
-import { sgptCli } from './sgpt_cli.mjs';
-import { assertSliced, cutAsNeverClosed, fixtureBytes, openPage, outcome, showTab, slicesByJob, waitData, watchSlices } from './inspector_helpers.mjs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromiumForFile } from './chromium.mjs';
+import {
+  assertSliced,
+  CAPTURES,
+  cutAsNeverClosed,
+  fixtureBytes,
+  grouped,
+  openPage,
+  outcome,
+  reopen,
+  showTab,
+  slicesByJob,
+  synthCapture,
+  waitData,
+  watchSlices,
+} from './inspector_helpers.mjs';
+import { sgptJson, sgptOutput } from './sgpt_cli.mjs';
 
-const ROOT = resolve(new URL('../..', import.meta.url).pathname);
-const CAPTURES = join(ROOT, 'target', 'browser-captures');
 // ~51 MB: many times every job's cap, so each job runs in many slices.
 const BIG_FRAMES = 60_000;
 // Where the cut falls: this far before the directory, inside the last record before it.
@@ -31,43 +42,27 @@ const CUT_BEFORE_DIRECTORY = 300;
 // comparison of its halves and the check of every frame.
 const LOAD_JOBS = ['compare', 'open', 'read', 'stats', 'verify'];
 
-let browser;
+const browser = chromiumForFile();
 let bigCapture;
 let bigFrames;
 let closedCapture;
-before(async () => {
-  closedCapture = synthCapture();
+before(() => {
+  closedCapture = closedBigCapture();
   ({ file: bigCapture, frames: bigFrames } = neverClosedCapture());
-  browser = await launchChromium();
 });
-after(async () => {
-  await browser?.close();
-});
-
-/** Runs the `sgpt` CLI; returns its stdout. */
-function sgpt(args) {
-  const done = spawnSync(sgptCli(), args, { encoding: 'utf8', maxBuffer: 1 << 26 });
-  assert.equal(done.status, 0, `sgpt ${args.join(' ')} failed: ${done.stderr}`);
-  return done.stdout;
-}
 
 /** The large capture as `sgpt synth` writes it, closed and indexed. */
-function synthCapture() {
-  const file = join(CAPTURES, `synth_${BIG_FRAMES}.sgpt`);
-  if (!existsSync(file)) {
-    mkdirSync(CAPTURES, { recursive: true });
-    sgpt(['synth', '--frames', String(BIG_FRAMES), '--passes', '200', '-o', file]);
-  }
-  return file;
+function closedBigCapture() {
+  return synthCapture(`synth_${BIG_FRAMES}.sgpt`, ['--frames', String(BIG_FRAMES), '--passes', '200']);
 }
 
 /** A large capture as a writer that never reached stop leaves it, and its frame count. */
 function neverClosedCapture() {
   const file = join(CAPTURES, `never_closed_${BIG_FRAMES}.sgpt`);
   if (!existsSync(file)) {
-    writeFileSync(file, cutAsNeverClosed(readFileSync(synthCapture()), CUT_BEFORE_DIRECTORY));
+    writeFileSync(file, cutAsNeverClosed(readFileSync(closedBigCapture()), CUT_BEFORE_DIRECTORY));
   }
-  const info = sgpt(['info', file]);
+  const info = sgptOutput('info', file);
   assert.match(info, /never closed/);
   const frames = Number(info.match(/^frames\s+(\d+)/m)?.[1]);
   assert.ok(frames > BIG_FRAMES / 2, `sgpt info reads its frames: ${frames}`);
@@ -97,8 +92,7 @@ const byName = (a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 test('a large capture is read, opened, analysed and verified in bounded slices, with the statistics of sgpt stats', async (t) => {
   const { page, problems } = await openPage(browser, t);
   await watchSlices(page);
-  await page.reload();
-  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  await reopen(page);
   await page.setInputFiles('#file-input', closedCapture);
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
@@ -119,10 +113,9 @@ test('a large capture is read, opened, analysed and verified in bounded slices, 
   assert.ok(assertSliced('stats', jobs.stats) > BIG_FRAMES);
   assert.ok(assertSliced('compare', jobs.compare) > BIG_FRAMES);
 
-  const cli = JSON.parse(sgpt(['stats', '--json', closedCapture]));
+  const cli = sgptJson('stats', closedCapture);
   await showTab(page, 'stats');
   const totals = await page.textContent('[data-testid=stats-table] .controls .muted');
-  const grouped = (n) => n.toLocaleString('en').replaceAll(',', '\u2009');
   assert.equal(totals, `${grouped(cli.frames)} frames, ${grouped(cli.spans)} spans, ${cli.passes.length} passes`);
   const rows = await pageRows(page);
   assert.equal(rows.length, cli.passes.length);
@@ -151,8 +144,7 @@ async function watchLoading(page) {
 test('a large never-closed capture is scanned in bounded slices, with a moving progress bar', async (t) => {
   const { page, problems } = await openPage(browser, t);
   await watchLoading(page);
-  await page.reload();
-  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  await reopen(page);
   await page.setInputFiles('#file-input', bigCapture);
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
@@ -179,8 +171,7 @@ test('a large never-closed capture is scanned in bounded slices, with a moving p
 test('scanning runs in slices, and opening another file meanwhile cancels it', async (t) => {
   const { page, problems } = await openPage(browser, t);
   await watchLoading(page);
-  await page.reload();
-  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  await reopen(page);
   // At the scan's first slice boundary the page itself drops a small capture, so the
   // second file certainly arrives while the scan is under way (its cap makes it many
   // slices), however fast or slow the CPU.
@@ -242,7 +233,7 @@ test('editing the hash after load changes tab, frame and range without reopening
 
   // A range and a zoom, then back to statistics over that range.
   await page.evaluate(() => { location.hash = 'tab=stats&frame=5&range=2-9&zoom=1000~50000'; });
-  await page.waitForFunction(() => document.body.dataset.tab === 'stats');
+  await waitData(page, 'tab', 'stats');
   await waitData(page, 'stats', 'ready');
   assert.match(await page.textContent('[data-testid=stats-table] h3'), /frames 2 to 9 \(8 frames\)/);
   assert.match(await page.evaluate(() => location.hash), /&frame=5&range=2-9&zoom=1000~50000/);

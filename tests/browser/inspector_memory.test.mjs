@@ -4,17 +4,19 @@
 // against `sgpt synth --memory` captures (providers, one unavailable; sampled gauges).
 // The numbers match `sgpt memory`: both come from sgpt_format::memory_analysis.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchChromium } from './chromium.mjs';
+import { chromiumForFile } from './chromium.mjs';
 import {
   assertSliced,
+  grouped,
   laneReadout,
   memoryCapture,
   openPage,
   outcome,
   paintedPixels,
   pointAtFrame,
+  reopen,
   showTab,
   slicesByJob,
   tableRows,
@@ -22,13 +24,7 @@ import {
   watchSlices,
 } from './inspector_helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = chromiumForFile();
 
 const sp = '\u2009';
 
@@ -136,7 +132,7 @@ test('the memory lane under the strip reads each domain at a frame and shares th
 test('a capture without memory data has no lane and keeps the plain message', async (t) => {
   const { page, problems } = await openPage(browser, t, '?file=/captures/level_timing.sgpt#tab=memory');
   await outcome(page);
-  await page.waitForFunction(() => document.body.dataset.tab === 'memory');
+  await waitData(page, 'tab', 'memory');
   await waitData(page, 'memory', 'ready');
   assert.equal((await page.textContent('[data-testid=memory]')).trim(), 'No memory records in this capture.');
   assert.equal(await page.evaluate(() => document.body.dataset.memoryLane), 'none');
@@ -154,7 +150,6 @@ test('providers: one never sampled reads unavailable with its reason; gauges com
   assert.equal(shown.state, 'ready', shown.error);
   await waitData(page, 'memory', 'ready');
   await showTab(page, 'memory');
-  const grouped = (n) => n.toLocaleString('en').replaceAll(',', sp);
   const mib = (n) => grouped(n * 1048576);
   assert.deepEqual(await tableRows(page, '#memory-providers'), [
     ['wasm.linear_memory', 'bytes', `${mib(80)} B`, `${mib(64)} B`, `${mib(80)} B`, `1${sp}501 of 1${sp}501`, ''],
@@ -198,8 +193,7 @@ test('a large capture with memory gauges draws its lane from gauges read in boun
       }).observe(document.body, { attributes: true });
     });
   });
-  await page.reload();
-  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  await reopen(page);
   await page.setInputFiles('#file-input', file);
   const shown = await outcome(page);
   assert.equal(shown.state, 'ready', shown.error);

@@ -2,21 +2,15 @@
 // known from format/src/fixtures.rs: strip, timeline, statistics, structure, resources,
 // pass detail, compare, memory, notes and defects, export, gzip, URL state, security.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { launchChromium } from './chromium.mjs';
+import { chromiumForFile } from './chromium.mjs';
 import {
-  dropBytes, fixtureBytes, openPage, outcome, paintedPixels, showTab, tableRows, waitData,
+  dropFile, fixtureBytes, grouped, openPage, outcome, paintedPixels, showTab, tableRows, waitData,
 } from './inspector_helpers.mjs';
 
-let browser;
-before(async () => {
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = chromiumForFile();
 
 test('the frame strip paints from the directory, sharp at 2x device pixels', async (t) => {
   const { page, problems } = await openPage(browser, t, '?file=/captures/level_timing.sgpt', { deviceScaleFactor: 2 });
@@ -102,7 +96,7 @@ test('statistics are sortable, filterable, and always state the quantization cav
   assert.equal(await page.evaluate(() => document.body.dataset.tab), 'stats');
   const note = await page.textContent('[data-testid=stats-table] .note');
   assert.match(note, /chrome:\/\/flags\/#enable-webgpu-developer-features/);
-  const spans = Number(shown.spans).toLocaleString('en').replace(/,/g, '\u2009');
+  const spans = grouped(Number(shown.spans));
   assert.ok(note.includes(`${spans} of ${spans} spans in this range read exactly 0 ns`), note);
   assert.match(note, /aggregating across frames/);
   const rows = await tableRows(page, '#stats');
@@ -188,15 +182,15 @@ test('export downloads Chrome Trace JSON whose spans match the capture', async (
 test('a gzip capture opens the same way; a gzip bomb is refused by name', async (t) => {
   const { page, problems } = await openPage(browser, t);
   const bytes = await fixtureBytes('level_timing.sgpt');
-  const shown = await dropBytes(page, 'level_timing.sgpt.gz', gzipSync(bytes));
+  const shown = await dropFile(page, 'level_timing.sgpt.gz', gzipSync(bytes));
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(shown.frames, '16');
   assert.equal(shown.gzip, 'true');
   const member = gzipSync(Buffer.alloc(1 << 20));
-  const bomb = await dropBytes(page, 'bomb.sgpt.gz', Buffer.concat(Array(80).fill(member)));
+  const bomb = await dropFile(page, 'bomb.sgpt.gz', Buffer.concat(Array(80).fill(member)));
   assert.equal(bomb.state, 'error');
   assert.match(bomb.error, /bomb\.sgpt\.gz: it is gzip-compressed and inflates to more than 64\.00 MiB/);
-  const cut = await dropBytes(page, 'cut.sgpt.gz', gzipSync(bytes).subarray(0, 200));
+  const cut = await dropFile(page, 'cut.sgpt.gz', gzipSync(bytes).subarray(0, 200));
   assert.equal(cut.state, 'error');
   assert.match(cut.error, /gzip-compressed but damaged/);
   assert.deepEqual(problems, []);

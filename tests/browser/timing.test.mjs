@@ -10,10 +10,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { CHROMIUM_ARGS, baseUrl, launchChromium } from './chromium.mjs';
+import { WEBGPU_CANVAS_ARGS, baseUrl, launchChromium } from './chromium.mjs';
+import { collectUncaught, waitForState } from './inspector_helpers.mjs';
 
-// See demo.test.mjs: a WebGPU canvas needs ANGLE on Vulkan in this headless set-up.
-const DEMO_ARGS = [...CHROMIUM_ARGS, '--use-angle=vulkan'];
 const TRACKS = ['Boot', 'Engine', 'Engine phases', 'Frame', 'GPU encode'];
 
 function countTimeStamps() {
@@ -31,13 +30,9 @@ function countTimeStamps() {
 /** A page with the counting init script, at `query`, once the scene runs. */
 async function open(context, query) {
   const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  const problems = collectUncaught(page);
   await page.goto(`${baseUrl()}/demo/${query}`);
-  await page.waitForFunction(() => ['running', 'error'].includes(document.body.dataset.state), null, {
-    timeout: 60_000,
-  });
-  const data = await page.evaluate(() => ({ ...document.body.dataset }));
+  const data = await waitForState(page, ['running', 'error'], { timeout: 60_000 });
   assert.equal(data.state, 'running', data.error);
   return { page, problems };
 }
@@ -68,7 +63,7 @@ function ours(page) {
 }
 
 async function browserContext(t, { counting = true } = {}) {
-  const browser = await launchChromium({ args: DEMO_ARGS });
+  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
   t.after(() => browser.close());
   const context = await browser.newContext();
   if (counting) {
@@ -163,7 +158,7 @@ test('?timing=off emits nothing, and a level set from the console takes effect a
   const context = await browserContext(t);
   const { page, problems } = await open(context, '?timing=off');
   // Let some frames run: nothing may be emitted.
-  await page.waitForFunction(() => document.body.dataset.state === 'running');
+  await waitForState(page, ['running']);
   await animationFrames(page, 20);
   assert.equal(await page.evaluate(() => window.sgpt.timing.level()), 'off');
   assert.equal(await page.evaluate(() => window.__timeStamps.count), 0);
