@@ -38,6 +38,13 @@ export function launchChromium(options = {}) {
   });
 }
 
+/** Launches Chromium for test `t` alone, and closes it after the test. */
+export async function chromiumForTest(t, options = {}) {
+  const browser = await launchChromium(options);
+  t.after(() => browser.close());
+  return browser;
+}
+
 /** One Chromium for every test of the calling file: launched before the first, closed after
  *  the last. Returns what the tests use of it, bound once it is launched. */
 export function chromiumForFile() {

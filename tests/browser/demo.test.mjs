@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { WEBGPU_CANVAS_ARGS, baseUrl, launchChromium } from './chromium.mjs';
+import { WEBGPU_CANVAS_ARGS, baseUrl, chromiumForTest } from './chromium.mjs';
 import { collectUncaught, consoleLog, waitForState, watchCsp } from './inspector_helpers.mjs';
 import { runSgpt, sgptJson, sgptOutput } from './sgpt_cli.mjs';
 
@@ -69,11 +69,17 @@ async function saveCapture(t, page, name) {
   return file;
 }
 
+/** Waits until the Record panel's status says at least five frames are written. */
+async function framesWritten(page) {
+  await page.waitForFunction(() => /: ([5-9]|\d\d+) frames/.test(document.getElementById('status').textContent), null, {
+    timeout: 30_000,
+  });
+}
+
 test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates and opens in the inspector`, {
   timeout: 150_000,
 }, async (t) => {
-  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
-  t.after(() => browser.close());
+  const browser = await chromiumForTest(t, { args: WEBGPU_CANVAS_ARGS });
   const context = await browser.newContext();
   await watchCsp(context);
   const page = await context.newPage();
@@ -142,8 +148,7 @@ test(`/demo/?record=${FRAMES}&level=${LEVEL} records a capture that validates an
 });
 
 test('the Record panel records until Stop, and Download saves the capture', { timeout: 90_000 }, async (t) => {
-  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
-  t.after(() => browser.close());
+  const browser = await chromiumForTest(t, { args: WEBGPU_CANVAS_ARGS });
   const context = await browser.newContext({ acceptDownloads: true });
   await watchCsp(context);
   const page = await context.newPage();
@@ -157,9 +162,7 @@ test('the Record panel records until Stop, and Download saves the capture', { ti
   await page.getByTestId('start').click();
   await waitForState(page, ['recording']);
   // A few frames written, then Stop.
-  await page.waitForFunction(() => /: ([5-9]|\d\d+) frames/.test(document.getElementById('status').textContent), null, {
-    timeout: 30_000,
-  });
+  await framesWritten(page);
   await page.getByTestId('stop').click();
   const data = await waitForState(page, ['recorded', 'error'], { timeout: 30_000 });
   assert.equal(data.state, 'recorded', data.error);
@@ -182,8 +185,7 @@ test('the Record panel records until Stop, and Download saves the capture', { ti
 });
 
 test('a capture cut by a device loss keeps every frame recorded before it', { timeout: 90_000 }, async (t) => {
-  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
-  t.after(() => browser.close());
+  const browser = await chromiumForTest(t, { args: WEBGPU_CANVAS_ARGS });
   const page = await browser.newPage();
   // Frame 10 destroys the device, as a driver reset would, while 30 frames are asked for.
   await page.goto(`${baseUrl()}/demo/?record=30&level=${LEVEL}&lose-device=10`);
@@ -223,8 +225,7 @@ const MEMORY_FRAMES = 170;
 test(`/demo/?record=${MEMORY_FRAMES} records the memory profile, and a second recording stopped early records it again`, {
   timeout: 240_000,
 }, async (t) => {
-  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
-  t.after(() => browser.close());
+  const browser = await chromiumForTest(t, { args: WEBGPU_CANVAS_ARGS });
   const page = await browser.newPage();
   const log = consoleLog(page);
   const problems = collectUncaught(page);
@@ -305,9 +306,7 @@ test(`/demo/?record=${MEMORY_FRAMES} records the memory profile, and a second re
   await page.fill('#frames', '');
   await page.getByTestId('start').click();
   await waitForState(page, ['recording'], { timeout: 30_000, log });
-  await page.waitForFunction(() => /: ([5-9]|\d\d+) frames/.test(document.getElementById('status').textContent), null, {
-    timeout: 30_000,
-  });
+  await framesWritten(page);
   await page.getByTestId('stop').click();
   const again = await waitForState(page, ['recorded', 'error'], { timeout: 60_000, log });
   assert.equal(again.state, 'recorded', again.error);
@@ -329,8 +328,7 @@ test(`/demo/?record=${MEMORY_FRAMES} records the memory profile, and a second re
 });
 
 test('?memory=0 records no memory gauges, provider metrics or memory capture', { timeout: 90_000 }, async (t) => {
-  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
-  t.after(() => browser.close());
+  const browser = await chromiumForTest(t, { args: WEBGPU_CANVAS_ARGS });
   const page = await browser.newPage();
   const problems = collectUncaught(page);
   await page.goto(`${baseUrl()}/demo/?record=10&level=${LEVEL}&memory=0`);

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { WEBGPU_CANVAS_ARGS, baseUrl, launchChromium } from './chromium.mjs';
+import { WEBGPU_CANVAS_ARGS, baseUrl, chromiumForTest } from './chromium.mjs';
 import { collectUncaught, waitForState } from './inspector_helpers.mjs';
 
 const TRACKS = ['Boot', 'Engine', 'Engine phases', 'Frame', 'GPU encode'];
@@ -63,8 +63,7 @@ function ours(page) {
 }
 
 async function browserContext(t, { counting = true } = {}) {
-  const browser = await launchChromium({ args: WEBGPU_CANVAS_ARGS });
-  t.after(() => browser.close());
+  const browser = await chromiumForTest(t, { args: WEBGPU_CANVAS_ARGS });
   const context = await browser.newContext();
   if (counting) {
     await context.addInitScript(countTimeStamps);
