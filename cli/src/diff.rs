@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use sgpt_format::analysis::{PassDelta, StatsReport, compare as deltas_of};
+use sgpt_format::analysis::{PassDelta, StatsReport, deltas as deltas_of};
 use sgpt_format::compare::{
     CompareOptions, Comparison, Finding, METHOD, PassComparison, Samples, Shift, Verdict, compare,
 };

@@ -26,38 +26,42 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod analysis;
-mod bits;
-pub mod chrome;
-pub mod compare;
-mod declaration;
-mod directory;
-mod error;
-pub mod fixtures;
-mod frame;
-pub mod frame_timing;
-pub mod fuzz;
-mod header;
-mod memory;
-pub mod memory_analysis;
-mod meta;
+// The container's primitives, one codec per record, the analyses, the exports, and the
+// project's own dev tooling: the folders say which is which. Crate-internal paths stay
+// short (`crate::wire`, `crate::spans`, …) through the private re-bindings below.
+mod container;
 mod model;
-mod note;
-mod reader;
-mod record;
-mod sink;
-mod spans;
-mod symbols;
-pub mod synth;
-mod topology;
-mod wire;
-pub mod workload_summary;
-mod writer;
+mod records;
+
+pub mod analysis;
+pub mod export;
+
+#[doc(hidden)]
+pub mod dev;
+
+use container::{bits, directory, error, header, reader, record, sink, symbols, wire, writer};
+use records::{declaration, frame, memory, meta, note, spans, topology};
+
+// Public paths the CLI and the inspector use: each analysis and export at the crate root.
+pub use analysis::{compare, frame_timing, memory_analysis, workload_summary};
+pub use dev::synth;
+#[doc(hidden)]
+pub use dev::{fixtures, fuzz};
+pub use export::chrome;
 
 pub use directory::{FrameEntry, RecordEntry};
 pub use error::{DecodeError, Defect, DefectKind, OpenError, WriteError};
 pub use header::{FORMAT_VERSION, HEADER_LEN, Header, MAGIC, MIN_READER_VERSION, READER_VERSION};
-pub use model::*;
+pub use model::{
+    AdapterInfo, Attachment, AttachmentRole, BindGroupDef, Binding, BufferDef, Command, CounterDef, CounterSample,
+    CounterUnit, CpuSpan, CpuTimes, Declaration, DomainCounters, Frame, GpuPass, GpuPassKind, GraphPass, Indirect,
+    Level, Lifetime, LoadOp, MEMORY_GAUGE_FIELDS, MEMORY_GAUGE_PREFIX, MemoryBlock, MemoryCheckpoint, MemoryDiff,
+    MemoryDomain, MemoryEvent, MemoryEventKind, MemoryExpectation, MemoryHealth, MemoryLoss, MemoryLossReason,
+    MemoryMode, MemoryRecord, MemoryRecursionLoss, MemorySite, MemorySurvivor, Meta, NamedText, NamedValue, Note, Op,
+    PROVIDER_GAUGE_PREFIX, Pipeline, PipelineKind, QuerySetDef, ResourceDesc, ResourceNode, Scope, Span, SpanKind,
+    StoreOp, TextureDimension, Topology, TopologyId, memory_gauge_name, parse_memory_gauge, parse_provider_gauge,
+    provider_gauge_name,
+};
 pub use reader::{Capture, LostFrame, Opener, ReadableCounts};
 pub use record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, SYNC};
 pub use sink::{CountingSink, Sink};

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use sgpt_format::analysis::{
-    DeltaStatus, PassStats, RAW_LIMIT, ResourceLifetime, StatsAccumulator, StatsReport, compare, pass_stats,
+    DeltaStatus, PassStats, RAW_LIMIT, ResourceLifetime, StatsAccumulator, StatsReport, deltas, pass_stats,
     resource_lifetimes,
 };
 use sgpt_format::synth::{SynthOptions, workload};
@@ -354,7 +354,7 @@ fn compare_sorts_by_regression_then_added_then_removed() {
             stats("added", 700, 800, 7_000, 10),
         ],
     );
-    let deltas = compare(&a, &b);
+    let deltas = deltas(&a, &b);
     let order: Vec<&str> = deltas.iter().map(|d| d.label.as_str()).collect();
     assert_eq!(order, ["slower", "bit_slower", "steady", "faster", "added", "removed"]);
 
@@ -387,7 +387,7 @@ fn a_capture_compared_with_itself_changes_nothing() {
     });
     let capture = Capture::open(&bytes).unwrap();
     let report = pass_stats(&capture, 0..64);
-    let deltas = compare(&report, &report);
+    let deltas = deltas(&report, &report);
     assert_eq!(deltas.len(), report.passes.len());
     for delta in &deltas {
         assert_eq!(delta.status(), DeltaStatus::Matched);

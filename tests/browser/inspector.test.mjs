@@ -22,7 +22,7 @@ const ALLOWED_ELEMENTS = [
 
 const browser = chromiumForFile();
 
-// What format/src/fixtures.rs writes into each fixture (its descriptions say the same), so
+// What format/src/dev/fixtures.rs writes into each fixture (its descriptions say the same), so
 // the numbers the page must show come from the generator, not from the page under test.
 const FIXTURES = {
   'minimal.sgpt': { frames: 1, spans: 1, topologies: 1 }, // one frame, one pass

@@ -221,7 +221,7 @@ export function memoryCapture(frames, passes) {
  *  flag, no directory, and cut `cutBeforeDirectory` bytes before where the directory was,
  *  inside the last record before it. The flags (bit 0 CLOSED) and the directory's place
  *  are patched in at stop, so a writer that never stopped leaves them zero
- *  (format/src/header.rs). */
+ *  (format/src/container/header.rs). */
 export function cutAsNeverClosed(bytes, cutBeforeDirectory) {
   const directory = Number(bytes.readBigUInt64LE(16));
   assert.ok(directory > cutBeforeDirectory && directory < bytes.length, `directory at ${directory}`);

@@ -1,5 +1,5 @@
 // The inspector's views in headless Chromium, each against a fixture whose content is
-// known from format/src/fixtures.rs: strip, timeline, statistics, structure, resources,
+// known from format/src/dev/fixtures.rs: strip, timeline, statistics, structure, resources,
 // pass detail, compare, memory, notes and defects, export, gzip, URL state, security.
 
 import { test } from 'node:test';

@@ -632,7 +632,7 @@ impl<'s, 'c> Session<'s, 'c> {
             }
             Job::Compare { b, a_done, .. } => {
                 let report_b = b.finish();
-                let deltas = a_done.map(|a| analysis::compare(&a, &report_b));
+                let deltas = a_done.map(|a| analysis::deltas(&a, &report_b));
                 {
                     let mut ui = self.app.ui.borrow_mut();
                     ui.deltas = deltas;

@@ -16,6 +16,14 @@
 //! assert!(slowest.min_ns <= slowest.median_ns && slowest.median_ns <= slowest.p95_ns);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The other analyses live beside this one: [`compare`](mod@compare) (two captures or ranges, with
+//! intervals and verdicts), [`frame_timing`], [`workload_summary`] and [`memory_analysis`].
+
+pub mod compare;
+pub mod frame_timing;
+pub mod memory_analysis;
+pub mod workload_summary;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -774,7 +782,7 @@ fn delta(a: u64, b: u64) -> i64 {
 /// Remaining ties are broken by graph pass, label, kind and span kind, so the order is
 /// deterministic.
 #[must_use]
-pub fn compare(a: &StatsReport, b: &StatsReport) -> Vec<PassDelta> {
+pub fn deltas(a: &StatsReport, b: &StatsReport) -> Vec<PassDelta> {
     let in_b: HashMap<KeyRef<'_>, &PassStats> = b.passes.iter().map(|pass| (pass.key(), pass)).collect();
     let in_a: HashMap<KeyRef<'_>, &PassStats> = a.passes.iter().map(|pass| (pass.key(), pass)).collect();
     let mut deltas = Vec::with_capacity(a.passes.len().max(b.passes.len()));

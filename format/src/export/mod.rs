@@ -1,0 +1,3 @@
+//! What a capture becomes for other tools.
+
+pub mod chrome;
