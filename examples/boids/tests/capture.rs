@@ -5,10 +5,9 @@
 use sgpt_example_boids::{BOIDS, Boids, WORKGROUP_SIZE};
 use sgpt_example_support::{
     assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_frames_follow_each_other,
-    assert_no_stale_spans, gpu_or_skip, integration_lines, open, passes_of,
+    assert_no_stale_spans, assert_readme_states_integration_lines, gpu_or_skip, open, passes_of, record_workload,
 };
 use sgpt_format::{Attachment, AttachmentRole, GpuPassKind, LoadOp, Op, StoreOp};
-use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
 
 /// Few frames: lavapipe runs the simulation on the CPU.
 const FRAMES: u64 = 6;
@@ -17,19 +16,15 @@ const FRAMES: u64 = 6;
 fn each_frame_records_one_dispatch_and_one_instanced_draw_in_its_own_graph_pass() {
     let Some(gpu) = gpu_or_skip() else { return };
     let mut boids = Boids::new(&gpu.device);
-    let sink = MemorySink::new();
-    let options = SessionOptions { frame_limit: Some(FRAMES), ..SessionOptions::at(Level::Workload) };
-    let mut session = ProfileSession::new(options, sink.clone());
-    boids.describe(&mut session);
-    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("the session starts");
-    let done = session.finished();
-    for _ in 0..FRAMES {
-        boids.frame(&gpu.device, &gpu.queue, Some(&mut session)).expect("the frame records");
-    }
-    let summary = pollster::block_on(done).expect("the frame limit stops the session");
-    assert_eq!((summary.frames, summary.dropped_spans), (FRAMES, 0));
-
-    let bytes = sink.take();
+    let bytes = record_workload(
+        &gpu,
+        FRAMES,
+        &mut boids,
+        |boids, session| boids.describe(session),
+        |boids, session| {
+            boids.frame(&gpu.device, &gpu.queue, Some(session)).expect("the frame records");
+        },
+    );
     let (capture, frames) = open(&bytes);
     assert_eq!(frames.len() as u64, FRAMES);
     let simulate = capture.pipelines().find(|pipeline| pipeline.label == "simulate").expect("described");
@@ -72,12 +67,5 @@ fn each_frame_records_one_dispatch_and_one_instanced_draw_in_its_own_graph_pass(
 
 #[test]
 fn the_readme_gives_the_integration_line_count_the_markers_add_up_to() {
-    let lines = integration_lines(&[
-        include_str!("../src/lib.rs"),
-        include_str!("../src/main.rs"),
-        include_str!("../../support/src/device.rs"),
-    ]);
-    let readme = include_str!("../../../README.md");
-    let row = readme.lines().find(|line| line.starts_with("| `examples/boids/`")).expect("the Layout table's row");
-    assert!(row.contains(&format!("{lines} lines")), "the row should say {lines} lines: {row}");
+    assert_readme_states_integration_lines("boids", &[include_str!("../src/lib.rs"), include_str!("../src/main.rs")]);
 }

@@ -6,28 +6,23 @@
 use sgpt_example_multi_encoder::{POINTS, Submits, WORKGROUP_SIZE, Wave};
 use sgpt_example_support::{
     Gpu, assert_encoder_spans_contain_their_passes, assert_every_pass_timed, assert_frames_follow_each_other,
-    assert_no_stale_spans, gpu_or_skip, integration_lines, open, passes_of,
+    assert_no_stale_spans, assert_readme_states_integration_lines, gpu_or_skip, open, passes_of, record_workload,
 };
 use sgpt_format::{GpuPassKind, Op};
-use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
 
 const FRAMES: u64 = 5;
 
 fn record_and_check(gpu: &Gpu, submits: Submits) {
     let mut wave = Wave::new(&gpu.device);
-    let sink = MemorySink::new();
-    let options = SessionOptions { frame_limit: Some(FRAMES), ..SessionOptions::at(Level::Workload) };
-    let mut session = ProfileSession::new(options, sink.clone());
-    wave.describe(&mut session);
-    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("the session starts");
-    let done = session.finished();
-    for _ in 0..FRAMES {
-        wave.frame(&gpu.device, &gpu.queue, submits, Some(&mut session)).expect("the frame records");
-    }
-    let summary = pollster::block_on(done).expect("the frame limit stops the session");
-    assert_eq!((summary.frames, summary.dropped_spans), (FRAMES, 0), "{submits:?}");
-
-    let bytes = sink.take();
+    let bytes = record_workload(
+        gpu,
+        FRAMES,
+        &mut wave,
+        |wave, session| wave.describe(session),
+        |wave, session| {
+            wave.frame(&gpu.device, &gpu.queue, submits, Some(session)).expect("the frame records");
+        },
+    );
     let (capture, frames) = open(&bytes);
     assert_eq!(frames.len() as u64, FRAMES);
     let integrate = capture.pipelines().find(|pipeline| pipeline.label == "integrate").expect("described");
@@ -79,13 +74,8 @@ fn three_encoders_through_frame_submit_record_every_span_of_their_frame() {
 
 #[test]
 fn the_readme_gives_the_integration_line_count_the_markers_add_up_to() {
-    let lines = integration_lines(&[
-        include_str!("../src/lib.rs"),
-        include_str!("../src/main.rs"),
-        include_str!("../../support/src/device.rs"),
-    ]);
-    let readme = include_str!("../../../README.md");
-    let row =
-        readme.lines().find(|line| line.starts_with("| `examples/multi-encoder/`")).expect("the Layout table's row");
-    assert!(row.contains(&format!("{lines} lines")), "the row should say {lines} lines: {row}");
+    assert_readme_states_integration_lines(
+        "multi-encoder",
+        &[include_str!("../src/lib.rs"), include_str!("../src/main.rs")],
+    );
 }

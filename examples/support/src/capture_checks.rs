@@ -134,3 +134,38 @@ pub fn assert_encoder_spans_contain_their_passes(capture: &Capture<'_>, frame: &
     }
     checked
 }
+
+/// Checks the capture of a program whose one render pass a library draws in: begun by the
+/// program itself and timed through a `PassTimer`, inside the graph pass `graph_pass`.
+/// Every one of `frames` frames holds the bracket's encoder-level span and that pass, both
+/// timed and attributed, with no commands (the library's draws never pass through the
+/// recorder); and one NOTE, on the first frame, says they are missing, not zero.
+///
+/// # Panics
+/// When any of that does not hold.
+pub fn assert_timed_only_pass(bytes: &[u8], frames: u64, graph_pass: &str, pass_label: &str) {
+    let (capture, decoded) = open(bytes);
+    assert_eq!(decoded.len() as u64, frames);
+    let attributed = |kind, label: &str| (kind, label.to_owned(), Some(graph_pass.to_owned()));
+    for frame in &decoded {
+        assert_eq!(
+            passes_of(&capture, frame),
+            [attributed(GpuPassKind::Encoder, graph_pass), attributed(GpuPassKind::Render, pass_label)],
+            "frame {}",
+            frame.frame_number
+        );
+        assert!(
+            frame.commands.is_empty(),
+            "frame {}: the library's draws never pass through the recorder",
+            frame.frame_number
+        );
+        assert_every_pass_timed(&capture, frame);
+        assert_eq!(assert_encoder_spans_contain_their_passes(&capture, frame), 1);
+    }
+    assert_no_stale_spans(&decoded);
+    assert_frames_follow_each_other(&decoded);
+    let notes: Vec<_> = capture.notes().iter().filter(|note| note.text.contains(&format!("{pass_label:?}"))).collect();
+    assert_eq!(notes.len(), 1, "{:?}", capture.notes());
+    assert_eq!(notes[0].frame_number, 0);
+    assert!(notes[0].text.contains("its commands (draws, dispatches, pipelines) are not"), "{}", notes[0].text);
+}

@@ -29,6 +29,24 @@ pub fn integration_lines(sources: &[&str]) -> IntegrationLines {
     IntegrationLines { added: only + changed, removed: changed }
 }
 
+/// The root README, whose Layout table states each example's count.
+const README: &str = include_str!("../../../README.md");
+
+/// Asserts that the README's Layout row for `examples/<example>/` states the count that
+/// the markers in `sources` add up to. The shared device set-up, whose one marked line
+/// every example spends, is counted here for each.
+///
+/// # Panics
+/// When the row is missing or states another count.
+pub fn assert_readme_states_integration_lines(example: &str, sources: &[&str]) {
+    let mut all = sources.to_vec();
+    all.push(include_str!("device.rs"));
+    let lines = integration_lines(&all);
+    let prefix = format!("| `examples/{example}/`");
+    let row = README.lines().find(|line| line.starts_with(&prefix)).expect("the Layout table's row");
+    assert!(row.contains(&format!("{lines} lines")), "the row should say {lines} lines: {row}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
