@@ -96,7 +96,7 @@ pub use error::{RecordError, StartError};
 pub use footprint::{BufferDesc, TextureDesc, format_name};
 pub use frame_scope::FrameScope;
 pub use graph::{FrameGraph, ListenerId, PassBuilder, PassEvent, PassListener, ResourceHandle};
-pub use memory::{MemorySource, memory_record};
+pub use memory::{MemorySource, memory_diff, memory_record};
 pub use meta::timer_features;
 pub use options::{DEFAULT_BYTE_BUDGET, SessionOptions};
 pub use pass::{

@@ -1,14 +1,16 @@
 //! Memory in the capture: per-frame domain gauges sampled from a [`Ledger`], and the
-//! conversion of an exported [`MemoryCapture`] into the container's MEMO record.
+//! conversion of an exported [`MemoryCapture`] (and its checkpoint differences) into the
+//! container's MEMO vocabulary.
 
 use sgpt_format::{
     CounterDef, CounterSample, Declaration, DomainCounters, Lifetime, MEMORY_GAUGE_FIELDS, MemoryBlock,
-    MemoryCheckpoint, MemoryDomain, MemoryEvent, MemoryEventKind, MemoryExpectation, MemoryHealth, MemoryLoss,
-    MemoryLossReason, MemoryMode, MemoryRecord, MemoryRecursionLoss, MemorySite, memory_gauge_name,
+    MemoryCheckpoint, MemoryDiff, MemoryDomain, MemoryEvent, MemoryEventKind, MemoryExpectation, MemoryHealth,
+    MemoryLoss, MemoryLossReason, MemoryMode, MemoryRecord, MemoryRecursionLoss, MemorySite, MemorySurvivor,
+    memory_gauge_name,
 };
 use sgpt_memory::{
-    CaptureHealth, CaptureMode, Checkpoint, Domain, DomainStats, Event, EventKind, Expectation, Ledger, LifetimeId,
-    LiveBlock, Loss, LossReason, MemoryCapture,
+    CaptureHealth, CaptureMode, Checkpoint, CheckpointDiff, Domain, DomainStats, Event, EventKind, Expectation, Ledger,
+    LifetimeId, LiveBlock, Loss, LossReason, MemoryCapture,
 };
 
 /// The ledger whose domains a session gauges every frame. Compared by identity: two
@@ -111,6 +113,28 @@ pub fn memory_record(capture: &MemoryCapture) -> MemoryRecord {
         events: capture.events.iter().map(event).collect(),
         checkpoints: capture.checkpoints.iter().map(checkpoint).collect(),
         health: health(&capture.health),
+    }
+}
+
+/// A checkpoint difference from [`sgpt_memory::MemoryCapture::diff`] in the record's
+/// vocabulary, block for block as [`memory_record`] writes them, so it can be set beside
+/// [`MemoryRecord::diff`] of the same capture.
+#[must_use]
+pub fn memory_diff(diff: &CheckpointDiff) -> MemoryDiff {
+    MemoryDiff {
+        new_live: diff.new_live.iter().map(block).collect(),
+        released: diff.released.iter().map(block).collect(),
+        survivors: diff
+            .survivors
+            .iter()
+            .map(|survivor| MemorySurvivor {
+                block: block(&survivor.block),
+                age_ops: survivor.age_ops,
+                age_time: survivor.age_time,
+            })
+            .collect(),
+        exact: diff.exact,
+        expectation_violated: diff.expectation_violated,
     }
 }
 

@@ -6,12 +6,10 @@ use core::alloc::Layout;
 use core::cell::Cell;
 use core::ptr::NonNull;
 
-use sgpt_format::{Lifetime, MemoryBlock, MemoryDiff, MemorySurvivor};
 use sgpt_memory::{
-    CaptureConfig, CaptureMode, CheckpointDiff, CheckpointError, CheckpointId, Domain, Expectation, Ledger, LiveBlock,
-    MemoryCapture, Site,
+    CaptureConfig, CaptureMode, CheckpointError, CheckpointId, Domain, Expectation, Ledger, MemoryCapture, Site,
 };
-use sgpt_recorder::memory_record;
+use sgpt_recorder::{memory_diff, memory_record};
 
 const JOURNALS: u64 = 600;
 /// Distinct addresses a journal draws from: few, so addresses are reused often.
@@ -144,43 +142,6 @@ fn journal(seed: u64, reached: &mut Reached) -> MemoryCapture {
     ledger.export(capture).expect("sealed")
 }
 
-fn lifetime(block: &LiveBlock) -> Lifetime {
-    Lifetime { epoch: block.lifetime.epoch, seq: block.lifetime.seq }
-}
-
-fn block(block: &LiveBlock) -> MemoryBlock {
-    MemoryBlock {
-        address: block.address as u64,
-        lifetime: lifetime(block),
-        alloc_seq: block.alloc_seq,
-        domain: u32::from(block.domain.index()),
-        site: block.site.index(),
-        size: block.size as u64,
-        align: block.align as u64,
-        thread: block.thread,
-        time: block.time,
-    }
-}
-
-/// The ledger's diff in the record's vocabulary.
-fn as_record_diff(diff: &CheckpointDiff) -> MemoryDiff {
-    MemoryDiff {
-        new_live: diff.new_live.iter().map(block).collect(),
-        released: diff.released.iter().map(block).collect(),
-        survivors: diff
-            .survivors
-            .iter()
-            .map(|survivor| MemorySurvivor {
-                block: block(&survivor.block),
-                age_ops: survivor.age_ops,
-                age_time: survivor.age_time,
-            })
-            .collect(),
-        exact: diff.exact,
-        expectation_violated: diff.expectation_violated,
-    }
-}
-
 #[test]
 fn ledger_and_record_diffs_agree_on_random_journals() {
     let mut reached = Reached::default();
@@ -196,7 +157,7 @@ fn ledger_and_record_diffs_agree_on_random_journals() {
                 let ours = capture.diff(CheckpointId(from as u32), CheckpointId(to as u32));
                 let theirs = record.diff(from, to);
                 assert_eq!(
-                    ours.as_ref().map(as_record_diff),
+                    ours.as_ref().map(memory_diff),
                     theirs,
                     "seed {seed}: diffs disagree from checkpoint {from} to {to}"
                 );
