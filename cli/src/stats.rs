@@ -74,30 +74,15 @@ struct StatsJson<'p> {
 
 /// Per-pass statistics of `range`, with a progress bar on large captures.
 pub fn report(capture: &Capture<'_>, range: Range<usize>, large: bool) -> StatsReport {
-    let bar = input::bar(range.len() as u64, large, "analysing");
     let mut stats = StatsAccumulator::new(capture);
-    for (done, index) in range.enumerate() {
-        stats.add_frame(index);
-        // Per-frame work is microseconds; touching the bar every frame would cost more.
-        if done % 1024 == 0 {
-            bar.set_position(done as u64);
-        }
-    }
-    bar.finish_and_clear();
+    input::each_frame(range, large, "analysing", |index| stats.add_frame(index));
     stats.finish()
 }
 
 /// Frame timing of `range`, with a progress bar on large captures.
 pub fn frame_timing(capture: &Capture<'_>, range: Range<usize>, large: bool) -> FrameTiming {
-    let bar = input::bar(range.len() as u64, large, "timing frames");
     let mut timing = FrameTimingAccumulator::new(capture);
-    for (done, index) in range.enumerate() {
-        timing.add_frame(index);
-        if done % 1024 == 0 {
-            bar.set_position(done as u64);
-        }
-    }
-    bar.finish_and_clear();
+    input::each_frame(range, large, "timing frames", |index| timing.add_frame(index));
     timing.finish()
 }
 

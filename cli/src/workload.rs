@@ -252,15 +252,8 @@ const TEXT_SHAPES: usize = 6;
 
 /// The workload of `range`, with a progress bar on large captures.
 pub fn report(capture: &Capture<'_>, range: Range<usize>, large: bool) -> WorkloadReport {
-    let bar = input::bar(range.len() as u64, large, "summarising");
     let mut workload = WorkloadAccumulator::new(capture);
-    for (done, index) in range.enumerate() {
-        workload.add_frame(index);
-        if done % 1024 == 0 {
-            bar.set_position(done as u64);
-        }
-    }
-    bar.finish_and_clear();
+    input::each_frame(range, large, "summarising", |index| workload.add_frame(index));
     workload.finish()
 }
 
