@@ -3,7 +3,7 @@
 //! Each step says what it found; only missing or mismatched tools are installed.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::{Context as _, Result, bail};
@@ -110,6 +110,10 @@ fn cargo_tool(ctx: &Context, binary: &str, version: &str, install: &[&str]) -> R
     }
 }
 
+/// The npm packages the browser tests load, besides binaryen (package.json pins them all):
+/// Playwright driving the system Chromium, axe-core checking each view's accessibility.
+const NPM_MODULES: [&str; 2] = ["playwright-core", "axe-core"];
+
 fn npm_packages(ctx: &Context) -> Result<()> {
     let manifest = ctx.root.join("package.json");
     let lock = ctx.root.join("package-lock.json");
@@ -120,10 +124,10 @@ fn npm_packages(ctx: &Context) -> Result<()> {
     let current = installed_at.is_some()
         && installed_at >= mtime(&manifest)
         && installed_at >= mtime(&lock)
-        && modules.join("playwright-core").join("package.json").is_file()
+        && NPM_MODULES.iter().all(|name| modules.join(name).join("package.json").is_file())
         && wasm_opt_is_pinned(ctx);
     if current {
-        println!("npm binaryen@{WASM_OPT_VERSION}, playwright-core: present");
+        println!("npm binaryen@{WASM_OPT_VERSION}, {}: present", NPM_MODULES.join(", "));
         return Ok(());
     }
     let mut npm = ctx.cmd("npm");
@@ -149,9 +153,21 @@ fn wasm_opt_is_pinned(ctx: &Context) -> bool {
 }
 
 fn has_lavapipe() -> bool {
-    fs::read_dir(VULKAN_ICD_DIR).is_ok_and(|entries| {
-        entries.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().starts_with("lvp_icd"))
-    })
+    !lavapipe_icds().is_empty()
+}
+
+/// Mesa's lavapipe ICD manifests (one per architecture installed), sorted.
+pub fn lavapipe_icds() -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(VULKAN_ICD_DIR) else {
+        return Vec::new();
+    };
+    let mut icds: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("lvp_icd"))
+        .map(|e| e.path())
+        .collect();
+    icds.sort();
+    icds
 }
 
 fn is_root(ctx: &Context) -> bool {

@@ -7,6 +7,9 @@
 //! cargo xtask test       everything CI runs, fast checks first
 //! cargo xtask test-browser  only the browser tests, over the dist/ already built
 //! cargo xtask fixtures   write the fixtures missing from fixtures/v1/ (existing ones are kept)
+//! cargo xtask demo-capture [--force]
+//!                        record the demo scene on lavapipe into fixtures/demo/demo.sgpt, the bundled
+//!                        capture (committed; an existing file is replaced only with --force)
 //! cargo xtask bench-memory-wasm [--pairs N] [--runs N] [--json]
 //!                        print the memory bench built for wasm32, in Node and headless Chromium
 //! ```
@@ -14,6 +17,7 @@
 mod bench_memory_wasm;
 mod ci;
 mod context;
+mod demo_capture;
 mod install;
 mod serve;
 mod web;
@@ -24,7 +28,8 @@ use anyhow::{Context as _, Result, bail};
 
 use crate::context::Context;
 
-const USAGE: &str = "usage: cargo xtask <install|web|serve|test|test-browser|fixtures|bench-memory-wasm>";
+const USAGE: &str =
+    "usage: cargo xtask <install|web|serve|test|test-browser|fixtures|demo-capture [--force]|bench-memory-wasm>";
 
 fn main() -> ExitCode {
     match run() {
@@ -42,9 +47,9 @@ fn run() -> Result<()> {
         bail!("{USAGE}");
     };
     let rest: Vec<String> = args.collect();
-    // Only the bench takes options, and hands them to its runner.
+    // Only these take options, and parse their own.
     if let Some(extra) = rest.first()
-        && task != "bench-memory-wasm"
+        && !["bench-memory-wasm", "demo-capture"].contains(&task.as_str())
     {
         bail!("unexpected argument {extra:?}\n{USAGE}");
     }
@@ -71,6 +76,7 @@ fn run() -> Result<()> {
         // For iterating on tests/browser/: no install, no rebuild.
         "test-browser" => ci::browser_tests(&ctx),
         "fixtures" => fixtures(&ctx),
+        "demo-capture" => demo_capture::demo_capture(&ctx, &rest),
         "bench-memory-wasm" => bench_memory_wasm::bench(&ctx, &rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");

@@ -4,7 +4,7 @@
 //! dist/                 the inspector (root index.html, Trunk.toml)
 //! dist/gpu-smoke/       the GPU smoke page (gpu-smoke/index.html)
 //! dist/demo/            the demo scene and its Record panel (demo/index.html)
-//! dist/captures/        fixtures/v1/*.sgpt and the bundled demo.sgpt
+//! dist/captures/        fixtures/v1/*.sgpt and the bundled demo.sgpt (fixtures/demo/demo.sgpt)
 //! ```
 
 use std::fs;
@@ -13,13 +13,10 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 
 use crate::context::{Context, run};
+use crate::demo_capture;
 
 /// Pages served below the root, each its own Trunk build: (index.html, URL path).
 const SUB_SITES: [(&str, &str); 2] = [("gpu-smoke/index.html", "gpu-smoke"), ("demo/index.html", "demo")];
-
-/// The bundled capture: `sgpt synth`'s standard workload.
-const DEMO_SYNTH_ARGS: [&str; 9] =
-    ["synth", "--frames", "600", "--passes", "200", "--level", "workload", "-o", "dist/captures/demo.sgpt"];
 
 pub fn build(ctx: &Context) -> Result<()> {
     println!("==> web: building the static site into dist/");
@@ -56,17 +53,22 @@ fn captures(ctx: &Context) -> Result<()> {
     fs::create_dir_all(&captures).with_context(|| format!("creating {}", captures.display()))?;
     let copied = copy_fixtures(&ctx.root.join("fixtures").join("v1"), &captures)?;
     println!("copied {copied} fixture(s) from fixtures/v1 into dist/captures");
-    let mut synth = ctx.cargo();
-    synth.args(["run", "--release", "--quiet", "-p", "sgpt-cli", "--"]).args(DEMO_SYNTH_ARGS);
-    run(&mut synth).context(
-        "generating the bundled demo capture dist/captures/demo.sgpt needs `sgpt synth` \
-         (crate sgpt-cli)",
-    )?;
-    let demo = captures.join("demo.sgpt");
-    let size =
-        fs::metadata(&demo).with_context(|| format!("`sgpt synth` exited 0 but wrote no {}", demo.display()))?.len();
-    println!("wrote dist/captures/demo.sgpt ({size} bytes)");
+    let size = copy_demo(&ctx.root, &captures)?;
+    println!("copied {} into dist/captures/demo.sgpt ({size} bytes)", demo_capture::CAPTURE);
     Ok(())
+}
+
+/// Copies the committed recording of the demo scene into `to` as `demo.sgpt`; returns its size.
+fn copy_demo(root: &Path, to: &Path) -> Result<u64> {
+    let demo = root.join(demo_capture::CAPTURE);
+    if !demo.is_file() {
+        bail!(
+            "the bundled capture {} is missing: it is committed, so check it out again, or record a \
+             new one with `cargo xtask demo-capture`",
+            demo_capture::CAPTURE
+        );
+    }
+    fs::copy(&demo, to.join("demo.sgpt")).with_context(|| format!("copying {}", demo.display()))
 }
 
 /// Copies every `*.sgpt` in `from` (if it exists) into `to`; returns how many.
@@ -85,4 +87,44 @@ fn copy_fixtures(from: &Path, to: &Path) -> Result<usize> {
         }
     }
     Ok(copied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder under the system temp dir, removed on drop.
+    struct TempDir(std::path::PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir().join(format!("xtask-web-{name}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(dir.join("out")).unwrap();
+            Self(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn the_demo_capture_is_copied_byte_for_byte() {
+        let dir = TempDir::new("copy");
+        let demo = dir.0.join(demo_capture::CAPTURE);
+        fs::create_dir_all(demo.parent().unwrap()).unwrap();
+        fs::write(&demo, b"SGPT recorded").unwrap();
+        assert_eq!(copy_demo(&dir.0, &dir.0.join("out")).unwrap(), 13);
+        assert_eq!(fs::read(dir.0.join("out/demo.sgpt")).unwrap(), b"SGPT recorded");
+    }
+
+    #[test]
+    fn a_missing_demo_capture_names_the_command_that_records_it() {
+        let dir = TempDir::new("missing");
+        let error = copy_demo(&dir.0, &dir.0.join("out")).unwrap_err().to_string();
+        assert!(error.contains(demo_capture::CAPTURE) && error.contains("cargo xtask demo-capture"), "{error}");
+    }
 }
