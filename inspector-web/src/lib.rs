@@ -5,10 +5,12 @@
 //! and is tested in Chromium by `tests/browser/inspector.test.mjs`.
 
 pub mod gzip;
+pub mod keys;
 pub mod memory;
 pub mod memory_lane;
 pub mod pass_detail;
 pub mod resources;
+pub mod search;
 pub mod slicing;
 pub mod stats;
 pub mod stats_table;

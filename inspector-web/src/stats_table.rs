@@ -79,9 +79,9 @@ impl TableState {
     /// Indices into `report.passes` to show, in order.
     #[must_use]
     pub fn rows(&self, report: &StatsReport) -> Vec<usize> {
-        let needle = self.filter.trim().to_lowercase();
+        // The search's rule (crate::search): case-insensitive, words, substrings, subsequences.
         let mut rows: Vec<usize> = (0..report.passes.len())
-            .filter(|&index| needle.is_empty() || display_name(&report.passes[index]).to_lowercase().contains(&needle))
+            .filter(|&index| crate::search::matches(&display_name(&report.passes[index]), &self.filter))
             .collect();
         let key = |pass: &PassStats| -> u64 {
             match self.column {
