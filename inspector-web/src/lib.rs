@@ -5,6 +5,8 @@
 //! and is tested in Chromium by `tests/browser/inspector.test.mjs`.
 
 pub mod gzip;
+pub mod histogram;
+pub mod icicle;
 pub mod keys;
 pub mod memory;
 pub mod memory_lane;

@@ -132,13 +132,20 @@ pub fn grand_total(report: &StatsReport) -> u64 {
 /// The sentence that always stands above the table (docs/ARCHITECTURE.md: timestamps as reported, never invented precision).
 #[must_use]
 pub fn honesty_note(report: &StatsReport) -> String {
+    range_note(report.zero_spans, report.spans, "this table")
+}
+
+/// The same sentence for any view aggregating `spans` spans over a range, `zero_spans` of
+/// them 0 ns; `view` names it ("this table"), so every range view says exactly the same.
+#[must_use]
+pub fn range_note(zero_spans: u64, spans: u64, view: &str) -> String {
     format!(
         "Browsers quantize GPU timestamps to 100 µs unless chrome://flags/#enable-webgpu-developer-features is on; \
          the capture holds what the device reported and this page corrects nothing. {} of {} spans in this range read \
-         exactly 0 ns. A single frame of a coarse capture is mostly noise: aggregating across frames, as this table \
+         exactly 0 ns. A single frame of a coarse capture is mostly noise: aggregating across frames, as {view} \
          does, is the honest reading.",
-        crate::units::grouped(report.zero_spans),
-        crate::units::grouped(report.spans),
+        crate::units::grouped(zero_spans),
+        crate::units::grouped(spans),
     )
 }
 
@@ -208,5 +215,6 @@ mod tests {
         assert!(note.contains("chrome://flags/#enable-webgpu-developer-features"));
         assert!(note.contains("4 of 30 spans in this range read exactly 0 ns"));
         assert!(note.contains("aggregating across frames"));
+        assert_eq!(note, range_note(4, 30, "this table"));
     }
 }

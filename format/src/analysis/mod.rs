@@ -164,6 +164,14 @@ fn ranks(n: u64) -> [u64; 2] {
     [(n - 1) / 2, u64::try_from(p95).unwrap_or(u64::MAX)]
 }
 
+/// The median and p95 of `durations` exactly as [`PassStats`] defines them (nearest rank),
+/// so a view drawing one pass's durations marks the figures the statistics show; `None`
+/// when there are none. Reorders `durations`.
+#[must_use]
+pub fn median_p95(durations: &mut [u64]) -> Option<[u64; 2]> {
+    (!durations.is_empty()).then(|| select_ranks(durations, ranks(durations.len() as u64)))
+}
+
 /// The values at `ranks` (ascending) among `values`, which are reordered.
 fn select_ranks(values: &mut [u64], [median, p95]: [u64; 2]) -> [u64; 2] {
     let median = median as usize;
