@@ -13,6 +13,7 @@ pub mod memory_lane;
 pub mod pass_detail;
 pub mod resources;
 pub mod search;
+pub mod session;
 pub mod slicing;
 pub mod stats;
 pub mod stats_table;

@@ -1,4 +1,4 @@
-//! Commands from event handlers to the session that owns the open capture. The session
+//! Commands ([`Command`]) from event handlers to the session that owns the open capture. The session
 //! is one future that holds the file's bytes and the `Capture` borrowing them (a future
 //! may borrow from itself), so the capture is opened once and freed when it ends.
 
@@ -7,20 +7,7 @@ use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::task::{Poll, Waker};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// Show frame index `usize` in the timeline and the frame views.
-    Frame(usize),
-    /// Compute statistics over frame indices `first..=last`.
-    Range(usize, usize),
-    /// Select GPU pass (index into the shown frame's topology), or none.
-    Pass(Option<u32>),
-    /// Compare two ranges of frame indices.
-    Compare((usize, usize), (usize, usize)),
-    Export,
-    /// A newer file was opened: stop and free everything.
-    Close,
-}
+use crate::session::Command;
 
 #[derive(Debug, Default)]
 pub struct Mailbox {

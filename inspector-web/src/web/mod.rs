@@ -8,7 +8,7 @@ mod error;
 mod mailbox;
 mod panels;
 mod panic;
-mod session;
+mod runner;
 mod slice;
 mod source;
 

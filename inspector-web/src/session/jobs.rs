@@ -1,0 +1,155 @@
+//! The session's long work, a frame or a pass at a time: each job is stepped for as long
+//! as its share of a slice allows, and is finished once, when done.
+
+use sgpt_format::analysis::StatsReport;
+use sgpt_format::memory_analysis::GaugeScan;
+use sgpt_format::{Capture, Defect, Frame, GpuPassKind, SpanKind, Topology};
+
+use crate::slicing::JobKind;
+use crate::stats::StatsJob;
+use crate::verify::ReadBack;
+
+/// Long work, a frame or a pass at a time.
+#[derive(Debug)]
+pub(super) enum Job<'c> {
+    Verify { next: usize, defects: Vec<Defect>, frame: Frame, read: ReadBack },
+    Stats(StatsJob<'c, 'c>),
+    Spark { masks: PassMasks, next: usize, end: usize, values: Vec<Option<u64>> },
+    Compare { a: Box<StatsJob<'c, 'c>>, b: Box<StatsJob<'c, 'c>>, a_done: Option<StatsReport> },
+    Gauges(GaugeScan),
+}
+
+impl<'c> Job<'c> {
+    pub(super) fn kind(&self) -> JobKind {
+        match self {
+            Job::Verify { .. } => JobKind::Verify,
+            Job::Stats(_) => JobKind::Stats,
+            Job::Spark { .. } => JobKind::Spark,
+            Job::Compare { .. } => JobKind::Compare,
+            Job::Gauges(_) => JobKind::Gauges,
+        }
+    }
+
+    pub(super) fn verify(capture: &Capture<'_>) -> Self {
+        Job::Verify { next: 0, defects: capture.defects().to_vec(), frame: Frame::default(), read: ReadBack::default() }
+    }
+
+    pub(super) fn compare(capture: &'c Capture<'c>, a: (usize, usize), b: (usize, usize)) -> Self {
+        Job::Compare {
+            a: Box::new(StatsJob::new(capture, a.0..a.1 + 1)),
+            b: Box::new(StatsJob::new(capture, b.0..b.1 + 1)),
+            a_done: None,
+        }
+    }
+
+    /// The pass `key`'s time in each frame of `first..=last`.
+    pub(super) fn spark(key: Option<PassKey>, first: usize, last: usize) -> Self {
+        Job::Spark { masks: PassMasks::new(key), next: first, end: last + 1, values: Vec::new() }
+    }
+
+    /// Works on the job for as long as `more()` returns `true`; `true` once it is
+    /// finished (at once, when it already was).
+    pub(super) fn step(&mut self, capture: &'c Capture<'c>, more: &mut dyn FnMut() -> bool) -> bool {
+        match self {
+            Job::Verify { next, defects, frame, read } => {
+                while *next < capture.frames().len() {
+                    if !more() {
+                        return false;
+                    }
+                    if let Some(defect) = crate::verify::check_frame_counting(capture, *next, frame, read) {
+                        defects.push(defect);
+                    }
+                    *next += 1;
+                }
+                true
+            }
+            Job::Stats(job) => job.step(more),
+            Job::Spark { masks, next, end, values } => {
+                let end = (*end).min(capture.frames().len());
+                if values.capacity() == 0 {
+                    values.reserve_exact(end.saturating_sub(*next));
+                }
+                while *next < end {
+                    if !more() {
+                        return false;
+                    }
+                    let index = *next;
+                    *next += 1;
+                    let entry = capture.frames()[index];
+                    let mask = masks.of(capture, entry.topology);
+                    let mut total: Option<u64> = None;
+                    let _ = capture.for_each_span(index, |span| {
+                        if span.kind == SpanKind::Pass && mask.get(span.pass as usize).copied().unwrap_or(false) {
+                            total = Some(total.unwrap_or(0).saturating_add(span.duration_ns()));
+                        }
+                    });
+                    values.push(total);
+                }
+                true
+            }
+            // The scan counts in sampled frames; one is a frame decode.
+            Job::Gauges(scan) => loop {
+                if !more() {
+                    return scan.step(capture, 0);
+                }
+                if scan.step(capture, 1) {
+                    return true;
+                }
+            },
+            Job::Compare { a, b, a_done } => {
+                if a_done.is_none() {
+                    if !a.step(more) {
+                        return false;
+                    }
+                    let finished = std::mem::replace(a.as_mut(), StatsJob::new(capture, 0..0));
+                    *a_done = Some(finished.finish());
+                }
+                b.step(more)
+            }
+        }
+    }
+}
+
+/// A GPU pass across topologies: graph pass name, label and kind (labels are not keys:
+/// two graph passes may each open a pass labelled "main").
+pub type PassKey = (Option<String>, String, GpuPassKind);
+
+/// The key of GPU pass `index` in `topology`.
+#[must_use]
+pub fn key_of(topology: &Topology, index: usize) -> Option<PassKey> {
+    topology.gpu_passes.get(index).map(|g| {
+        (
+            g.graph_pass.and_then(|i| topology.graph_passes.get(i as usize)).map(|p| p.name.clone()),
+            g.label.clone(),
+            g.kind,
+        )
+    })
+}
+
+/// For each topology met, which of its GPU passes are the pass a key names; built once a
+/// topology, so each span is one lookup.
+#[derive(Debug)]
+pub(super) struct PassMasks {
+    key: Option<PassKey>,
+    masks: Vec<(u32, Vec<bool>)>,
+}
+
+impl PassMasks {
+    fn new(key: Option<PassKey>) -> Self {
+        Self { key, masks: Vec::new() }
+    }
+
+    fn of(&mut self, capture: &Capture<'_>, topology: u32) -> &[bool] {
+        let at = match self.masks.iter().position(|(id, _)| *id == topology) {
+            Some(at) => at,
+            None => {
+                let mask = capture.topology(topology).map_or_else(Vec::new, |t| {
+                    (0..t.gpu_passes.len()).map(|index| key_of(t, index) == self.key).collect()
+                });
+                self.masks.push((topology, mask));
+                self.masks.len() - 1
+            }
+        };
+        &self.masks[at].1
+    }
+}

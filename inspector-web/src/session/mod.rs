@@ -1,0 +1,354 @@
+//! One open capture's logic, without a browser: the session serves [`Command`]s and runs
+//! long work (memory gauges, verification, statistics, sparklines, comparison) in slices
+//! ([`crate::slicing`]), and reports everything it has to show as [`Update`] values. The
+//! page's runner feeds it commands, gives it a slice at a time between yields to the
+//! event loop, and hands its updates to the page, which alone applies them. Work is done
+//! a frame or a pass at a time; a slice ends when its time is spent, however slow the
+//! CPU, or when a job did its cap of units, whatever the clock says.
+
+mod command;
+mod jobs;
+mod opened;
+mod update;
+
+use std::collections::VecDeque;
+
+use sgpt_format::analysis;
+use sgpt_format::memory_analysis::GaugeScan;
+use sgpt_format::{Capture, Frame};
+
+pub use command::{Command, Restore};
+pub use jobs::{PassKey, key_of};
+pub use opened::Opened;
+pub use update::{FrameView, Update};
+
+use crate::pass_detail::{PassDetail, sparkline};
+use crate::resources::ResourceTable;
+use crate::slicing::{Clock, JobKind, Slice, SliceReport};
+use crate::stats::StatsJob;
+use crate::structure::Structure;
+use crate::summary::{self, Summary};
+use crate::timeline::TimelineModel;
+use crate::units;
+use jobs::Job;
+
+/// Above this many spans an export would not fit in a browser tab; the CLI streams it.
+pub const MAX_EXPORT_SPANS: u64 = 4_000_000;
+
+/// How many points a sparkline keeps, whatever the range's length.
+const SPARK_POINTS: usize = 600;
+
+/// The status line when nothing is under way.
+pub const IDLE_STATUS: &str = "Drop or pick another capture to open it instead.";
+
+/// The order jobs run in a slice: the memory lane (a bounded sample of frames) and the
+/// frame views first, then statistics, then the rest.
+const ORDER: [JobKind; 5] = [JobKind::Gauges, JobKind::Spark, JobKind::Stats, JobKind::Compare, JobKind::Verify];
+
+/// The logic over one open capture.
+#[derive(Debug)]
+pub struct Session<'c> {
+    capture: &'c Capture<'c>,
+    /// The file's name, for the export's.
+    name: String,
+    frame: Frame,
+    /// The shown frame's index, once one is shown.
+    shown: Option<usize>,
+    /// The range statistics and sparklines cover.
+    range: (usize, usize),
+    /// The selected GPU pass, an index into the shown frame's topology.
+    pass: Option<u32>,
+    verify: Option<Job<'c>>,
+    stats: Option<Job<'c>>,
+    spark: Option<Job<'c>>,
+    compare: Option<Job<'c>>,
+    gauges: Option<Job<'c>>,
+    /// Jobs done whose results are not shown yet, oldest first: one is shown per slice.
+    ready: VecDeque<Job<'c>>,
+    updates: Vec<Update>,
+    reports: Vec<SliceReport>,
+}
+
+impl<'c> Session<'c> {
+    /// A session over `capture`, reading its memory gauges with `gauges` when it declares
+    /// any. Nothing is shown until [`Session::restore`].
+    #[must_use]
+    pub fn new(capture: &'c Capture<'c>, name: &str, gauges: Option<GaugeScan>) -> Self {
+        let frames = capture.frames().len();
+        Self {
+            capture,
+            name: name.to_owned(),
+            frame: Frame::default(),
+            shown: None,
+            range: (0, frames.saturating_sub(1)),
+            pass: None,
+            verify: Some(Job::verify(capture)),
+            stats: None,
+            spark: None,
+            compare: None,
+            gauges: gauges.map(Job::Gauges),
+            ready: VecDeque::new(),
+            updates: Vec::new(),
+            reports: Vec::new(),
+        }
+    }
+
+    /// Shows what the link asked for, else the first frame over the whole capture, and
+    /// starts statistics over the range and a comparison of two ranges (by default the
+    /// range's first half against its second).
+    pub fn restore(&mut self, restore: &Restore) {
+        let frames = self.capture.frames();
+        if frames.is_empty() {
+            self.updates.push(Update::Restored { frame: None, range: None, compare: None });
+            let defects = summary::defect_rows(self.capture.defects());
+            self.updates.push(Update::Verified { defects, read: crate::verify::ReadBack::default(), summary: None });
+            self.verify = None;
+            return;
+        }
+        let index = |number: u64| frames.binary_search_by_key(&number, |f| f.frame_number).ok();
+        let frame = restore.frame.and_then(index).unwrap_or(0);
+        let range = restore.range.and_then(|(a, b)| Some((index(a)?, index(b)?))).unwrap_or((0, frames.len() - 1));
+        let compare =
+            restore.compare.and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
+        let (first, last) = range;
+        let half = (last - first).div_ceil(2);
+        let a_end = first + half.saturating_sub(1);
+        let compare = compare.unwrap_or(((first, a_end), ((a_end + 1).min(last), last)));
+        self.updates.push(Update::Restored { frame: Some(frame), range: Some(range), compare: Some(compare) });
+        self.pass = restore.pass;
+        self.range = range;
+        // The frame first (its pass's sparkline covers the range already), then the range's jobs.
+        self.show_frame(frame);
+        self.start_stats();
+        self.replace(Job::compare(self.capture, compare.0, compare.1));
+    }
+
+    /// Serves `command`. Returns `false` when the session should end.
+    #[expect(clippy::needless_pass_by_value, reason = "commands are consumed one by one from the mailbox")]
+    pub fn handle(&mut self, command: Command) -> bool {
+        match command {
+            Command::Close => return false,
+            Command::Frame(index) => self.show_frame(index),
+            Command::Range(first, last) => {
+                let last = last.min(self.capture.frames().len().saturating_sub(1));
+                let first = first.min(last);
+                self.range = (first, last);
+                self.start_stats();
+                if let Some(pass) = self.pass {
+                    self.start_spark(pass);
+                }
+            }
+            Command::Pass(pass) => {
+                self.pass = pass;
+                self.show_pass();
+            }
+            Command::Compare(a, b) => self.replace(Job::compare(self.capture, a, b)),
+            Command::Export => self.export(),
+        }
+        true
+    }
+
+    /// Whether any job is under way or has results not shown yet.
+    #[must_use]
+    pub fn busy(&self) -> bool {
+        let jobs = [&self.verify, &self.stats, &self.spark, &self.compare, &self.gauges];
+        jobs.iter().any(|job| job.is_some()) || !self.ready.is_empty()
+    }
+
+    /// Shows at most one finished job's results, then gives every job its share of
+    /// `slice`, until the slice is spent.
+    pub fn work<C: Clock + Copy>(&mut self, slice: &Slice<C>) {
+        let capture = self.capture;
+        // Showing a result (a table of hundreds of rows on big captures) can take much of a
+        // slice: it starts one rather than ending one.
+        if let Some(job) = self.ready.pop_front() {
+            self.finish(job);
+        }
+        for kind in ORDER {
+            if slice.spent() {
+                break;
+            }
+            let Some(job) = self.slot(kind).as_mut() else { continue };
+            let mut share = slice.share(kind);
+            let done = job.step(capture, &mut || share.more());
+            self.reports.push(share.report(done));
+            if done && let Some(job) = self.slot(kind).take() {
+                self.ready.push_back(job);
+            }
+        }
+        self.report_progress();
+    }
+
+    /// The updates produced since the last call, oldest first.
+    pub fn take_updates(&mut self) -> Vec<Update> {
+        std::mem::take(&mut self.updates)
+    }
+
+    /// Every job's share of every slice since the last call, for the page's slice log.
+    pub fn take_reports(&mut self) -> Vec<SliceReport> {
+        std::mem::take(&mut self.reports)
+    }
+
+    /// Ends the session: every job still under way is cancelled, and reported so.
+    pub fn close(&mut self) {
+        for kind in ORDER {
+            if self.slot(kind).take().is_some() {
+                self.reports.push(SliceReport::cancelled(kind, 0));
+            }
+        }
+        self.ready.clear();
+    }
+
+    fn show_frame(&mut self, index: usize) {
+        let capture = self.capture;
+        let Some(&entry) = capture.frames().get(index) else { return };
+        let number = entry.frame_number;
+        self.shown = Some(index);
+        if let Err(defect) = capture.frame_into(index, &mut self.frame) {
+            let message = format!("Frame {number} could not be decoded: {defect}. Pick another frame.");
+            self.updates.push(Update::FrameFailed { index, number, message });
+            return;
+        }
+        let topology = capture.topology(self.frame.topology);
+        let timeline =
+            TimelineModel::build(&self.frame, topology, |set| capture.query_set(set).map(|q| q.label.clone()));
+        let mut title = format!(
+            "Frame {number} · GPU {} · CPU {} · {} spans",
+            units::exact_ns(entry.gpu_duration_ns),
+            units::exact_ns(entry.cpu_duration_ns),
+            entry.span_count
+        );
+        if entry.dropped_spans > 0 {
+            title.push_str(&format!(" · {} spans dropped on this frame: some passes are missing", entry.dropped_spans));
+        }
+        if timeline.unknown_spans > 0 {
+            title.push_str(&format!(" · {} spans name a pass the topology lacks", timeline.unknown_spans));
+        }
+        let selected_block = self.pass.and_then(|p| timeline.find_gpu_pass(p));
+        let view = FrameView {
+            index,
+            number,
+            title,
+            selected_block,
+            structure: topology.map(|t| Structure::new(t, &self.frame.culled)),
+            resources: topology
+                .filter(|t| !t.resources.is_empty())
+                .map(|t| ResourceTable::new(capture, t, &self.frame)),
+            timeline,
+        };
+        self.updates.push(Update::Frame(Box::new(view)));
+        self.show_pass();
+    }
+
+    fn show_pass(&mut self) {
+        let topology = self.shown.and(self.capture.topology(self.frame.topology));
+        let detail =
+            self.pass.zip(topology).and_then(|(p, t)| PassDetail::new(self.capture, t, &self.frame, p)).map(Box::new);
+        self.updates.push(Update::Pass(detail));
+        if let Some(pass) = self.pass {
+            self.start_spark(pass);
+        }
+    }
+
+    fn start_stats(&mut self) {
+        let (first, last) = self.range;
+        self.replace(Job::Stats(StatsJob::new(self.capture, first..last + 1)));
+        self.updates.push(Update::StatsProgress(0.0));
+    }
+
+    fn start_spark(&mut self, pass: u32) {
+        // Remembered by key: indices differ between topologies, labels alone are not keys.
+        let key = self.capture.topology(self.frame.topology).and_then(|t| key_of(t, pass as usize));
+        let (first, last) = self.range;
+        self.replace(Job::spark(key, first, last));
+    }
+
+    /// Where the job of kind `kind` is kept while it runs.
+    fn slot(&mut self, kind: JobKind) -> &mut Option<Job<'c>> {
+        match kind {
+            JobKind::Gauges => &mut self.gauges,
+            JobKind::Spark => &mut self.spark,
+            JobKind::Stats => &mut self.stats,
+            JobKind::Compare => &mut self.compare,
+            // The loading jobs (read, inflate, open) are over before a session starts.
+            JobKind::Verify | JobKind::Read | JobKind::Inflate | JobKind::Open => &mut self.verify,
+        }
+    }
+
+    /// Starts `job`, cancelling one of its kind still under way; a finished one not shown
+    /// yet is dropped too, as its results are out of date.
+    fn replace(&mut self, job: Job<'c>) {
+        let kind = job.kind();
+        if self.slot(kind).replace(job).is_some() {
+            self.reports.push(SliceReport::cancelled(kind, 0));
+        }
+        self.ready.retain(|ready| ready.kind() != kind);
+    }
+
+    fn report_progress(&mut self) {
+        if let Some(Job::Stats(job)) = &self.stats {
+            let p = job.progress();
+            self.updates.push(Update::StatsProgress(p));
+            self.updates.push(Update::Progress {
+                fraction: Some(p),
+                text: format!("Computing statistics… {:.0} %", p * 100.0),
+            });
+        } else if let Some(Job::Verify { next, .. }) = &self.verify {
+            let total = self.capture.frames().len().max(1);
+            let text = "Checking every frame for damage…".to_owned();
+            self.updates.push(Update::Progress { fraction: Some(*next as f64 / total as f64), text });
+        } else {
+            self.updates.push(Update::Progress { fraction: None, text: IDLE_STATUS.to_owned() });
+        }
+        if let Some(Job::Compare { a, b, a_done }) = &self.compare {
+            let p = if a_done.is_some() { 0.5 + b.progress() / 2.0 } else { a.progress() / 2.0 };
+            self.updates.push(Update::CompareProgress(p));
+        }
+    }
+
+    fn finish(&mut self, job: Job<'c>) {
+        let update = match job {
+            Job::Verify { defects, read, .. } => {
+                // The summary again, now saying what reads back beside the index's counts.
+                let summary = Summary { read_back: Some(read.clone()), ..Summary::of(self.capture) };
+                Update::Verified { defects: summary::defect_rows(&defects), read, summary: Some(Box::new(summary)) }
+            }
+            Job::Stats(job) => Update::Stats(Box::new(job.finish())),
+            Job::Spark { values, .. } => Update::Sparkline(sparkline(&values, SPARK_POINTS)),
+            Job::Compare { b, a_done, .. } => {
+                let report_b = b.finish();
+                match a_done {
+                    Some(a) => Update::Compare(analysis::deltas(&a, &report_b)),
+                    None => return,
+                }
+            }
+            Job::Gauges(scan) => Update::Gauges(scan.finish()),
+        };
+        self.updates.push(update);
+    }
+
+    fn export(&mut self) {
+        let spans = self.capture.span_count();
+        if spans > MAX_EXPORT_SPANS {
+            self.updates.push(Update::Status(format!(
+                "This capture has {} spans; its Chrome Trace JSON would be several GB, too large for a browser tab. Run `sgpt export` on it instead.",
+                units::grouped(spans)
+            )));
+            return;
+        }
+        let mut bytes = Vec::new();
+        match sgpt_format::chrome::export(self.capture, &mut bytes) {
+            Ok(summary) => {
+                let stem = self.name.rsplit('/').next().unwrap_or("").trim_end_matches(".gz").trim_end_matches(".sgpt");
+                let file_name = format!("{}.trace.json", if stem.is_empty() { "capture" } else { stem });
+                let status = format!(
+                    "Exported {} events ({}) for Perfetto or chrome://tracing.",
+                    units::grouped(summary.events),
+                    units::bytes(summary.bytes)
+                );
+                self.updates.push(Update::Download { bytes, file_name, mime: "application/json", status });
+            }
+            Err(error) => self.updates.push(Update::Status(format!("The export failed: {error}."))),
+        }
+    }
+}

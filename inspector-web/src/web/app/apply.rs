@@ -1,0 +1,246 @@
+//! The one place the page's view state and DOM change in answer to a load or its
+//! session: each [`Update`] is applied here, in the order it was produced.
+
+use wasm_bindgen::JsCast;
+
+use super::super::dom::clear;
+use super::super::error::Error;
+use super::super::panels;
+use super::App;
+use crate::memory_lane::MemoryLane;
+use crate::session::{FrameView, IDLE_STATUS, Opened, Update};
+use crate::summary::{DefectRow, Rows};
+use crate::timeline::Viewport;
+use crate::url_state::Tab;
+
+/// The `<body>` data keys a load sets, cleared when another begins.
+const LOAD_KEYS: [&str; 15] = [
+    "frames",
+    "spans",
+    "topologies",
+    "droppedSpans",
+    "defects",
+    "verified",
+    "stats",
+    "timelineFrame",
+    "gzip",
+    "memory",
+    "memoryLane",
+    "compare",
+    "framesRead",
+    "spansRead",
+    "selection",
+];
+
+impl App {
+    /// Shows `update`.
+    pub fn apply(&self, update: Update) {
+        match update {
+            Update::Loading { ticket, name } => self.loading(ticket, &name),
+            Update::Gzip => self.set_data("gzip", "true"),
+            Update::Failed(message) => self.show_error(&message),
+            Update::Progress { fraction, text } => self.set_progress(fraction, &text),
+            Update::Status(text) => self.set_text("status", &text),
+            Update::Opened(opened) => self.opened(*opened),
+            Update::Ready => self.ready(),
+            Update::Restored { frame, range, compare } => {
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    ui.restored = true;
+                    ui.pending_zoom = ui.state.zoom;
+                    ui.frame = frame;
+                    if let Some(range) = range {
+                        ui.range = Some(range);
+                        ui.stats = None;
+                        ui.stats_progress = Some(0.0);
+                    }
+                    if compare.is_some() {
+                        ui.compare = compare;
+                        ui.deltas = None;
+                        ui.compare_progress = Some(0.0);
+                    }
+                }
+                if range.is_some() {
+                    self.set_data("stats", "computing");
+                }
+                self.draw_strip();
+                self.render_stats();
+                self.render_compare();
+                self.write_hash();
+            }
+            Update::Frame(view) => self.frame_shown(*view),
+            Update::FrameFailed { index, number: _, message } => {
+                self.set_text("timeline-title", &message);
+                let mut ui = self.ui.borrow_mut();
+                ui.frame = Some(index);
+                ui.timeline = None;
+            }
+            Update::Pass(detail) => {
+                self.ui.borrow_mut().detail = detail.map(|d| *d);
+                self.render_pass();
+            }
+            Update::Sparkline(points) => {
+                self.ui.borrow_mut().sparkline = Some(points);
+                self.draw_sparkline();
+            }
+            Update::StatsProgress(progress) => {
+                self.ui.borrow_mut().stats_progress = Some(progress);
+                if self.ui.borrow().state.tab == Tab::Stats {
+                    self.render_stats();
+                }
+            }
+            Update::Stats(report) => {
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    ui.stats = Some(*report);
+                    ui.stats_progress = None;
+                }
+                self.render_stats();
+                self.set_data("stats", "ready");
+            }
+            Update::CompareProgress(progress) => self.ui.borrow_mut().compare_progress = Some(progress),
+            Update::Compare(deltas) => {
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    ui.deltas = Some(deltas);
+                    ui.compare_progress = None;
+                }
+                self.render_compare();
+                self.set_data("compare", "ready");
+            }
+            Update::Verified { defects, read, summary } => {
+                self.show_defects(&defects, true);
+                if let Some(summary) = summary {
+                    self.set_data("framesRead", &read.frames.to_string());
+                    self.set_data("spansRead", &read.spans.to_string());
+                    let name = self.ui.borrow().name.clone();
+                    let _ = panels::summary(&self.dom, &self.summary, &name, &summary);
+                }
+            }
+            Update::Gauges(gauges) => {
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    ui.lane = MemoryLane::new(&gauges);
+                    if let Some(view) = ui.memory.as_mut() {
+                        view.set_gauges(gauges);
+                    }
+                }
+                self.render_memory();
+                let shown = self.ui.borrow().lane.is_some();
+                self.show_lane(shown);
+                self.draw_strip();
+                self.set_data("memory", "ready");
+            }
+            Update::Download { bytes, file_name, mime, status } => {
+                match download(&self.dom.document, &bytes, &file_name, mime) {
+                    Ok(()) => self.set_text("status", &status),
+                    Err(error) => self.set_text("status", &format!("The download could not start: {error}.")),
+                }
+            }
+        }
+    }
+
+    fn loading(&self, ticket: u64, name: &str) {
+        self.set_data("load", &ticket.to_string());
+        self.set_data("state", "loading");
+        self.error.set_hidden(true);
+        self.workspace.set_hidden(true);
+        self.summary.set_hidden(true);
+        let _ = self.export.set_attribute("disabled", "");
+        clear(&self.banners);
+        for key in LOAD_KEYS {
+            self.delete_data(key);
+        }
+        self.set_progress(Some(0.0), &format!("Opening {name}…"));
+    }
+
+    /// Everything the directory and the records give, before a frame is decoded.
+    fn opened(&self, opened: Opened) {
+        let Opened { name, summary, strip, banners, notes, omitted_notes, memory, gauges_pending, has_domains } =
+            opened;
+        {
+            let mut ui = self.ui.borrow_mut();
+            ui.name.clone_from(&name);
+            ui.verbose = summary.verbose;
+            ui.strip = Some(strip);
+        }
+        let _ = panels::summary(&self.dom, &self.summary, &name, &summary);
+        for banner in &banners {
+            let _ = self.dom.add_class(&self.banners, "p", "warning", banner);
+        }
+        if let Some(root) = self.dom.document.get_element_by_id("notes") {
+            let _ = panels::notes(&self.dom, &root, &notes, omitted_notes);
+        }
+        self.show_defects(&summary.defects, false);
+        if let Some(root) = self.dom.document.get_element_by_id("panel-memory") {
+            let _ = panels::memory(&self.dom, &root, Some(&memory));
+        }
+        self.ui.borrow_mut().memory = Some(memory);
+        self.show_lane(has_domains);
+        self.set_data("memory", if gauges_pending { "reading" } else { "ready" });
+        self.set_data("frames", &summary.frames.to_string());
+        self.set_data("spans", &summary.spans.to_string());
+        self.set_data("topologies", &summary.topologies.to_string());
+        self.set_data("droppedSpans", &summary.dropped_spans.to_string());
+    }
+
+    /// Shows what [`App::opened`] built and paints the strip.
+    fn ready(&self) {
+        let empty = self.ui.borrow().strip.as_ref().is_none_or(crate::strip::StripData::is_empty);
+        self.workspace.set_hidden(empty);
+        self.summary.set_hidden(false);
+        self.relayout_strip();
+        self.draw_strip();
+        let _ = self.export.remove_attribute("disabled");
+        self.set_progress(None, IDLE_STATUS);
+        self.set_data("state", "ready");
+        let tab = self.ui.borrow().state.tab;
+        self.show_tab(tab);
+    }
+
+    fn frame_shown(&self, view: FrameView) {
+        let FrameView { index, number, title, timeline, structure, resources, selected_block } = view;
+        self.set_text("timeline-title", &title);
+        {
+            let mut ui = self.ui.borrow_mut();
+            ui.frame = Some(index);
+            let zoom = ui.pending_zoom.take().map(|(start, end)| Viewport { start: start as f64, end: end as f64 });
+            ui.viewport = Some(zoom.unwrap_or_else(|| Viewport::fit(timeline.extent)));
+            ui.selected = selected_block;
+            ui.timeline = Some(timeline);
+            ui.structure = structure;
+            ui.resources = resources;
+        }
+        self.set_data("timelineFrame", &number.to_string());
+        self.draw_timeline();
+        self.draw_strip();
+        self.render_frame_panels();
+    }
+
+    fn show_defects(&self, rows: &Rows<DefectRow>, verified: bool) {
+        if let Some(root) = self.dom.document.get_element_by_id("defects") {
+            let _ = panels::defects(&self.dom, &root, rows, verified);
+        }
+        if verified {
+            self.set_data("defects", &rows.total().to_string());
+            self.set_data("verified", "true");
+        }
+    }
+}
+
+/// Saves `bytes` as `file_name` through a temporary object URL.
+fn download(document: &web_sys::Document, bytes: &[u8], file_name: &str, mime: &str) -> Result<(), Error> {
+    let array = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&array);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let anchor: web_sys::HtmlAnchorElement = document.create_element("a")?.unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(file_name);
+    anchor.click();
+    // The download has its own reference to the blob by now.
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}

@@ -1,0 +1,374 @@
+//! The inspector's wiring: events in, commands to the current session, views out.
+//! UI state (selection, zoom, sort) lives here; anything needing the capture is a
+//! [`Command`] to the session that owns it.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use sgpt_format::analysis::{PassDelta, StatsReport};
+use sgpt_web_glue::Listener;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{DragEvent, Element, Event, EventTarget, HtmlElement, HtmlInputElement, MouseEvent, UrlSearchParams};
+
+use super::canvas::{Canvas, Resizer};
+use super::dom::Dom;
+use super::error::Error;
+use super::mailbox::Mailbox;
+use super::panic;
+use super::runner;
+use super::source::Input;
+use crate::memory::MemoryView;
+use crate::memory_lane::MemoryLane;
+use crate::pass_detail::PassDetail;
+use crate::resources::ResourceTable;
+use crate::session::{Command, Restore};
+use crate::stats_table::TableState;
+use crate::strip::{StripData, StripLayout};
+use crate::structure::Structure;
+use crate::timeline::{TimelineModel, Viewport};
+use crate::url_state::{Tab, ViewState};
+
+thread_local! {
+    // The page's one inspector lives as long as the page: kept here rather than leaked,
+    // so its listeners stay owned handles.
+    static INSPECTOR: RefCell<Option<Inspector>> = const { RefCell::new(None) };
+}
+
+struct Inspector {
+    _listeners: Vec<Listener>,
+    _resizer: Resizer,
+}
+
+/// What the views show, outside the capture.
+#[derive(Debug, Default)]
+pub struct Ui {
+    pub state: ViewState,
+    pub name: String,
+    pub verbose: bool,
+    pub strip: Option<StripData>,
+    pub layout: Option<StripLayout>,
+    pub frame: Option<usize>,
+    pub range: Option<(usize, usize)>,
+    brush: Option<(f64, f64)>,
+    pub timeline: Option<TimelineModel>,
+    pub viewport: Option<Viewport>,
+    hover: Option<usize>,
+    pub selected: Option<usize>,
+    drag: Option<(f64, Viewport, bool)>,
+    pub stats: Option<StatsReport>,
+    pub stats_progress: Option<f64>,
+    pub table: TableState,
+    pub structure: Option<Structure>,
+    pub resources: Option<ResourceTable>,
+    pub detail: Option<PassDetail>,
+    pub sparkline: Option<Vec<Option<(u64, u64)>>>,
+    pub memory: Option<MemoryView>,
+    /// The lane under the strip, once the gauges are read.
+    pub lane: Option<MemoryLane>,
+    pub compare: Option<((usize, usize), (usize, usize))>,
+    pub deltas: Option<Vec<PassDelta>>,
+    pub compare_progress: Option<f64>,
+    /// A zoom the link asked for, applied when its frame is next shown (instead of fitting).
+    pub pending_zoom: Option<(i64, i64)>,
+    /// Set once the link's state was applied; until then the hash is left as it came.
+    pub restored: bool,
+}
+
+pub struct App {
+    pub dom: Dom,
+    pub body: HtmlElement,
+    input: HtmlInputElement,
+    pub status: HtmlElement,
+    pub progress: HtmlElement,
+    pub error: HtmlElement,
+    pub banners: HtmlElement,
+    pub workspace: HtmlElement,
+    pub summary: HtmlElement,
+    pub export: HtmlElement,
+    tabs: HtmlElement,
+    pub strip: Canvas,
+    /// The memory lane under the strip: shown only for captures with domain gauges.
+    pub lane: Canvas,
+    pub lane_legend: HtmlElement,
+    pub timeline: Canvas,
+    pub ui: RefCell<Ui>,
+    current: Cell<u64>,
+    mailbox: RefCell<Rc<Mailbox>>,
+    /// The hash as this page last wrote it, so only edits from outside are applied.
+    last_hash: RefCell<String>,
+}
+
+/// Wires the page up and opens `?file=` if given.
+pub fn start() -> Result<(), Error> {
+    let dom = Dom::new()?;
+    let app = Rc::new(App {
+        body: dom.document.body().ok_or(Error::MissingElement("body"))?,
+        input: dom.find("file-input")?.dyn_into().map_err(|_| Error::MissingElement("file-input"))?,
+        status: dom.find("status")?,
+        progress: dom.find("progress")?,
+        error: dom.find("error")?,
+        banners: dom.find("banners")?,
+        workspace: dom.find("workspace")?,
+        summary: dom.find("summary")?,
+        export: dom.find("export")?,
+        tabs: dom.find("tabs")?,
+        strip: Canvas::find(&dom.document, "frame-strip")?,
+        lane: Canvas::find(&dom.document, "memory-lane")?,
+        lane_legend: dom.find("memory-lane-legend")?,
+        timeline: Canvas::find(&dom.document, "timeline-canvas")?,
+        ui: RefCell::new(Ui::default()),
+        current: Cell::new(0),
+        mailbox: RefCell::new(Rc::new(Mailbox::default())),
+        last_hash: RefCell::new(String::new()),
+        dom,
+    });
+    app.build_tabs()?;
+    let on = |target: &EventTarget, kind, handler: fn(&Rc<App>, &Event)| {
+        let app = Rc::clone(&app);
+        // The listener itself stops calling after a panic.
+        Listener::new(target, kind, move |event| handler(&app, &event))
+    };
+    let document: &EventTarget = &app.dom.document;
+    let strip: &EventTarget = &app.strip.element;
+    let lane: &EventTarget = &app.lane.element;
+    let timeline: &EventTarget = &app.timeline.element;
+    let workspace: &EventTarget = &app.workspace;
+    let window: EventTarget = web_sys::window().ok_or(Error::NoGlobal("window"))?.into();
+    // The whole document is the drop zone.
+    let listeners = vec![
+        on(document, "dragover", App::on_drag_over)?,
+        on(document, "dragleave", App::on_drag_leave)?,
+        on(document, "drop", App::on_drop)?,
+        on(&app.input, "change", App::on_pick)?,
+        on(&app.export, "click", |app, _| app.send(Command::Export))?,
+        on(strip, "pointerdown", App::on_strip_down)?,
+        on(strip, "pointermove", App::on_strip_move)?,
+        on(strip, "pointerup", App::on_strip_up)?,
+        on(strip, "pointerleave", |app, _| app.set_text("strip-readout", ""))?,
+        on(strip, "keydown", App::on_strip_key)?,
+        // The lane shares the strip's x mapping, so the same brush and clicks.
+        on(lane, "pointerdown", App::on_strip_down)?,
+        on(lane, "pointermove", App::on_strip_move)?,
+        on(lane, "pointerup", App::on_strip_up)?,
+        on(lane, "pointerleave", |app, _| app.set_text("strip-readout", ""))?,
+        on(timeline, "wheel", App::on_wheel)?,
+        on(timeline, "pointerdown", App::on_timeline_down)?,
+        on(timeline, "pointermove", App::on_timeline_move)?,
+        on(timeline, "pointerup", App::on_timeline_up)?,
+        on(timeline, "pointerleave", App::on_timeline_leave)?,
+        on(timeline, "keydown", App::on_timeline_key)?,
+        on(workspace, "click", App::on_action)?,
+        on(workspace, "keydown", App::on_action_key)?,
+        on(workspace, "input", App::on_input)?,
+        on(&app.tabs, "keydown", App::on_tab_key)?,
+        on(&app.tabs, "click", App::on_action)?,
+        on(&window, "hashchange", App::on_hash_change)?,
+    ];
+    let resizer = {
+        let handle = Rc::clone(&app);
+        Resizer::new(&[&app.strip, &app.lane, &app.timeline], move || {
+            if !panic::happened() {
+                handle.relayout_strip();
+                handle.draw_strip();
+                handle.draw_timeline();
+            }
+        })?
+    };
+    app.show_idle();
+    if let Some(url) = file_param()? {
+        app.open(Input::Url(url));
+    }
+    INSPECTOR.with(|slot| slot.replace(Some(Inspector { _listeners: listeners, _resizer: resizer })));
+    Ok(())
+}
+
+/// `?file=URL`: bookmarkable, and how the demo hands over its `blob:` capture.
+fn file_param() -> Result<Option<String>, Error> {
+    let window = web_sys::window().ok_or(Error::NoGlobal("window"))?;
+    let params = UrlSearchParams::new_with_str(&window.location().search()?)?;
+    Ok(params.get("file").filter(|url| !url.is_empty()))
+}
+
+fn initial_hash() -> ViewState {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    ViewState::parse(&hash)
+}
+
+/// Pointer x as a fraction of `element`'s width.
+fn x_fraction(event: &MouseEvent, element: &Element) -> (f64, f64) {
+    let rect = element.get_bounding_client_rect();
+    let x = (f64::from(event.client_x()) - rect.left()) / rect.width().max(1.0);
+    (x, f64::from(event.client_y()) - rect.top())
+}
+
+impl App {
+    fn build_tabs(&self) -> Result<(), Error> {
+        for tab in Tab::ALL {
+            let button = self.dom.add(&self.tabs, "button", tab.title())?;
+            button.set_id(&format!("tab-{}", tab.key()));
+            let _ = button.set_attribute("type", "button");
+            let _ = button.set_attribute("role", "tab");
+            let _ = button.set_attribute("aria-controls", &format!("panel-{}", tab.key()));
+            let _ = button.set_attribute("data-action", "tab");
+            let _ = button.set_attribute("data-value", tab.key());
+        }
+        self.show_tab(Tab::Timeline);
+        Ok(())
+    }
+
+    pub fn show_tab(&self, tab: Tab) {
+        for other in Tab::ALL {
+            let selected = other == tab;
+            if let Some(button) = self.dom.document.get_element_by_id(&format!("tab-{}", other.key())) {
+                let _ = button.set_attribute("aria-selected", if selected { "true" } else { "false" });
+                let _ = button.set_attribute("tabindex", if selected { "0" } else { "-1" });
+            }
+            if let Some(panel) = self.dom.document.get_element_by_id(&format!("panel-{}", other.key()))
+                && let Ok(panel) = panel.dyn_into::<HtmlElement>()
+            {
+                panel.set_hidden(!selected);
+            }
+        }
+        self.ui.borrow_mut().state.tab = tab;
+        self.set_data("tab", tab.key());
+        if tab == Tab::Timeline {
+            self.draw_timeline();
+        }
+        if tab == Tab::Pass {
+            self.draw_sparkline();
+        }
+        if tab == Tab::Memory {
+            self.draw_memory();
+        }
+        self.write_hash();
+    }
+
+    pub fn send(&self, command: Command) {
+        self.mailbox.borrow().send(command);
+    }
+
+    // ---- state shown on <body>, status and errors ----
+
+    pub fn set_data(&self, key: &str, value: &str) {
+        let _ = self.body.dataset().set(key, value);
+    }
+
+    pub fn delete_data(&self, key: &str) {
+        self.body.dataset().delete(key);
+    }
+
+    pub fn set_text(&self, id: &str, text: &str) {
+        if let Some(element) = self.dom.document.get_element_by_id(id) {
+            element.set_text_content(Some(text));
+        }
+    }
+
+    fn show_idle(&self) {
+        self.set_data("state", "idle");
+        self.status.set_text_content(Some("Drop a capture (.sgpt or .sgpt.gz) anywhere on this page, or pick one."));
+    }
+
+    /// Long work reports progress every slice; only what changed is written, as each
+    /// change to the page costs a style, layout and paint before the next slice.
+    pub fn set_progress(&self, fraction: Option<f64>, text: &str) {
+        match fraction {
+            Some(value) => {
+                let value = format!("{:.3}", value.clamp(0.0, 1.0));
+                if self.progress.get_attribute("value").as_deref() != Some(value.as_str()) {
+                    let _ = self.progress.set_attribute("value", &value);
+                }
+                if self.progress.hidden() {
+                    self.progress.set_hidden(false);
+                }
+            }
+            None if !self.progress.hidden() => self.progress.set_hidden(true),
+            None => {}
+        }
+        if !text.is_empty() && self.status.text_content().as_deref() != Some(text) {
+            self.status.set_text_content(Some(text));
+        }
+    }
+
+    pub fn show_error(&self, message: &str) {
+        self.set_data("state", "error");
+        for key in ["frames", "spans", "topologies", "droppedSpans", "defects", "verified", "stats", "timelineFrame"] {
+            self.delete_data(key);
+        }
+        self.workspace.set_hidden(true);
+        self.summary.set_hidden(true);
+        crate::web::dom::clear(&self.summary);
+        crate::web::dom::clear(&self.banners);
+        self.progress.set_hidden(true);
+        let _ = self.export.set_attribute("disabled", "");
+        self.error.set_text_content(Some(message));
+        self.error.set_hidden(false);
+        self.status.set_text_content(Some("Drop another capture, or pick one."));
+    }
+
+    // ---- opening ----
+
+    fn open(self: &Rc<Self>, input: Input) {
+        let ticket = self.current.get() + 1;
+        self.current.set(ticket);
+        let mailbox = Rc::new(Mailbox::default());
+        let old = self.mailbox.replace(Rc::clone(&mailbox));
+        old.send(Command::Close);
+        let state = initial_hash();
+        let restore = Restore { frame: state.frame, range: state.range, compare: state.compare, pass: state.pass };
+        *self.ui.borrow_mut() = Ui { table: TableState::default(), state, ..Ui::default() };
+        spawn_local(runner::run(Rc::clone(self), ticket, input, mailbox, restore));
+    }
+
+    pub fn is_current(&self, ticket: u64) -> bool {
+        !panic::happened() && self.current.get() == ticket
+    }
+
+    fn on_drag_over(self: &Rc<Self>, event: &Event) {
+        // Without this the browser refuses the drop, then opens the file itself.
+        event.prevent_default();
+        if let Some(transfer) = event.dyn_ref::<DragEvent>().and_then(DragEvent::data_transfer) {
+            transfer.set_drop_effect("copy");
+        }
+        self.set_data("dragging", "true");
+    }
+
+    fn on_drag_leave(self: &Rc<Self>, event: &Event) {
+        // `dragleave` fires at every element boundary crossed; only leaving the window,
+        // where there is no element to enter, ends the drag.
+        let left_window = event.dyn_ref::<MouseEvent>().is_none_or(|event| event.related_target().is_none());
+        if left_window {
+            self.delete_data("dragging");
+        }
+    }
+
+    fn on_drop(self: &Rc<Self>, event: &Event) {
+        event.prevent_default();
+        self.delete_data("dragging");
+        let file = event
+            .dyn_ref::<DragEvent>()
+            .and_then(DragEvent::data_transfer)
+            .and_then(|transfer| transfer.files())
+            .and_then(|files| files.get(0));
+        match file {
+            Some(file) => self.open(Input::File(file)),
+            None => self.show_error("Nothing to open: what was dropped is not a file. Drop a .sgpt or .sgpt.gz file."),
+        }
+    }
+
+    fn on_pick(self: &Rc<Self>, _event: &Event) {
+        let file = self.input.files().and_then(|files| files.get(0));
+        // Cleared so that picking the same file again still fires `change`.
+        self.input.set_value("");
+        if let Some(file) = file {
+            self.open(Input::File(file));
+        }
+    }
+}
+
+mod actions;
+mod apply;
+mod hash;
+mod render;
+mod strip_input;
+mod timeline_input;

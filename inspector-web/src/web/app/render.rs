@@ -1,0 +1,119 @@
+//! Rebuilds a panel, or repaints a small canvas, from the view state.
+
+use wasm_bindgen::JsCast;
+
+use super::super::canvas::{self};
+use super::super::draw;
+use super::super::panels;
+use super::App;
+use crate::pass_detail::sparkline;
+use crate::strip::StripData;
+
+impl App {
+    pub fn render_stats(&self) {
+        let Some(root) = self.dom.document.get_element_by_id("panel-stats") else { return };
+        let ui = self.ui.borrow();
+        let range_text = match (ui.range, &ui.strip) {
+            (Some((a, b)), Some(strip)) => {
+                format!("frames {} to {} ({} frames)", strip.frame_numbers[a], strip.frame_numbers[b], b - a + 1)
+            }
+            _ => "the capture".to_owned(),
+        };
+        let _ = panels::stats(&self.dom, &root, ui.stats.as_ref(), &ui.table, &range_text, ui.stats_progress);
+    }
+
+    pub fn render_structure(&self) {
+        let Some(root) = self.dom.document.get_element_by_id("panel-structure") else { return };
+        let ui = self.ui.borrow();
+        let _ = panels::structure(&self.dom, &root, ui.structure.as_ref(), ui.state.graph_pass, ui.state.node);
+    }
+
+    pub fn render_frame_panels(&self) {
+        self.render_structure();
+        let ui = self.ui.borrow();
+        if let Some(root) = self.dom.document.get_element_by_id("panel-resources") {
+            let _ = panels::resources(&self.dom, &root, ui.resources.as_ref());
+        }
+        drop(ui);
+        self.render_pass();
+    }
+
+    /// Rebuilds the Memory panel (after the gauges are read) and paints its series.
+    pub fn render_memory(&self) {
+        if let Some(root) = self.dom.document.get_element_by_id("panel-memory") {
+            let ui = self.ui.borrow();
+            let _ = panels::memory(&self.dom, &root, ui.memory.as_ref());
+        }
+        self.draw_memory();
+    }
+
+    pub fn render_pass(&self) {
+        let Some(root) = self.dom.document.get_element_by_id("panel-pass") else { return };
+        let ui = self.ui.borrow();
+        let number = ui.frame.and_then(|i| ui.strip.as_ref()?.frame_numbers.get(i).copied());
+        let _ = panels::pass_detail(&self.dom, &root, ui.detail.as_ref(), ui.verbose, number);
+        drop(ui);
+        self.draw_sparkline();
+        self.draw_memory();
+    }
+
+    pub fn draw_sparkline(&self) {
+        let Some(canvas) = self
+            .dom
+            .document
+            .get_element_by_id("sparkline")
+            .and_then(|e| e.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+        else {
+            return;
+        };
+        let ui = self.ui.borrow();
+        let Some(points) = &ui.sparkline else { return };
+        let Some((ctx, w, h)) = canvas::sized_context(&canvas) else { return };
+        let at = match (ui.frame, ui.range) {
+            (Some(frame), Some((a, b))) if frame >= a && frame <= b => {
+                Some((frame - a) as f64 / (b - a + 1).max(1) as f64)
+            }
+            _ => None,
+        };
+        draw::sparkline(&ctx, w, h, points, at);
+    }
+
+    /// Paints each domain's live-bytes series on its canvas in the Memory panel.
+    pub fn draw_memory(&self) {
+        let ui = self.ui.borrow();
+        let Some(view) = &ui.memory else { return };
+        let Ok(canvases) = self.dom.document.query_selector_all("canvas.memory-spark") else { return };
+        // Points are sampled frames, evenly spaced: the shown frame's place is its fraction.
+        let frames = ui.strip.as_ref().map_or(0, StripData::len);
+        let at = ui.frame.filter(|_| frames > 0).map(|frame| (frame as f64 + 0.5) / frames as f64);
+        for index in 0..canvases.length() {
+            let Some(canvas) = canvases.get(index).and_then(|n| n.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else {
+                continue;
+            };
+            let Some(series) = canvas
+                .get_attribute("data-series")
+                .and_then(|i| i.parse::<usize>().ok())
+                .and_then(|i| view.series().get(i))
+            else {
+                continue;
+            };
+            let Some((ctx, w, h)) = canvas::sized_context(&canvas) else { continue };
+            draw::sparkline(&ctx, w, h, &sparkline(&series.live_bytes, 600), at);
+        }
+    }
+
+    pub fn render_compare(&self) {
+        let Some(root) = self.dom.document.get_element_by_id("panel-compare") else { return };
+        let ui = self.ui.borrow();
+        let Some(strip) = &ui.strip else { return };
+        let Some(((a0, a1), (b0, b1))) = ui.compare else { return };
+        let n = |i: usize| strip.frame_numbers[i];
+        let _ = panels::compare(
+            &self.dom,
+            &root,
+            ((n(a0), n(a1)), (n(b0), n(b1))),
+            ui.deltas.as_deref(),
+            ui.compare_progress,
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! Runs one open capture on the page: reads the file, inflates it if gzip, opens it, then
+//! serves the page's commands with a [`Session`], a slice of work at a time between
+//! yields to the event loop, so the page never freezes. Everything to show goes to the
+//! page as [`Update`] values through [`App::apply`]; nothing here touches the page's
+//! state or the DOM. Every job's share of every slice is logged ([`super::slice::log`]).
+
+use std::rc::Rc;
+
+use sgpt_format::{Capture, Opener};
+
+use super::app::App;
+use super::error::Error;
+use super::mailbox::Mailbox;
+use super::slice::{self, SoloJob, yield_now};
+use super::source::{Input, ReadError};
+use crate::gzip::{self, GzipError, Inflater};
+use crate::session::{Opened, Restore, Session, Update};
+use crate::slicing::JobKind;
+use crate::summary::LoadError;
+use crate::units;
+
+/// How much of a file one opening step checks or scans: a few ms on a slow CPU, so the
+/// clock is read often.
+const OPEN_STEP_BYTES: usize = 256 << 10;
+/// How much one inflating step writes: likewise.
+const INFLATE_STEP_BYTES: usize = 256 << 10;
+
+/// Why a load stopped. Each displays as the reason, for "Could not open x: …".
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error(transparent)]
+    Gzip(#[from] GzipError),
+    #[error("{0}; {hint}", hint = load_hint(.0))]
+    Capture(#[from] LoadError),
+    #[error(transparent)]
+    Page(#[from] Error),
+}
+
+fn load_hint(error: &LoadError) -> &'static str {
+    match error {
+        LoadError::Empty => "the download or copy probably failed; fetch the capture again",
+        LoadError::Open(sgpt_format::OpenError::NeedsNewerReader { .. }) => {
+            "open it with a newer inspector, or convert it with a newer `sgpt`"
+        }
+        LoadError::Open(_) => "open a .sgpt capture (or a gzip of one) written by an sgpt recorder",
+    }
+}
+
+/// Loads `input` as load `ticket`, then serves `mailbox` until a newer load or the page
+/// closes it; `restore` is what the link asked to show.
+pub async fn run(app: Rc<App>, ticket: u64, input: Input, mailbox: Rc<Mailbox>, restore: Restore) {
+    let name = input.name();
+    app.apply(Update::Loading { ticket, name: name.clone() });
+    if let Err(failure) = load(&app, ticket, &name, &input, &mailbox, &restore).await
+        && app.is_current(ticket)
+    {
+        app.apply(Update::Failed(format!("Could not open {name}: {failure}.")));
+    }
+}
+
+async fn load(
+    app: &Rc<App>,
+    ticket: u64,
+    name: &str,
+    input: &Input,
+    mailbox: &Mailbox,
+    restore: &Restore,
+) -> Result<(), Failure> {
+    let progress = |done: u64, total: Option<u64>| {
+        let fraction = total.map(|t| done as f64 / t.max(1) as f64 * 0.5);
+        let text = format!("Reading {name}: {}…", units::bytes(done));
+        app.apply(Update::Progress { fraction: fraction.or(Some(0.0)), text });
+    };
+    let mut bytes = input.read(ticket, &progress).await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    if gzip::is_gzip(&bytes) {
+        app.apply(Update::Gzip);
+        let compressed = std::mem::take(&mut bytes);
+        let mut inflater = Inflater::new(&compressed);
+        let mut job = SoloJob::start(ticket, JobKind::Inflate);
+        loop {
+            let mut done = false;
+            while !done && job.admit(INFLATE_STEP_BYTES as u64) {
+                let before = inflater.inflated();
+                done = inflater.step(INFLATE_STEP_BYTES)?;
+                job.count((inflater.inflated() - before) as u64);
+            }
+            if done {
+                job.done();
+                break;
+            }
+            app.apply(Update::Progress {
+                fraction: Some(0.5 + 0.5 * inflater.consumed() as f64 / compressed.len().max(1) as f64),
+                text: format!("Decompressing {name}…"),
+            });
+            job.next_slice().await?;
+            if !app.is_current(ticket) {
+                job.cancel();
+                return Ok(());
+            }
+        }
+        bytes = inflater.finish();
+    }
+    if bytes.is_empty() {
+        return Err(LoadError::Empty.into());
+    }
+    // Each step below is tens of ms on big files: a task of its own, not one run-on task.
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    let Some(capture) = open(app, ticket, name, &bytes).await? else { return Ok(()) };
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    // Laying out and painting a long capture's strip takes much of a task: one of its own.
+    let (opened, gauges) = Opened::of(&capture, name);
+    app.apply(Update::Opened(Box::new(opened)));
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    app.apply(Update::Ready);
+    yield_now().await?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    let mut running = Running { app, ticket, session: Session::new(&capture, name, gauges) };
+    running.serve(mailbox, restore).await
+}
+
+/// Opens the capture in slices: checking a closed one's directory against the file, or
+/// scanning a never-closed or directory-less one record by record, is hundreds of ms on
+/// big files. `None` when a newer file was opened meanwhile.
+async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result<Option<Capture<'b>>, Failure> {
+    let mut opener = Opener::new(bytes).map_err(LoadError::Open)?;
+    let mut job = SoloJob::start(ticket, JobKind::Open);
+    loop {
+        let mut done = false;
+        while !done && job.admit(1) {
+            done = opener.step(OPEN_STEP_BYTES);
+            job.count(1);
+        }
+        if done {
+            job.done();
+            // Nothing is left for `finish` to do.
+            return Ok(Some(opener.finish()));
+        }
+        let (done, total) = opener.progress();
+        let message = match opener.scanning() {
+            Some((walked, len)) => format!(
+                "Scanning {name} for records (it has no index): {} of {}…",
+                units::bytes(walked),
+                units::bytes(len)
+            ),
+            None => format!("Checking {name} against its index…"),
+        };
+        app.apply(Update::Progress { fraction: Some(done as f64 / total.max(1) as f64), text: message });
+        job.next_slice().await?;
+        if !app.is_current(ticket) {
+            job.cancel();
+            return Ok(None);
+        }
+    }
+}
+
+/// The session of load `ticket`, delivering what it produces to the page.
+struct Running<'a, 'c> {
+    app: &'a App,
+    ticket: u64,
+    session: Session<'c>,
+}
+
+impl Drop for Running<'_, '_> {
+    /// A session ends when another file is opened or the page closes the capture: every
+    /// job still under way is cancelled, and the log says so.
+    fn drop(&mut self) {
+        self.session.close();
+        for report in self.session.take_reports() {
+            slice::log(self.ticket, report);
+        }
+    }
+}
+
+impl Running<'_, '_> {
+    async fn serve(&mut self, mailbox: &Mailbox, restore: &Restore) -> Result<(), Failure> {
+        self.session.restore(restore);
+        self.deliver();
+        yield_now().await?;
+        loop {
+            while let Some(command) = mailbox.try_recv() {
+                let open = self.session.handle(command);
+                self.deliver();
+                if !open {
+                    return Ok(());
+                }
+            }
+            if !self.app.is_current(self.ticket) {
+                return Ok(());
+            }
+            if self.session.busy() {
+                self.session.work(&slice::start());
+                self.deliver();
+                yield_now().await?;
+                continue;
+            }
+            let command = mailbox.recv().await;
+            let open = self.session.handle(command);
+            self.deliver();
+            if !open {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Logs the session's slices and hands its updates to the page, oldest first.
+    fn deliver(&mut self) {
+        for report in self.session.take_reports() {
+            slice::log(self.ticket, report);
+        }
+        if !self.app.is_current(self.ticket) {
+            return;
+        }
+        for update in self.session.take_updates() {
+            self.app.apply(update);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The session's logic without a browser: what it restores, the order and bounds of its
+//! slices, that a replaced job's results never arrive, and what it reports, driven by a
+//! scripted capture and a clock that moves only when the test moves it.
+
+use std::cell::Cell;
+use std::time::Duration;
+
+use sgpt_format::analysis::{self, StatsReport};
+use sgpt_format::synth::{SynthOptions, generate};
+use sgpt_format::{Capture, Level};
+use sgpt_inspector::session::{Command, Restore, Session, Update};
+use sgpt_inspector::slicing::{Clock, JobKind, SLICE_TIME, Slice, SliceReport, Yield};
+
+/// A clock that moves only when told to.
+#[derive(Default)]
+struct HandClock(Cell<Duration>);
+
+impl Clock for HandClock {
+    fn now(&self) -> Duration {
+        self.0.get()
+    }
+}
+
+fn capture_bytes(frames: u32) -> Vec<u8> {
+    generate(&SynthOptions { frames, passes: 12, level: Level::Workload, seed: 11, ..SynthOptions::default() })
+}
+
+/// Runs slices on a frozen clock until the session is idle; returns every update and
+/// every slice report, and how many slices it took.
+fn drain(session: &mut Session<'_>) -> (Vec<Update>, Vec<SliceReport>, usize) {
+    let clock = HandClock::default();
+    let mut updates = session.take_updates();
+    let mut reports = session.take_reports();
+    let mut slices = 0;
+    while session.busy() {
+        session.work(&Slice::start(&clock));
+        updates.extend(session.take_updates());
+        reports.extend(session.take_reports());
+        slices += 1;
+        assert!(slices < 10_000, "the session goes idle");
+    }
+    (updates, reports, slices)
+}
+
+fn stats(updates: &[Update]) -> Vec<&StatsReport> {
+    updates.iter().filter_map(|u| if let Update::Stats(report) = u { Some(report.as_ref()) } else { None }).collect()
+}
+
+#[test]
+fn without_a_link_it_shows_the_first_frame_over_the_whole_capture_and_compares_its_halves() {
+    let bytes = capture_bytes(101);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "demo.sgpt", None);
+    session.restore(&Restore::default());
+    let updates = session.take_updates();
+    match &updates[0] {
+        Update::Restored { frame, range, compare } => {
+            assert_eq!(*frame, Some(0));
+            assert_eq!(*range, Some((0, 100)));
+            assert_eq!(*compare, Some(((0, 49), (50, 100))));
+        }
+        other => panic!("first the restored state, not {other:?}"),
+    }
+    let Update::Frame(view) = &updates[1] else { panic!("then the frame, not {:?}", updates[1]) };
+    assert_eq!((view.index, view.number), (0, capture.frames()[0].frame_number));
+    assert!(view.selected_block.is_none(), "nothing was selected");
+    assert!(view.title.starts_with(&format!("Frame {} · GPU", view.number)), "{}", view.title);
+    assert!(matches!(updates[2], Update::Pass(None)), "no pass detail: {:?}", updates[2]);
+}
+
+#[test]
+fn a_link_restores_frame_range_comparison_and_pass_by_frame_number() {
+    let bytes = capture_bytes(60);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let number = |index: usize| capture.frames()[index].frame_number;
+    let restore = Restore {
+        frame: Some(number(7)),
+        range: Some((number(5), number(40))),
+        compare: Some(((number(5), number(9)), (number(30), number(40)))),
+        pass: Some(2),
+    };
+    let mut session = Session::new(&capture, "demo.sgpt", None);
+    session.restore(&restore);
+    let (updates, _, _) = drain(&mut session);
+    let Update::Restored { frame, range, compare } = &updates[0] else { panic!("{:?}", updates[0]) };
+    assert_eq!((*frame, *range, *compare), (Some(7), Some((5, 40)), Some(((5, 9), (30, 40)))));
+    let Update::Frame(view) = &updates[1] else { panic!("{:?}", updates[1]) };
+    assert_eq!(view.index, 7);
+    let block = view.selected_block.expect("pass 2 runs in frame 7");
+    assert_eq!(view.timeline.find_gpu_pass(2), Some(block));
+    assert!(matches!(&updates[2], Update::Pass(Some(_))), "the pass's detail: {:?}", updates[2]);
+    // Statistics over exactly the restored range, equal to the analysis.
+    let reports = stats(&updates);
+    assert_eq!(reports.len(), 1);
+    assert_eq!(*reports[0], analysis::pass_stats(&capture, 5..41));
+    let sparkline = updates.iter().find_map(|u| if let Update::Sparkline(p) = u { Some(p) } else { None });
+    assert_eq!(sparkline.expect("the pass's sparkline").len(), 36, "one point a frame of the range");
+    let compare = updates.iter().find_map(|u| if let Update::Compare(d) = u { Some(d) } else { None });
+    let expected = analysis::deltas(&analysis::pass_stats(&capture, 5..10), &analysis::pass_stats(&capture, 30..41));
+    assert_eq!(compare.expect("the comparison"), &expected);
+}
+
+#[test]
+fn a_link_naming_frames_the_capture_lacks_falls_back_to_the_defaults() {
+    let bytes = capture_bytes(20);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "demo.sgpt", None);
+    session.restore(&Restore { frame: Some(u64::MAX), range: Some((0, u64::MAX)), ..Restore::default() });
+    let updates = session.take_updates();
+    let Update::Restored { frame, range, .. } = &updates[0] else { panic!("{:?}", updates[0]) };
+    assert_eq!((*frame, *range), (Some(0), Some((0, 19))));
+}
+
+#[test]
+fn slices_run_jobs_in_order_within_their_caps_and_show_one_result_a_slice() {
+    let bytes = capture_bytes(3_000);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "big.sgpt", None);
+    session.restore(&Restore { pass: Some(1), ..Restore::default() });
+    let (updates, reports, slices) = drain(&mut session);
+    let order = [JobKind::Gauges, JobKind::Spark, JobKind::Stats, JobKind::Compare, JobKind::Verify];
+    let mut last = None;
+    let mut shares = 0;
+    for report in &reports {
+        assert!(report.units <= report.job.cap(), "{report:?} within its cap");
+        // The clock never moved: every share ends by its cap or by finishing.
+        assert!(matches!(report.why, Some(Yield::Cap | Yield::Done)), "{report:?}");
+        let at = order.iter().position(|&k| k == report.job).expect("a session job");
+        if let Some(previous) = last
+            && at <= previous
+        {
+            shares = 0; // a new slice began
+        }
+        last = Some(at);
+        shares += 1;
+        assert!(shares <= order.len(), "each job once a slice");
+    }
+    // Verification reads every frame, 1,024 a slice: it finishes in the third slice; the
+    // five results (spark, stats, compare, verify) are shown one a slice, after their jobs.
+    let verify: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
+    assert_eq!(verify, 3_000);
+    let finished = reports.iter().filter(|r| r.why == Some(Yield::Done)).count();
+    assert_eq!(finished, 4, "spark, stats, compare and verify each finish once");
+    assert!(slices >= finished, "one result shown a slice");
+    assert_eq!(*stats(&updates)[0], analysis::pass_stats(&capture, 0..3_000));
+    assert!(updates.iter().any(|u| matches!(u, Update::Verified { summary: Some(_), .. })));
+    // Once idle, the status line says so.
+    let Some(Update::Progress { fraction, .. }) = updates.iter().rev().find(|u| matches!(u, Update::Progress { .. }))
+    else {
+        panic!("progress is reported")
+    };
+    assert_eq!(*fraction, None);
+}
+
+#[test]
+fn a_slice_whose_time_is_spent_does_no_more_work() {
+    let bytes = capture_bytes(2_000);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "big.sgpt", None);
+    session.restore(&Restore::default());
+    let _ = session.take_reports();
+    let clock = HandClock::default();
+    let slice = Slice::start(&clock);
+    clock.0.set(SLICE_TIME);
+    session.work(&slice);
+    assert!(session.take_reports().is_empty(), "no job gets a share of a spent slice");
+    assert!(session.busy());
+}
+
+#[test]
+fn a_new_range_cancels_the_statistics_under_way_and_only_its_results_arrive() {
+    let bytes = capture_bytes(2_500);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "big.sgpt", None);
+    session.restore(&Restore::default());
+    let clock = HandClock::default();
+    session.work(&Slice::start(&clock));
+    assert!(session.handle(Command::Range(100, 199)));
+    let cancelled = session.take_reports();
+    assert!(cancelled.contains(&SliceReport::cancelled(JobKind::Stats, 0)), "{cancelled:?}");
+    let (updates, _, _) = drain(&mut session);
+    let reports = stats(&updates);
+    assert_eq!(reports.len(), 1, "the first range's statistics never arrive");
+    assert_eq!(*reports[0], analysis::pass_stats(&capture, 100..200));
+}
+
+#[test]
+fn closing_cancels_every_job_still_under_way() {
+    let bytes = capture_bytes(2_000);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "big.sgpt", None);
+    session.restore(&Restore::default());
+    let _ = session.take_reports();
+    assert!(!session.handle(Command::Close), "close ends the session");
+    session.close();
+    let reports = session.take_reports();
+    let kinds: Vec<JobKind> = reports.iter().map(|r| r.job).collect();
+    assert_eq!(kinds, [JobKind::Stats, JobKind::Compare, JobKind::Verify]);
+    assert!(!session.busy());
+}
+
+#[test]
+fn export_names_the_file_after_the_capture_and_frames_that_fail_say_why() {
+    let bytes = capture_bytes(4);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "https://example.org/runs/night.sgpt.gz", None);
+    session.handle(Command::Export);
+    let updates = session.take_updates();
+    let Some(Update::Download { bytes, file_name, mime, status }) = updates.first() else {
+        panic!("a download: {updates:?}")
+    };
+    assert_eq!((file_name.as_str(), *mime), ("night.trace.json", "application/json"));
+    let json = std::str::from_utf8(bytes).expect("JSON is UTF-8");
+    assert!(json.starts_with('{') && json.contains("\"traceEvents\""), "Chrome Trace JSON");
+    assert!(status.starts_with("Exported "), "{status}");
+
+    let corrupted =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/corrupted.sgpt")).expect("fixture");
+    let capture = Capture::open(&corrupted).expect("opens");
+    let bad = capture.frames().iter().position(|f| f.frame_number == 6).expect("frame 6 is indexed");
+    let mut session = Session::new(&capture, "corrupted.sgpt", None);
+    session.handle(Command::Frame(bad));
+    let updates = session.take_updates();
+    let Some(Update::FrameFailed { index, number, message }) = updates.first() else { panic!("{updates:?}") };
+    assert_eq!((*index, *number), (bad, 6));
+    assert!(message.starts_with("Frame 6 could not be decoded: "), "{message}");
+}
