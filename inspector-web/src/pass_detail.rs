@@ -24,6 +24,8 @@ pub struct PassDetail {
     pub label: String,
     pub kind: &'static str,
     pub graph_pass: Option<String>,
+    /// The graph pass's index in the topology, for a link to it in the structure view.
+    pub graph_pass_index: Option<u32>,
     pub durations: Vec<u64>,
     pub dispatches: usize,
     pub draws: usize,
@@ -46,6 +48,7 @@ impl PassDetail {
             label: clip(&gpu.label),
             kind: gpu.kind.name(),
             graph_pass: gpu.graph_pass.and_then(|g| topology.graph_passes.get(g as usize)).map(|g| clip(&g.name)),
+            graph_pass_index: gpu.graph_pass.filter(|&g| (g as usize) < topology.graph_passes.len()),
             durations: frame.spans.iter().filter(|s| s.pass == pass).map(sgpt_format::Span::duration_ns).collect(),
             attachments: gpu
                 .attachments

@@ -76,6 +76,10 @@ pub enum JobKind {
     Compare,
     /// The sampled frames' memory gauges.
     Gauges,
+    /// The range flame graph over the selected range.
+    Icicle,
+    /// The selected pass's histogram over the range.
+    Histogram,
 }
 
 impl JobKind {
@@ -90,6 +94,8 @@ impl JobKind {
             Self::Spark => "spark",
             Self::Compare => "compare",
             Self::Gauges => "gauges",
+            Self::Icicle => "icicle",
+            Self::Histogram => "histogram",
         }
     }
 
@@ -98,7 +104,7 @@ impl JobKind {
         match self {
             Self::Read | Self::Inflate => Unit::Bytes,
             Self::Open => Unit::Steps,
-            Self::Verify | Self::Spark | Self::Gauges => Unit::Frames,
+            Self::Verify | Self::Spark | Self::Gauges | Self::Icicle | Self::Histogram => Unit::Frames,
             Self::Stats | Self::Compare => Unit::FramesOrPasses,
         }
     }
@@ -112,8 +118,8 @@ impl JobKind {
             Self::Read => 8 << 20,
             Self::Inflate => 4 << 20,
             Self::Open => 16,
-            Self::Verify | Self::Stats | Self::Compare => 1024,
-            Self::Spark => 2048,
+            Self::Verify | Self::Stats | Self::Compare | Self::Icicle => 1024,
+            Self::Spark | Self::Histogram => 2048,
             Self::Gauges => 256,
         }
     }

@@ -120,6 +120,10 @@ pub fn display_name(pass: &PassStats) -> String {
     if pass.span_kind == sgpt_format::SpanKind::SubPass {
         name.push_str(" (sub-pass region)");
     }
+    // A graph pass timed on its encoder shares its name with the pass it brackets.
+    if pass.kind == sgpt_format::GpuPassKind::Encoder {
+        name.push_str(" (encoder)");
+    }
     name
 }
 

@@ -271,6 +271,66 @@ impl Summary {
     }
 }
 
+/// One of the toolbar's key facts about the open capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolbarFact {
+    /// What the toolbar shows, short.
+    pub text: String,
+    /// The whole fact, for its tooltip.
+    pub title: String,
+    /// A loss the reader must not miss (dropped spans, a capture never closed).
+    pub alarm: bool,
+}
+
+impl Summary {
+    /// The toolbar's facts: level, adapter, frames, dropped spans, and a capture that was
+    /// never closed. What the capture does not say is said to be unknown, never left out.
+    #[must_use]
+    pub fn toolbar_facts(&self) -> Vec<ToolbarFact> {
+        let fact = |text: String, title: String, alarm: bool| ToolbarFact { text, title, alarm };
+        let mut facts = vec![
+            match self.level {
+                Some(level) => fact(format!("level {level}"), format!("Recorded at level {level}"), self.verbose),
+                None => {
+                    fact("level unknown".to_owned(), "No readable META record: the level is unknown".to_owned(), true)
+                }
+            },
+            match &self.adapter {
+                Some(adapter) => fact(adapter.describe(), format!("Adapter: {}", adapter.describe()), false),
+                None => fact(
+                    "adapter unknown".to_owned(),
+                    "No readable META record: the adapter is unknown".to_owned(),
+                    true,
+                ),
+            },
+            fact(
+                format!("{} frames", crate::units::grouped(self.frames)),
+                match self.frame_numbers {
+                    Some((first, last)) => format!("{} frames, numbers {first} to {last}", self.frames),
+                    None => "No frames".to_owned(),
+                },
+                self.frames == 0,
+            ),
+            fact(
+                format!("{} dropped spans", crate::units::grouped(self.dropped_spans)),
+                format!(
+                    "{} spans dropped by a full timer pool, on {} frames",
+                    self.dropped_spans, self.frames_with_dropped_spans
+                ),
+                self.dropped_spans > 0,
+            ),
+        ];
+        if !self.closed {
+            facts.push(fact(
+                "never closed".to_owned(),
+                "The recording never stopped cleanly; its index was rebuilt by scanning".to_owned(),
+                true,
+            ));
+        }
+        facts
+    }
+}
+
 fn pass_table(capture: &Capture<'_>) -> PassTable {
     let Some((id, topology)) = capture.topologies().next() else {
         return PassTable::default();

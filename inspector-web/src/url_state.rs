@@ -12,42 +12,32 @@ use std::fmt::Write as _;
 pub enum Tab {
     #[default]
     Timeline,
+    Range,
     Stats,
     Structure,
     Resources,
-    Pass,
-    Compare,
     Memory,
+    Compare,
     Notes,
-    Summary,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 9] = [
-        Tab::Timeline,
-        Tab::Stats,
-        Tab::Structure,
-        Tab::Resources,
-        Tab::Pass,
-        Tab::Compare,
-        Tab::Memory,
-        Tab::Notes,
-        Tab::Summary,
-    ];
+    /// In the order of the view tabs and their number keys (1 to 8).
+    pub const ALL: [Tab; 8] =
+        [Tab::Timeline, Tab::Range, Tab::Stats, Tab::Structure, Tab::Resources, Tab::Memory, Tab::Compare, Tab::Notes];
 
     /// The name in the hash and the panel's id suffix.
     #[must_use]
     pub fn key(self) -> &'static str {
         match self {
             Tab::Timeline => "timeline",
+            Tab::Range => "range",
             Tab::Stats => "stats",
             Tab::Structure => "structure",
             Tab::Resources => "resources",
-            Tab::Pass => "pass",
-            Tab::Compare => "compare",
             Tab::Memory => "memory",
+            Tab::Compare => "compare",
             Tab::Notes => "notes",
-            Tab::Summary => "summary",
         }
     }
 
@@ -56,20 +46,26 @@ impl Tab {
     pub fn title(self) -> &'static str {
         match self {
             Tab::Timeline => "Timeline",
+            Tab::Range => "Range flame",
             Tab::Stats => "Statistics",
             Tab::Structure => "Structure",
             Tab::Resources => "Resources",
-            Tab::Pass => "Pass detail",
-            Tab::Compare => "Compare",
             Tab::Memory => "Memory",
-            Tab::Notes => "Notes & defects",
-            Tab::Summary => "Summary",
+            Tab::Compare => "Compare",
+            Tab::Notes => "Capture & notes",
         }
     }
 
+    /// The view a hash key names. Links made before the details pane and the capture view
+    /// existed still open: `pass` shows the timeline (the pass is in the details pane), and
+    /// `summary` the capture view.
     #[must_use]
     pub fn from_key(key: &str) -> Option<Tab> {
-        Tab::ALL.into_iter().find(|tab| tab.key() == key)
+        match key {
+            "pass" => Some(Tab::Timeline),
+            "summary" => Some(Tab::Notes),
+            _ => Tab::ALL.into_iter().find(|tab| tab.key() == key),
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use sgpt_format::analysis::{self, StatsReport};
 use sgpt_format::synth::{SynthOptions, generate};
-use sgpt_format::{Capture, Level};
+use sgpt_format::{Capture, Frame, GpuPass, GpuPassKind, Level, Meta, Span, SpanKind, Topology, Writer};
 use sgpt_inspector::session::{Command, Restore, Session, Update};
 use sgpt_inspector::slicing::{Clock, JobKind, SLICE_TIME, Slice, SliceReport, Yield};
 
@@ -118,7 +118,15 @@ fn slices_run_jobs_in_order_within_their_caps_and_show_one_result_a_slice() {
     let mut session = Session::new(&capture, "big.sgpt", None);
     session.restore(&Restore { pass: Some(1), ..Restore::default() });
     let (updates, reports, slices) = drain(&mut session);
-    let order = [JobKind::Gauges, JobKind::Spark, JobKind::Stats, JobKind::Compare, JobKind::Verify];
+    let order = [
+        JobKind::Gauges,
+        JobKind::Spark,
+        JobKind::Histogram,
+        JobKind::Stats,
+        JobKind::Icicle,
+        JobKind::Compare,
+        JobKind::Verify,
+    ];
     let mut last = None;
     let mut shares = 0;
     for report in &reports {
@@ -136,11 +144,11 @@ fn slices_run_jobs_in_order_within_their_caps_and_show_one_result_a_slice() {
         assert!(shares <= order.len(), "each job once a slice");
     }
     // Verification reads every frame, 1,024 a slice: it finishes in the third slice; the
-    // five results (spark, stats, compare, verify) are shown one a slice, after their jobs.
+    // results (spark, histogram, stats, compare, verify) are shown one a slice, after their jobs.
     let verify: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
     assert_eq!(verify, 3_000);
     let finished = reports.iter().filter(|r| r.why == Some(Yield::Done)).count();
-    assert_eq!(finished, 4, "spark, stats, compare and verify each finish once");
+    assert_eq!(finished, 5, "spark, histogram, stats, compare and verify each finish once");
     assert!(slices >= finished, "one result shown a slice");
     assert_eq!(*stats(&updates)[0], analysis::pass_stats(&capture, 0..3_000));
     assert!(updates.iter().any(|u| matches!(u, Update::Verified { summary: Some(_), .. })));
@@ -224,4 +232,108 @@ fn export_names_the_file_after_the_capture_and_frames_that_fail_say_why() {
     let Some(Update::FrameFailed { index, number, message }) = updates.first() else { panic!("{updates:?}") };
     assert_eq!((*index, *number), (bad, 6));
     assert!(message.starts_with("Frame 6 could not be decoded: "), "{message}");
+}
+
+#[test]
+fn a_search_result_is_shown_in_a_frame_that_holds_it_nearest_the_shown_one() {
+    let bytes = two_topologies();
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let index = sgpt_inspector::search::SearchIndex::new(&capture);
+    let shown = 12.min(capture.frames().len() - 1);
+    let shown_topology = capture.frames()[shown].topology;
+    // An item absent from the shown frame's topology, present in another.
+    let elsewhere = index
+        .items()
+        .iter()
+        .find(|item| item.kind == sgpt_inspector::search::ItemKind::Pass && item.index_in(shown_topology).is_none())
+        .expect("a pass only some topologies hold");
+    let mut session = Session::new(&capture, "two.sgpt", None);
+    session.handle(Command::Frame(shown));
+    let _ = session.take_updates();
+    session.handle(Command::Reveal { kind: elsewhere.kind, places: elsewhere.places.clone() });
+    let updates = session.take_updates();
+    let Some(Update::Frame(view)) = updates.first() else { panic!("another frame is shown: {updates:?}") };
+    let holds = |i: usize| elsewhere.index_in(capture.frames()[i].topology).is_some();
+    assert!(holds(view.index));
+    let nearest = (0..capture.frames().len()).filter(|&i| holds(i)).min_by_key(|&i| (i.abs_diff(shown), i));
+    assert_eq!(Some(view.index), nearest, "the nearest frame that holds it, earlier first");
+    let expected = elsewhere.index_in(view.topology).expect("held there");
+    assert_eq!(view.selected_block, view.timeline.find_gpu_pass(expected));
+    assert!(matches!(updates.last(), Some(Update::Revealed { index, .. }) if *index == expected), "{updates:?}");
+
+    // One the shown frame holds is selected there, without decoding another frame.
+    let here = index.items().iter().find(|item| item.index_in(view.topology).is_some()).expect("an item here");
+    session.handle(Command::Reveal { kind: here.kind, places: here.places.clone() });
+    let updates = session.take_updates();
+    assert!(!updates.iter().any(|u| matches!(u, Update::Frame(_))), "{updates:?}");
+    assert!(matches!(updates.last(), Some(Update::Revealed { .. })));
+}
+
+#[test]
+fn the_flame_graph_is_built_once_asked_and_follows_the_range_after() {
+    let bytes = capture_bytes(300);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "demo.sgpt", None);
+    session.restore(&Restore::default());
+    let (updates, _, _) = drain(&mut session);
+    assert!(!updates.iter().any(|u| matches!(u, Update::Icicle(_))), "not built before the view asks");
+    session.handle(Command::Icicle);
+    let (updates, _, _) = drain(&mut session);
+    let icicles: Vec<_> =
+        updates.iter().filter_map(|u| if let Update::Icicle(i) = u { Some(i) } else { None }).collect();
+    assert_eq!(icicles.len(), 1);
+    assert_eq!(icicles[0].range, 0..300);
+    let stats = analysis::pass_stats(&capture, 0..300);
+    assert_eq!((icicles[0].spans, icicles[0].zero_spans), (stats.spans, stats.zero_spans));
+    session.handle(Command::Range(10, 19));
+    let (updates, _, _) = drain(&mut session);
+    let ranges: Vec<_> =
+        updates.iter().filter_map(|u| if let Update::Icicle(i) = u { Some(i.range.clone()) } else { None }).collect();
+    assert_eq!(ranges, vec![(10..20)], "rebuilt for the new range");
+}
+
+#[test]
+fn showing_another_frame_does_not_recount_the_selected_pass_over_the_same_range() {
+    let bytes = capture_bytes(200);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "demo.sgpt", None);
+    session.restore(&Restore { pass: Some(1), ..Restore::default() });
+    let (updates, _, _) = drain(&mut session);
+    let count = |updates: &[Update]| {
+        updates.iter().filter(|u| matches!(u, Update::Sparkline(_) | Update::Histogram(_))).count()
+    };
+    assert_eq!(count(&updates), 2, "one sparkline and one histogram");
+    session.handle(Command::Frame(50));
+    let (updates, reports, _) = drain(&mut session);
+    assert_eq!(count(&updates), 0, "same pass, same range: nothing recounted");
+    assert!(reports.iter().all(|r| r.job != JobKind::Spark && r.job != JobKind::Histogram), "{reports:?}");
+    session.handle(Command::Range(0, 99));
+    let (updates, _, _) = drain(&mut session);
+    assert_eq!(count(&updates), 2, "a new range recounts both");
+}
+
+/// 30 frames: frames 0–9 and 20–29 of topology A (`draw`, `blur`), frames 10–19 of
+/// topology B (`draw`, `bloom`), so `bloom` is only in the middle third.
+fn two_topologies() -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("writer");
+    let pass = |label: &str| GpuPass { label: label.into(), kind: GpuPassKind::Compute, ..GpuPass::default() };
+    let a = writer.topology(&Topology { gpu_passes: vec![pass("draw"), pass("blur")], ..Topology::default() });
+    let b = writer.topology(&Topology { gpu_passes: vec![pass("draw"), pass("bloom")], ..Topology::default() });
+    let (a, b) = (a.expect("topology"), b.expect("topology"));
+    for number in 0..30u64 {
+        let topology = if (10..20).contains(&number) { b } else { a };
+        let t = number * 1_000_000;
+        let spans = (0..2)
+            .map(|pass| Span {
+                pass,
+                kind: SpanKind::Pass,
+                query_set: 0,
+                begin_ns: t + u64::from(pass) * 500,
+                end_ns: t + u64::from(pass) * 500 + 400,
+            })
+            .collect();
+        writer.frame(&Frame { frame_number: number, topology, spans, ..Frame::default() }).expect("frame");
+    }
+    writer.finish().expect("finish")
 }

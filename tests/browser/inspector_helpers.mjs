@@ -91,17 +91,28 @@ async function currentLoad(page) {
 }
 
 /** Waits for load number `load` (or a later one) to finish; returns body's dataset, the
- *  error shown and the summary shown (null when hidden). */
+ *  error shown and the capture's summary (null when hidden), a text node a line. */
 export async function outcome(page, load = 1) {
   await page.waitForFunction(
     (n) => Number(document.body.dataset.load) >= n && ['ready', 'error'].includes(document.body.dataset.state),
     load,
   );
-  return page.evaluate(() => ({
-    ...document.body.dataset,
-    error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
-    summary: document.getElementById('summary').hidden ? null : document.getElementById('summary').innerText,
-  }));
+  return page.evaluate(() => {
+    // The summary lives in the Capture view, hidden behind another view more often than
+    // not: its text nodes, one a line, rather than innerText, which needs it laid out.
+    const textOf = (element) => {
+      const parts = [];
+      const walk = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      while (walk.nextNode()) parts.push(walk.currentNode.data);
+      return parts.join('\n');
+    };
+    const summary = document.getElementById('summary');
+    return {
+      ...document.body.dataset,
+      error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
+      summary: summary.hidden ? null : textOf(summary),
+    };
+  });
 }
 
 /**

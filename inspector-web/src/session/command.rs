@@ -1,6 +1,8 @@
 //! What the page asks of the session that owns the open capture: commands go down, and
 //! what they produce comes back up as [`super::Update`] values.
 
+use crate::search::{ItemKind, Place};
+
 /// One request from the page. Frame and range values are indices into the capture's frames.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -10,6 +12,13 @@ pub enum Command {
     Range(usize, usize),
     /// Select GPU pass (index into the shown frame's topology), or none.
     Pass(Option<u32>),
+    /// Build the range flame graph over the range, and again whenever the range changes.
+    Icicle,
+    /// Show a search result: a frame where it is, and it selected there. `places` are the
+    /// topologies that hold it, each with its index there.
+    Reveal { kind: ItemKind, places: Vec<Place> },
+    /// Show GPU pass `PassKey` (a statistics row) where it runs, selected.
+    RevealPass(super::PassKey),
     /// Compare two ranges of frame indices.
     Compare((usize, usize), (usize, usize)),
     /// Export the capture as Chrome Trace JSON.

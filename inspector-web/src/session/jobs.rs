@@ -5,6 +5,8 @@ use sgpt_format::analysis::StatsReport;
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Defect, Frame, GpuPassKind, SpanKind, Topology};
 
+use crate::histogram::HistogramJob;
+use crate::icicle::IcicleJob;
 use crate::slicing::JobKind;
 use crate::stats::StatsJob;
 use crate::verify::ReadBack;
@@ -17,6 +19,8 @@ pub(super) enum Job<'c> {
     Spark { masks: PassMasks, next: usize, end: usize, values: Vec<Option<u64>> },
     Compare { a: Box<StatsJob<'c, 'c>>, b: Box<StatsJob<'c, 'c>>, a_done: Option<StatsReport> },
     Gauges(GaugeScan),
+    Icicle(IcicleJob<'c, 'c>),
+    Histogram(HistogramJob<'c, 'c>),
 }
 
 impl<'c> Job<'c> {
@@ -27,6 +31,8 @@ impl<'c> Job<'c> {
             Job::Spark { .. } => JobKind::Spark,
             Job::Compare { .. } => JobKind::Compare,
             Job::Gauges(_) => JobKind::Gauges,
+            Job::Icicle(_) => JobKind::Icicle,
+            Job::Histogram(_) => JobKind::Histogram,
         }
     }
 
@@ -64,6 +70,8 @@ impl<'c> Job<'c> {
                 true
             }
             Job::Stats(job) => job.step(more),
+            Job::Icicle(job) => job.step(more),
+            Job::Histogram(job) => job.step(more),
             Job::Spark { masks, next, end, values } => {
                 let end = (*end).min(capture.frames().len());
                 if values.capacity() == 0 {

@@ -15,15 +15,19 @@ use std::collections::VecDeque;
 
 use sgpt_format::analysis;
 use sgpt_format::memory_analysis::GaugeScan;
-use sgpt_format::{Capture, Frame};
+use sgpt_format::{Capture, Frame, SpanKind};
 
 pub use command::{Command, Restore};
 pub use jobs::{PassKey, key_of};
 pub use opened::Opened;
 pub use update::{FrameView, Update};
 
+use crate::frame_detail::FrameDetail;
+use crate::histogram::{HistogramJob, PassKey as HistogramKey};
+use crate::icicle::IcicleJob;
 use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
+use crate::search::{ItemKind, Place};
 use crate::slicing::{Clock, JobKind, Slice, SliceReport};
 use crate::stats::StatsJob;
 use crate::structure::Structure;
@@ -42,8 +46,17 @@ const SPARK_POINTS: usize = 600;
 pub const IDLE_STATUS: &str = "Drop or pick another capture to open it instead.";
 
 /// The order jobs run in a slice: the memory lane (a bounded sample of frames) and the
-/// frame views first, then statistics, then the rest.
-const ORDER: [JobKind; 5] = [JobKind::Gauges, JobKind::Spark, JobKind::Stats, JobKind::Compare, JobKind::Verify];
+/// frame views and the selected pass first, then statistics and the range flame graph,
+/// then the rest.
+const ORDER: [JobKind; 7] = [
+    JobKind::Gauges,
+    JobKind::Spark,
+    JobKind::Histogram,
+    JobKind::Stats,
+    JobKind::Icicle,
+    JobKind::Compare,
+    JobKind::Verify,
+];
 
 /// The logic over one open capture.
 #[derive(Debug)]
@@ -63,6 +76,13 @@ pub struct Session<'c> {
     spark: Option<Job<'c>>,
     compare: Option<Job<'c>>,
     gauges: Option<Job<'c>>,
+    icicle: Option<Job<'c>>,
+    histogram: Option<Job<'c>>,
+    /// The pass and range the sparkline and histogram (running or shown) are of, so showing
+    /// another frame does not recount the same series.
+    series_for: Option<(Option<PassKey>, (usize, usize))>,
+    /// The page showed the range flame graph: it follows the range from then on.
+    icicle_wanted: bool,
     /// Jobs done whose results are not shown yet, oldest first: one is shown per slice.
     ready: VecDeque<Job<'c>>,
     updates: Vec<Update>,
@@ -87,6 +107,10 @@ impl<'c> Session<'c> {
             spark: None,
             compare: None,
             gauges: gauges.map(Job::Gauges),
+            icicle: None,
+            histogram: None,
+            icicle_wanted: false,
+            series_for: None,
             ready: VecDeque::new(),
             updates: Vec::new(),
             reports: Vec::new(),
@@ -124,7 +148,6 @@ impl<'c> Session<'c> {
     }
 
     /// Serves `command`. Returns `false` when the session should end.
-    #[expect(clippy::needless_pass_by_value, reason = "commands are consumed one by one from the mailbox")]
     pub fn handle(&mut self, command: Command) -> bool {
         match command {
             Command::Close => return false,
@@ -137,6 +160,25 @@ impl<'c> Session<'c> {
                 if let Some(pass) = self.pass {
                     self.start_spark(pass);
                 }
+                if self.icicle_wanted {
+                    self.start_icicle();
+                }
+            }
+            Command::Icicle => {
+                self.icicle_wanted = true;
+                self.start_icicle();
+            }
+            Command::Reveal { kind, places } => self.reveal(kind, &places),
+            Command::RevealPass(key) => {
+                let places: Vec<Place> = self
+                    .capture
+                    .topologies()
+                    .filter_map(|(topology, t)| {
+                        let index = (0..t.gpu_passes.len()).find(|&i| key_of(t, i).as_ref() == Some(&key))?;
+                        Some(Place { topology, index: index as u32 })
+                    })
+                    .collect();
+                self.reveal(ItemKind::Pass, &places);
             }
             Command::Pass(pass) => {
                 self.pass = pass;
@@ -151,7 +193,7 @@ impl<'c> Session<'c> {
     /// Whether any job is under way or has results not shown yet.
     #[must_use]
     pub fn busy(&self) -> bool {
-        let jobs = [&self.verify, &self.stats, &self.spark, &self.compare, &self.gauges];
+        let jobs = [&self.verify, &self.stats, &self.spark, &self.compare, &self.gauges, &self.icicle, &self.histogram];
         jobs.iter().any(|job| job.is_some()) || !self.ready.is_empty()
     }
 
@@ -226,8 +268,10 @@ impl<'c> Session<'c> {
         }
         let selected_block = self.pass.and_then(|p| timeline.find_gpu_pass(p));
         let view = FrameView {
+            detail: FrameDetail::new(capture, &entry, &self.frame, topology),
             index,
             number,
+            topology: self.frame.topology,
             title,
             selected_block,
             structure: topology.map(|t| Structure::new(t, &self.frame.culled)),
@@ -245,9 +289,48 @@ impl<'c> Session<'c> {
         let detail =
             self.pass.zip(topology).and_then(|(p, t)| PassDetail::new(self.capture, t, &self.frame, p)).map(Box::new);
         self.updates.push(Update::Pass(detail));
-        if let Some(pass) = self.pass {
-            self.start_spark(pass);
+        match self.pass {
+            Some(pass) => self.start_spark(pass),
+            None => self.series_for = None,
         }
+    }
+
+    /// Shows a frame holding the item (the shown one when it does, else the nearest), with
+    /// the item selected there.
+    fn reveal(&mut self, kind: ItemKind, places: &[Place]) {
+        let frames = self.capture.frames();
+        let holds = |index: usize| {
+            let topology = frames[index].topology;
+            places.iter().find(|p| p.topology == topology).map(|p| (index, p.index))
+        };
+        let from = self.shown.unwrap_or(0).min(frames.len().saturating_sub(1));
+        // Outward from the shown frame, earlier first at each distance.
+        let found = (0..frames.len()).find_map(|distance| {
+            let before = from.checked_sub(distance).and_then(holds);
+            let after = || (distance > 0).then(|| from + distance).filter(|&i| i < frames.len()).and_then(holds);
+            before.or_else(after)
+        });
+        let Some((frame, index)) = found else {
+            self.updates.push(Update::Status("No frame of this capture holds that item.".to_owned()));
+            return;
+        };
+        if kind == ItemKind::Pass {
+            self.pass = Some(index);
+        }
+        if self.shown == Some(frame) {
+            if kind == ItemKind::Pass {
+                self.show_pass();
+            }
+        } else {
+            self.show_frame(frame);
+        }
+        self.updates.push(Update::Revealed { kind, index });
+    }
+
+    fn start_icicle(&mut self) {
+        let (first, last) = self.range;
+        self.replace(Job::Icicle(IcicleJob::new(self.capture, first..last + 1)));
+        self.updates.push(Update::IcicleProgress(0.0));
     }
 
     fn start_stats(&mut self) {
@@ -260,7 +343,17 @@ impl<'c> Session<'c> {
         // Remembered by key: indices differ between topologies, labels alone are not keys.
         let key = self.capture.topology(self.frame.topology).and_then(|t| key_of(t, pass as usize));
         let (first, last) = self.range;
+        let series = Some((key.clone(), self.range));
+        if self.series_for == series {
+            return;
+        }
+        self.series_for = series;
         self.replace(Job::spark(key, first, last));
+        let key =
+            self.capture.topology(self.frame.topology).and_then(|t| HistogramKey::of_pass(t, pass, SpanKind::Pass));
+        if let Some(key) = key {
+            self.replace(Job::Histogram(HistogramJob::new(self.capture, first..last + 1, key)));
+        }
     }
 
     /// Where the job of kind `kind` is kept while it runs.
@@ -270,6 +363,8 @@ impl<'c> Session<'c> {
             JobKind::Spark => &mut self.spark,
             JobKind::Stats => &mut self.stats,
             JobKind::Compare => &mut self.compare,
+            JobKind::Icicle => &mut self.icicle,
+            JobKind::Histogram => &mut self.histogram,
             // The loading jobs (read, inflate, open) are over before a session starts.
             JobKind::Verify | JobKind::Read | JobKind::Inflate | JobKind::Open => &mut self.verify,
         }
@@ -300,6 +395,9 @@ impl<'c> Session<'c> {
         } else {
             self.updates.push(Update::Progress { fraction: None, text: IDLE_STATUS.to_owned() });
         }
+        if let Some(Job::Icicle(job)) = &self.icicle {
+            self.updates.push(Update::IcicleProgress(job.progress()));
+        }
         if let Some(Job::Compare { a, b, a_done }) = &self.compare {
             let p = if a_done.is_some() { 0.5 + b.progress() / 2.0 } else { a.progress() / 2.0 };
             self.updates.push(Update::CompareProgress(p));
@@ -323,6 +421,8 @@ impl<'c> Session<'c> {
                 }
             }
             Job::Gauges(scan) => Update::Gauges(scan.finish()),
+            Job::Icicle(job) => Update::Icicle(Box::new(job.finish())),
+            Job::Histogram(job) => Update::Histogram(Box::new(job.finish())),
         };
         self.updates.push(update);
     }

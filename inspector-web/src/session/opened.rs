@@ -5,6 +5,7 @@ use sgpt_format::Capture;
 use sgpt_format::memory_analysis::GaugeScan;
 
 use crate::memory::MemoryView;
+use crate::search::SearchIndex;
 use crate::strip::StripData;
 use crate::summary::{MAX_ROWS, Summary, clip};
 use crate::units;
@@ -29,6 +30,8 @@ pub struct Opened {
     pub gauges_pending: bool,
     /// Of those, domain gauges: the lane under the strip is shown.
     pub has_domains: bool,
+    /// Every pass, graph pass and resource by name, for the search.
+    pub search: SearchIndex,
 }
 
 impl Opened {
@@ -48,6 +51,7 @@ impl Opened {
             memory,
             gauges_pending: scan.is_some(),
             has_domains: scan.as_ref().is_some_and(GaugeScan::has_domains),
+            search: SearchIndex::new(capture),
             summary,
         };
         (opened, scan)

@@ -4,8 +4,12 @@
 use sgpt_format::analysis::{PassDelta, StatsReport};
 use sgpt_format::memory_analysis::Gauges;
 
+use crate::frame_detail::FrameDetail;
+use crate::histogram::Histogram;
+use crate::icicle::Icicle;
 use crate::pass_detail::PassDetail;
 use crate::resources::ResourceTable;
+use crate::search::ItemKind;
 use crate::structure::Structure;
 use crate::summary::{DefectRow, Rows, Summary};
 use crate::timeline::TimelineModel;
@@ -54,6 +58,17 @@ pub enum Update {
     Pass(Option<Box<PassDetail>>),
     /// The selected pass's time in each frame of the range, reduced for drawing.
     Sparkline(Vec<Option<(u64, u64)>>),
+    /// The selected pass's durations over the range, binned.
+    Histogram(Box<Histogram>),
+    /// The range flame graph is being built: fraction done.
+    IcicleProgress(f64),
+    Icicle(Box<Icicle>),
+    /// A search result is selected: item `index` (into the shown frame's topology) of
+    /// `kind`, in the frame now shown.
+    Revealed {
+        kind: ItemKind,
+        index: u32,
+    },
     /// Statistics over the range are being computed: fraction done.
     StatsProgress(f64),
     Stats(Box<StatsReport>),
@@ -82,6 +97,7 @@ pub enum Update {
 pub struct FrameView {
     pub index: usize,
     pub number: u64,
+    pub topology: u32,
     /// The heading over the timeline: the frame's times and what it lacks.
     pub title: String,
     pub timeline: TimelineModel,
@@ -89,4 +105,6 @@ pub struct FrameView {
     pub resources: Option<ResourceTable>,
     /// The selected GPU pass's block in `timeline`, if it runs in this frame.
     pub selected_block: Option<usize>,
+    /// The details pane's view of the frame.
+    pub detail: FrameDetail,
 }

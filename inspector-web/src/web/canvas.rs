@@ -35,6 +35,8 @@ pub struct Canvas {
     pub height: Rc<Cell<f64>>,
     /// Device pixels per CSS pixel, as measured.
     pub scale: Rc<Cell<f64>>,
+    /// The CSS min-height last set, so an unchanged one is not written again.
+    pub min_height: Cell<f64>,
 }
 
 impl Canvas {
@@ -49,12 +51,20 @@ impl Canvas {
             width: Rc::new(Cell::new(0.0)),
             height: Rc::new(Cell::new(0.0)),
             scale: Rc::new(Cell::new(1.0)),
+            min_height: Cell::new(0.0),
         })
     }
 
     /// Sets the CSS height; the width follows the layout.
     pub fn set_css_height(&self, height: f64) {
         let _ = self.element.style().set_property("height", &format!("{height}px"));
+    }
+
+    /// Sets the CSS min-height: the canvas is at least this tall, and as tall as its CSS
+    /// height makes it otherwise.
+    pub fn set_css_min_height(&self, height: f64) {
+        self.min_height.set(height);
+        let _ = self.element.style().set_property("min-height", &format!("{height}px"));
     }
 
     /// Resets the transform so that drawing is in CSS pixels, and clears.

@@ -4,6 +4,8 @@
 use web_sys::CanvasRenderingContext2d;
 
 use super::canvas::Canvas;
+use crate::histogram::HistogramLayout;
+use crate::icicle::{IcicleLayout, NodeId, NodeKind};
 use crate::memory_lane::MemoryLane;
 use crate::strip::{BUDGETS_NS, StripData, StripLayout};
 use crate::timeline::{self, BlockKind, ROW_PX, TimelineModel, Viewport};
@@ -19,10 +21,23 @@ struct Palette {
     selection: &'static str,
 }
 
+/// Whether the page is dark: the theme the reader chose, else the system's.
+pub fn is_dark() -> bool {
+    let chosen = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|root| root.get_attribute("data-theme"));
+    match chosen.as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => web_sys::window()
+            .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+            .is_some_and(|m| m.matches()),
+    }
+}
+
 fn palette() -> Palette {
-    let dark = web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches());
+    let dark = is_dark();
     if dark {
         Palette {
             text: "#e8e8e8",
@@ -283,5 +298,69 @@ pub fn sparkline(ctx: &CanvasRenderingContext2d, w: f64, h: f64, points: &[Optio
     if let Some(at) = at {
         ctx.set_fill_style_str(HITCH);
         ctx.fill_rect((at * w).floor(), 0.0, 1.5, h);
+    }
+}
+
+fn icicle_color(kind: NodeKind) -> &'static str {
+    match kind {
+        NodeKind::Root => "#4b5563",
+        NodeKind::Scope => "#6b7280",
+        NodeKind::GraphPass => "#0f766e",
+        NodeKind::GpuPass => "#2563eb",
+        NodeKind::SubPass => "#0891b2",
+    }
+}
+
+/// Paints the range flame graph's `layout`, outlining `hover` and `selected`.
+pub fn icicle(canvas: &Canvas, layout: &IcicleLayout, hover: Option<NodeId>, selected: Option<NodeId>) {
+    let ctx = canvas.begin();
+    let colors = palette();
+    ctx.set_font("11px ui-monospace, monospace");
+    for rect in &layout.rects {
+        ctx.set_global_alpha(if rect.context { 0.55 } else { 1.0 });
+        ctx.set_fill_style_str(icicle_color(rect.kind));
+        ctx.fill_rect(rect.x, rect.y + 1.0, (rect.width - 1.0).max(0.5), rect.height - 2.0);
+        ctx.set_global_alpha(1.0);
+        if rect.short {
+            // Measured less than its parts: hatched so it is not read as a measurement.
+            ctx.set_stroke_style_str(HITCH);
+            ctx.set_line_width(1.0);
+            ctx.stroke_rect(rect.x + 0.5, rect.y + 1.5, (rect.width - 2.0).max(0.5), rect.height - 3.0);
+        }
+        if Some(rect.node) == selected || Some(rect.node) == hover {
+            ctx.set_stroke_style_str(colors.text);
+            ctx.set_line_width(if Some(rect.node) == selected { 2.0 } else { 1.0 });
+            ctx.stroke_rect(rect.x + 0.5, rect.y + 1.5, (rect.width - 2.0).max(0.5), rect.height - 3.0);
+        }
+        if !rect.label.is_empty() {
+            ctx.set_fill_style_str("#fff");
+            let _ = ctx.fill_text(&rect.label, rect.x + 3.0, rect.y + rect.height / 2.0 + 4.0);
+        }
+    }
+}
+
+/// Paints a pass's histogram: bars, the 0 ns bar apart, median and p95 lines, axis labels.
+pub fn histogram(ctx: &CanvasRenderingContext2d, w: f64, h: f64, layout: &HistogramLayout, hover: Option<usize>) {
+    let colors = palette();
+    ctx.clear_rect(0.0, 0.0, w, h);
+    for (index, bar) in layout.bars.iter().enumerate() {
+        ctx.set_fill_style_str(if bar.zero { DROPPED } else { GPU });
+        ctx.set_global_alpha(if Some(index) == hover { 0.7 } else { 1.0 });
+        ctx.fill_rect(bar.x, bar.y, bar.width.max(1.0), bar.height);
+    }
+    ctx.set_global_alpha(1.0);
+    ctx.set_font("10px ui-monospace, monospace");
+    for marker in &layout.markers {
+        ctx.set_fill_style_str(if marker.name == "median" { colors.text } else { HITCH });
+        ctx.fill_rect(marker.x.floor(), 0.0, 1.5, h - 12.0);
+        let _ = ctx.fill_text(
+            marker.name,
+            (marker.x + 3.0).min(w - 40.0),
+            if marker.name == "median" { 10.0 } else { 22.0 },
+        );
+    }
+    ctx.set_fill_style_str(colors.muted);
+    for label in &layout.labels {
+        let _ = ctx.fill_text(&label.text, (label.x - 20.0).clamp(0.0, (w - 50.0).max(0.0)), h - 1.0);
     }
 }

@@ -6,6 +6,7 @@ use web_sys::Element;
 
 use super::dom::{Dom, clear};
 use super::error::Error;
+use crate::frame_detail::FrameDetail;
 use crate::memory::{
     MemoryView, byte_text, domain_cells, provider_cells, reconciliation_cells, reconciliation_text, site_cells,
     size_cells,
@@ -244,7 +245,13 @@ pub fn structure(
     Ok(())
 }
 
-pub fn resources(dom: &Dom, root: &Element, table: Option<&ResourceTable>) -> Result<(), Error> {
+/// The frame's resources; the row named `selected` (a search result) is marked.
+pub fn resources(
+    dom: &Dom,
+    root: &Element,
+    table: Option<&ResourceTable>,
+    selected: Option<&str>,
+) -> Result<(), Error> {
     clear(root);
     let Some(table) = table else {
         dom.add(root, "p", "No resources: this frame has no frame-graph structure.")?;
@@ -289,7 +296,7 @@ pub fn resources(dom: &Dom, root: &Element, table: Option<&ResourceTable>) -> Re
         ],
     )?;
     for row in table.rows.iter().take(MAX_ROWS) {
-        dom.row(
+        let tr = dom.row(
             &tbl,
             &[
                 (&row.name, false),
@@ -300,6 +307,9 @@ pub fn resources(dom: &Dom, root: &Element, table: Option<&ResourceTable>) -> Re
                 (&row.lifetime, false),
             ],
         )?;
+        if Some(row.name.as_str()) == selected {
+            tr.set_class_name("selected");
+        }
     }
     Ok(())
 }
@@ -313,7 +323,12 @@ pub fn pass_detail(
 ) -> Result<Option<Element>, Error> {
     clear(root);
     let Some(detail) = detail else {
-        dom.add(root, "p", "Select a GPU pass in the timeline or a row of the statistics to see it here.")?;
+        dom.add_class(
+            root,
+            "p",
+            "muted",
+            "Select a GPU pass in the timeline or a row of the statistics, or search (/), to see it here across the selected frames.",
+        )?;
         return Ok(None);
     };
     dom.add(
@@ -335,6 +350,24 @@ pub fn pass_detail(
     canvas.set_class_name("spark");
     let _ = spark_title;
     dom.add_class(root, "p", "readout", "")?.set_id("spark-readout");
+    dom.add_class(
+        root,
+        "p",
+        "muted",
+        "Its durations over the selected frames: black the median, red the p95, purple the 0 ns spans, apart.",
+    )?;
+    let histogram = dom.add(root, "canvas", "")?;
+    histogram.set_id("histogram");
+    histogram.set_class_name("histogram");
+    let _ = histogram.set_attribute("role", "img");
+    let _ = histogram.set_attribute("aria-label", "Histogram of the pass's durations over the selected frames");
+    dom.add_class(root, "p", "readout", "Counting its spans over the range…")?.set_id("histogram-readout");
+    if let Some(index) = detail.graph_pass_index {
+        let button = dom.add(root, "button", "Show its graph pass in Structure")?;
+        let _ = button.set_attribute("type", "button");
+        let _ = button.set_attribute("data-action", "show-gp");
+        let _ = button.set_attribute("data-value", &index.to_string());
+    }
     let facts = dom.add(root, "dl", "")?;
     let frame = frame_number.map_or_else(|| "this frame".to_owned(), |n| format!("frame {n}"));
     let durations = if detail.durations.is_empty() {
@@ -746,6 +779,43 @@ pub fn summary(dom: &Dom, root: &Element, name: &str, summary: &Summary) -> Resu
     }
     if let Some(note) = passes.omitted_note() {
         dom.add(root, "p", &note)?;
+    }
+    Ok(())
+}
+
+/// The shown frame in the details pane: its facts and its workload, pass by pass (a row
+/// selects the pass).
+pub fn frame_detail(dom: &Dom, root: &Element, detail: Option<&FrameDetail>) -> Result<(), Error> {
+    clear(root);
+    let Some(detail) = detail else { return Ok(()) };
+    dom.add(root, "h3", &detail.heading)?;
+    let facts = dom.add(root, "dl", "")?;
+    for (label, value) in &detail.facts {
+        dom.add(&facts, "dt", label)?;
+        dom.add(&facts, "dd", value)?;
+    }
+    let (dispatches, draws) = detail.totals();
+    dom.add(root, "h3", &format!("Workload: {dispatches} dispatches, {draws} draws"))?;
+    if let Some(note) = &detail.workload_note {
+        dom.add_class(root, "p", "muted", note)?;
+        return Ok(());
+    }
+    let table = dom.table(root, &[("Pass", false), ("Dispatches", true), ("Draws", true), ("Invocations", true)])?;
+    table.set_class_name("workload");
+    for row in detail.workload.iter().take(MAX_ROWS) {
+        let tr = dom.row(
+            &table,
+            &[
+                (&row.name, false),
+                (&row.dispatches.to_string(), true),
+                (&row.draws.to_string(), true),
+                (&row.invocations, true),
+            ],
+        )?;
+        if let Ok(Some(cell)) = tr.query_selector("td:last-child") {
+            let _ = cell.set_attribute("title", &row.invocations_title);
+        }
+        Dom::action(&tr, "pass", &row.pass.to_string());
     }
     Ok(())
 }

@@ -8,7 +8,6 @@ use web_sys::{Element, Event, HtmlElement, HtmlInputElement, KeyboardEvent};
 use super::App;
 use crate::session::Command;
 use crate::stats_table::Column;
-use crate::timeline::BlockKind;
 use crate::url_state::Tab;
 
 impl App {
@@ -85,33 +84,33 @@ impl App {
                 }
             }
             "stats-row" => {
-                // Find the pass in the shown frame's timeline by its key.
-                let found = {
+                // The row's pass, shown where it runs: the frame shown if it runs there.
+                let key = {
                     let ui = self.ui.borrow();
                     let pass = value.parse::<usize>().ok().and_then(|i| ui.stats.as_ref()?.passes.get(i).cloned());
-                    pass.and_then(|pass| {
-                        let model = ui.timeline.as_ref()?;
-                        model.blocks.iter().position(|b| {
-                            b.kind == BlockKind::GpuPass && b.label == pass.label && {
-                                let graph = b.graph_pass.and_then(|g| {
-                                    model
-                                        .blocks
-                                        .iter()
-                                        .find(|o| o.kind == BlockKind::GraphPass && o.graph_pass == Some(g))
-                                });
-                                graph.map(|g| g.label.as_str()) == pass.graph_pass.as_deref()
-                            }
-                        })
-                    })
+                    pass.map(|pass| (pass.graph_pass, pass.label, pass.kind))
                 };
-                match found {
-                    Some(block) => {
-                        self.select_block(Some(block));
-                        self.show_tab(Tab::Pass);
-                    }
-                    None => self
-                        .set_text("status", "That pass does not run in the frame shown; pick a frame where it runs."),
+                if let Some(key) = key {
+                    self.send(Command::RevealPass(key));
                 }
+            }
+            "pass" => {
+                // A row of the frame's workload: that pass in the frame shown.
+                let index = value.parse::<u32>().ok();
+                let block = self.ui.borrow().timeline.as_ref().and_then(|m| m.find_gpu_pass(index?));
+                match block {
+                    Some(block) => self.select_block(Some(block)),
+                    None => {
+                        self.ui.borrow_mut().state.pass = index;
+                        self.send(Command::Pass(index));
+                    }
+                }
+            }
+            "show-gp" => {
+                self.ui.borrow_mut().state.graph_pass = value.parse().ok();
+                self.ui.borrow_mut().state.node = None;
+                self.render_structure();
+                self.show_tab(Tab::Structure);
             }
             "gp" => {
                 {

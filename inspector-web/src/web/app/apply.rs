@@ -14,7 +14,7 @@ use crate::timeline::Viewport;
 use crate::url_state::Tab;
 
 /// The `<body>` data keys a load sets, cleared when another begins.
-const LOAD_KEYS: [&str; 15] = [
+const LOAD_KEYS: [&str; 16] = [
     "frames",
     "spans",
     "topologies",
@@ -30,6 +30,7 @@ const LOAD_KEYS: [&str; 15] = [
     "framesRead",
     "spansRead",
     "selection",
+    "icicle",
 ];
 
 impl App {
@@ -76,9 +77,51 @@ impl App {
                 ui.timeline = None;
             }
             Update::Pass(detail) => {
-                self.ui.borrow_mut().detail = detail.map(|d| *d);
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    let key = |d: &crate::pass_detail::PassDetail| (d.graph_pass.clone(), d.label.clone(), d.kind);
+                    // Another pass's series are not this one's: gone until its own arrive.
+                    if ui.detail.as_ref().map(key) != detail.as_deref().map(key) {
+                        ui.sparkline = None;
+                        ui.histogram = None;
+                    }
+                    ui.detail = detail.map(|d| *d);
+                }
                 self.render_pass();
             }
+            Update::Histogram(histogram) => {
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    ui.histogram = Some(*histogram);
+                    ui.histogram_hover = None;
+                }
+                self.draw_histogram();
+            }
+            Update::IcicleProgress(progress) => {
+                self.ui.borrow_mut().icicle_progress = Some(progress);
+                if self.ui.borrow().state.tab == Tab::Range {
+                    self.render_range_head();
+                }
+            }
+            Update::Icicle(icicle) => {
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    // Keep the zoom on the same name path when the range changes.
+                    let path: Option<Vec<String>> = ui
+                        .icicle
+                        .as_ref()
+                        .zip(ui.icicle_focus)
+                        .map(|(old, focus)| old.path(focus).into_iter().map(str::to_owned).collect());
+                    ui.icicle_focus = path.and_then(|p| icicle.find(&p.iter().map(String::as_str).collect::<Vec<_>>()));
+                    ui.icicle_hover = None;
+                    ui.icicle = Some(*icicle);
+                    ui.icicle_progress = None;
+                }
+                self.set_data("icicle", "ready");
+                self.draw_icicle();
+                self.render_range_head();
+            }
+            Update::Revealed { kind, index } => self.revealed(kind, index),
             Update::Sparkline(points) => {
                 self.ui.borrow_mut().sparkline = Some(points);
                 self.draw_sparkline();
@@ -148,6 +191,8 @@ impl App {
         self.summary.set_hidden(true);
         let _ = self.export.set_attribute("disabled", "");
         clear(&self.banners);
+        let _ = self.dom.find("capture").map(|c| c.set_hidden(true));
+        let _ = self.dom.find("search-open").map(|b| b.set_attribute("disabled", ""));
         for key in LOAD_KEYS {
             self.delete_data(key);
         }
@@ -156,14 +201,16 @@ impl App {
 
     /// Everything the directory and the records give, before a frame is decoded.
     fn opened(&self, opened: Opened) {
-        let Opened { name, summary, strip, banners, notes, omitted_notes, memory, gauges_pending, has_domains } =
+        let Opened { name, summary, strip, banners, notes, omitted_notes, memory, gauges_pending, has_domains, search } =
             opened;
         {
             let mut ui = self.ui.borrow_mut();
             ui.name.clone_from(&name);
             ui.verbose = summary.verbose;
             ui.strip = Some(strip);
+            ui.search = Some(search);
         }
+        self.show_capture_facts(&name, &summary);
         let _ = panels::summary(&self.dom, &self.summary, &name, &summary);
         for banner in &banners {
             let _ = self.dom.add_class(&self.banners, "p", "warning", banner);
@@ -199,7 +246,7 @@ impl App {
     }
 
     fn frame_shown(&self, view: FrameView) {
-        let FrameView { index, number, title, timeline, structure, resources, selected_block } = view;
+        let FrameView { index, number, topology, title, timeline, structure, resources, selected_block, detail } = view;
         self.set_text("timeline-title", &title);
         {
             let mut ui = self.ui.borrow_mut();
@@ -210,11 +257,32 @@ impl App {
             ui.timeline = Some(timeline);
             ui.structure = structure;
             ui.resources = resources;
+            ui.topology = Some(topology);
+            ui.frame_detail = Some(detail);
         }
         self.set_data("timelineFrame", &number.to_string());
         self.draw_timeline();
         self.draw_strip();
         self.render_frame_panels();
+    }
+
+    /// The toolbar's name and key facts of the open capture.
+    fn show_capture_facts(&self, name: &str, summary: &crate::summary::Summary) {
+        let Ok(capture) = self.dom.find("capture") else { return };
+        let Ok(facts) = self.dom.find("capture-facts") else { return };
+        self.set_text("capture-name", name);
+        let _ = self.dom.find("capture-name").map(|e| e.set_title(name));
+        clear(&facts);
+        for fact in summary.toolbar_facts() {
+            if let Ok(span) = self.dom.add(&facts, "span", &fact.text) {
+                let _ = span.set_attribute("title", &fact.title);
+                if fact.alarm {
+                    span.set_class_name("bad");
+                }
+            }
+        }
+        capture.set_hidden(false);
+        let _ = self.dom.find("search-open").map(|b| b.remove_attribute("disabled"));
     }
 
     fn show_defects(&self, rows: &Rows<DefectRow>, verified: bool) {

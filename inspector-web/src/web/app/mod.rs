@@ -9,7 +9,10 @@ use sgpt_format::analysis::{PassDelta, StatsReport};
 use sgpt_web_glue::Listener;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
-use web_sys::{DragEvent, Element, Event, EventTarget, HtmlElement, HtmlInputElement, MouseEvent, UrlSearchParams};
+use web_sys::{
+    DragEvent, Element, Event, EventTarget, HtmlDialogElement, HtmlElement, HtmlInputElement, MouseEvent,
+    UrlSearchParams,
+};
 
 use super::canvas::{Canvas, Resizer};
 use super::dom::Dom;
@@ -18,10 +21,14 @@ use super::mailbox::Mailbox;
 use super::panic;
 use super::runner;
 use super::source::Input;
+use crate::frame_detail::FrameDetail;
+use crate::histogram::Histogram;
+use crate::icicle::{Icicle, IcicleLayout, NodeId};
 use crate::memory::MemoryView;
 use crate::memory_lane::MemoryLane;
 use crate::pass_detail::PassDetail;
 use crate::resources::ResourceTable;
+use crate::search::{SearchHit, SearchIndex};
 use crate::session::{Command, Restore};
 use crate::stats_table::TableState;
 use crate::strip::{StripData, StripLayout};
@@ -40,39 +47,58 @@ struct Inspector {
     _resizer: Resizer,
 }
 
-/// What the views show, outside the capture.
+/// What the views show, outside the capture: the page's view state, changed only by the
+/// page's own handlers and by [`App::apply`].
 #[derive(Debug, Default)]
-pub struct Ui {
-    pub state: ViewState,
-    pub name: String,
-    pub verbose: bool,
-    pub strip: Option<StripData>,
-    pub layout: Option<StripLayout>,
-    pub frame: Option<usize>,
-    pub range: Option<(usize, usize)>,
+struct Ui {
+    state: ViewState,
+    name: String,
+    verbose: bool,
+    strip: Option<StripData>,
+    layout: Option<StripLayout>,
+    frame: Option<usize>,
+    range: Option<(usize, usize)>,
     brush: Option<(f64, f64)>,
-    pub timeline: Option<TimelineModel>,
-    pub viewport: Option<Viewport>,
+    timeline: Option<TimelineModel>,
+    /// The shown frame's topology, where search results are looked up.
+    topology: Option<u32>,
+    viewport: Option<Viewport>,
     hover: Option<usize>,
-    pub selected: Option<usize>,
+    selected: Option<usize>,
     drag: Option<(f64, Viewport, bool)>,
-    pub stats: Option<StatsReport>,
-    pub stats_progress: Option<f64>,
-    pub table: TableState,
-    pub structure: Option<Structure>,
-    pub resources: Option<ResourceTable>,
-    pub detail: Option<PassDetail>,
-    pub sparkline: Option<Vec<Option<(u64, u64)>>>,
-    pub memory: Option<MemoryView>,
+    stats: Option<StatsReport>,
+    stats_progress: Option<f64>,
+    table: TableState,
+    structure: Option<Structure>,
+    resources: Option<ResourceTable>,
+    detail: Option<PassDetail>,
+    frame_detail: Option<FrameDetail>,
+    sparkline: Option<Vec<Option<(u64, u64)>>>,
+    histogram: Option<Histogram>,
+    histogram_hover: Option<usize>,
+    memory: Option<MemoryView>,
     /// The lane under the strip, once the gauges are read.
-    pub lane: Option<MemoryLane>,
-    pub compare: Option<((usize, usize), (usize, usize))>,
-    pub deltas: Option<Vec<PassDelta>>,
-    pub compare_progress: Option<f64>,
+    lane: Option<MemoryLane>,
+    compare: Option<((usize, usize), (usize, usize))>,
+    deltas: Option<Vec<PassDelta>>,
+    compare_progress: Option<f64>,
+    /// The range flame graph, once built, the node zoomed into and the one under the pointer.
+    icicle: Option<Icicle>,
+    icicle_progress: Option<f64>,
+    icicle_focus: Option<NodeId>,
+    icicle_hover: Option<NodeId>,
+    icicle_layout: Option<IcicleLayout>,
+    /// The flame graph was asked for once: the session keeps it up to date since.
+    icicle_asked: bool,
+    search: Option<SearchIndex>,
+    search_hits: Vec<SearchHit>,
+    search_at: usize,
+    /// The splitter drag: the pointer's y and the views panel's height when it began.
+    split_drag: Option<(f64, f64)>,
     /// A zoom the link asked for, applied when its frame is next shown (instead of fitting).
-    pub pending_zoom: Option<(i64, i64)>,
+    pending_zoom: Option<(i64, i64)>,
     /// Set once the link's state was applied; until then the hash is left as it came.
-    pub restored: bool,
+    restored: bool,
 }
 
 pub struct App {
@@ -92,7 +118,15 @@ pub struct App {
     pub lane: Canvas,
     pub lane_legend: HtmlElement,
     pub timeline: Canvas,
-    pub ui: RefCell<Ui>,
+    /// The range flame graph.
+    pub icicle: Canvas,
+    search_dialog: HtmlDialogElement,
+    search_input: HtmlInputElement,
+    help_dialog: HtmlDialogElement,
+    /// Holds the timeline and the views panel; its `--tables-h` is the panel's height.
+    center: HtmlElement,
+    splitter: HtmlElement,
+    ui: RefCell<Ui>,
     current: Cell<u64>,
     mailbox: RefCell<Rc<Mailbox>>,
     /// The hash as this page last wrote it, so only edits from outside are applied.
@@ -117,6 +151,12 @@ pub fn start() -> Result<(), Error> {
         lane: Canvas::find(&dom.document, "memory-lane")?,
         lane_legend: dom.find("memory-lane-legend")?,
         timeline: Canvas::find(&dom.document, "timeline-canvas")?,
+        icicle: Canvas::find(&dom.document, "icicle-canvas")?,
+        search_dialog: dom.find("search")?.dyn_into().map_err(|_| Error::MissingElement("search"))?,
+        search_input: dom.find("search-input")?.dyn_into().map_err(|_| Error::MissingElement("search-input"))?,
+        help_dialog: dom.find("help")?.dyn_into().map_err(|_| Error::MissingElement("help"))?,
+        center: dom.find("center")?,
+        splitter: dom.find("splitter")?,
         ui: RefCell::new(Ui::default()),
         current: Cell::new(0),
         mailbox: RefCell::new(Rc::new(Mailbox::default())),
@@ -133,6 +173,7 @@ pub fn start() -> Result<(), Error> {
     let strip: &EventTarget = &app.strip.element;
     let lane: &EventTarget = &app.lane.element;
     let timeline: &EventTarget = &app.timeline.element;
+    let icicle: &EventTarget = &app.icicle.element;
     let workspace: &EventTarget = &app.workspace;
     let window: EventTarget = web_sys::window().ok_or(Error::NoGlobal("window"))?.into();
     // The whole document is the drop zone.
@@ -162,19 +203,38 @@ pub fn start() -> Result<(), Error> {
         on(workspace, "keydown", App::on_action_key)?,
         on(workspace, "input", App::on_input)?,
         on(&app.tabs, "keydown", App::on_tab_key)?,
-        on(&app.tabs, "click", App::on_action)?,
         on(&window, "hashchange", App::on_hash_change)?,
+        on(document, "keydown", App::on_global_key)?,
+        on(&app.dom.find("search-open")?.into(), "click", |app, _| app.open_search())?,
+        on(&app.dom.find("help-open")?.into(), "click", |app, _| app.open_help())?,
+        on(&app.dom.find("help-close")?.into(), "click", |app, _| app.help_dialog.close())?,
+        on(&app.dom.find("theme")?.into(), "click", |app, _| app.toggle_theme())?,
+        on(&app.search_input, "input", App::on_search_input)?,
+        on(&app.search_input, "keydown", App::on_search_key)?,
+        on(&app.dom.find("search-results")?.into(), "click", App::on_search_click)?,
+        on(icicle, "pointermove", App::on_icicle_move)?,
+        on(icicle, "pointerleave", App::on_icicle_leave)?,
+        on(icicle, "click", App::on_icicle_click)?,
+        on(icicle, "keydown", App::on_icicle_key)?,
+        on(&app.splitter, "pointerdown", App::on_split_down)?,
+        on(&app.splitter, "pointermove", App::on_split_move)?,
+        on(&app.splitter, "pointerup", App::on_split_up)?,
+        on(&app.splitter, "keydown", App::on_split_key)?,
+        on(&app.dom.find("details")?.into(), "pointermove", App::on_details_move)?,
     ];
     let resizer = {
         let handle = Rc::clone(&app);
-        Resizer::new(&[&app.strip, &app.lane, &app.timeline], move || {
+        Resizer::new(&[&app.strip, &app.lane, &app.timeline, &app.icicle], move || {
             if !panic::happened() {
                 handle.relayout_strip();
                 handle.draw_strip();
                 handle.draw_timeline();
+                handle.draw_icicle();
             }
         })?
     };
+    app.restore_theme();
+    app.render_help();
     app.show_idle();
     if let Some(url) = file_param()? {
         app.open(Input::Url(url));
@@ -207,6 +267,10 @@ impl App {
         for tab in Tab::ALL {
             let button = self.dom.add(&self.tabs, "button", tab.title())?;
             button.set_id(&format!("tab-{}", tab.key()));
+            // The number keys choose the views in this order.
+            let digit = Tab::ALL.iter().position(|&t| t == tab).map_or(0, |at| at + 1);
+            let _ = button.set_attribute("aria-keyshortcuts", &digit.to_string());
+            let _ = button.set_attribute("title", &format!("{} ({digit})", tab.title()));
             let _ = button.set_attribute("type", "button");
             let _ = button.set_attribute("role", "tab");
             let _ = button.set_attribute("aria-controls", &format!("panel-{}", tab.key()));
@@ -224,7 +288,9 @@ impl App {
                 let _ = button.set_attribute("aria-selected", if selected { "true" } else { "false" });
                 let _ = button.set_attribute("tabindex", if selected { "0" } else { "-1" });
             }
-            if let Some(panel) = self.dom.document.get_element_by_id(&format!("panel-{}", other.key()))
+            // The timeline is always shown; the Timeline view gives it the whole height.
+            if other != Tab::Timeline
+                && let Some(panel) = self.dom.document.get_element_by_id(&format!("panel-{}", other.key()))
                 && let Ok(panel) = panel.dyn_into::<HtmlElement>()
             {
                 panel.set_hidden(!selected);
@@ -232,15 +298,12 @@ impl App {
         }
         self.ui.borrow_mut().state.tab = tab;
         self.set_data("tab", tab.key());
-        if tab == Tab::Timeline {
-            self.draw_timeline();
+        match tab {
+            Tab::Memory => self.draw_memory(),
+            Tab::Range => self.show_range_view(),
+            _ => {}
         }
-        if tab == Tab::Pass {
-            self.draw_sparkline();
-        }
-        if tab == Tab::Memory {
-            self.draw_memory();
-        }
+        // The timeline's height changes with the views panel's; the resize observer redraws.
         self.write_hash();
     }
 
@@ -368,7 +431,12 @@ impl App {
 
 mod actions;
 mod apply;
+mod details;
+mod finder;
 mod hash;
+mod overlays;
+mod range_view;
 mod render;
+mod splitter;
 mod strip_input;
 mod timeline_input;

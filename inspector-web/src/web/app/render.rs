@@ -30,12 +30,18 @@ impl App {
 
     pub fn render_frame_panels(&self) {
         self.render_structure();
-        let ui = self.ui.borrow();
-        if let Some(root) = self.dom.document.get_element_by_id("panel-resources") {
-            let _ = panels::resources(&self.dom, &root, ui.resources.as_ref());
-        }
-        drop(ui);
+        self.render_resources();
         self.render_pass();
+        self.render_frame_detail();
+    }
+
+    /// The resources table, with the resource the selection names marked.
+    pub fn render_resources(&self) {
+        let Some(root) = self.dom.document.get_element_by_id("panel-resources") else { return };
+        let ui = self.ui.borrow();
+        let selected =
+            ui.state.node.and_then(|node| ui.structure.as_ref()?.nodes.get(node as usize)).map(|n| n.name.as_str());
+        let _ = panels::resources(&self.dom, &root, ui.resources.as_ref(), selected);
     }
 
     /// Rebuilds the Memory panel (after the gauges are read) and paints its series.
@@ -54,7 +60,7 @@ impl App {
         let _ = panels::pass_detail(&self.dom, &root, ui.detail.as_ref(), ui.verbose, number);
         drop(ui);
         self.draw_sparkline();
-        self.draw_memory();
+        self.draw_histogram();
     }
 
     pub fn draw_sparkline(&self) {

@@ -15,10 +15,11 @@ impl App {
     pub fn draw_timeline(&self) {
         let ui = self.ui.borrow();
         let (Some(model), Some(viewport)) = (&ui.timeline, &ui.viewport) else { return };
+        // The canvas fills the height left to it and grows past it (the pane then scrolls)
+        // when the frame's tracks need more; the observer redraws at the new size.
         let height = model.track_tops().1 + draw::AXIS_PX;
-        if (self.timeline.height.get() - height).abs() > 0.5 {
-            // The observer redraws at the new size.
-            self.timeline.set_css_height(height);
+        if self.timeline.min_height.get() != height {
+            self.timeline.set_css_min_height(height);
         }
         // web-time, so only the recorder's browser timing sink names the browser's clock API.
         let started = web_time::Instant::now();
@@ -219,7 +220,7 @@ fn signed_ns(ns: f64) -> String {
 }
 
 /// What the readout says about a block: its name, kind and exact times.
-pub fn block_readout(model: &TimelineModel, index: usize) -> String {
+pub(super) fn block_readout(model: &TimelineModel, index: usize) -> String {
     let block = &model.blocks[index];
     let track = &model.tracks[block.track].title;
     format!(
