@@ -11,6 +11,9 @@
 //!   when the durations take at most [`MAX_BINS`] distinct values, one bar per value; else
 //!   up to [`MAX_BINS`] equal bins, each a whole number of quanta wide, so no bin holds one
 //!   step more than its neighbour by an accident of rounding.
+//! - A long tail does not flatten the bulk: when at least 100 nonzero durations stretch past
+//!   twice their 99th percentile, those above it are one bar of their own, drawn apart at
+//!   the right ([`Histogram::tail`]), and the bins cover the rest.
 //! - [`Histogram::quantum_ns`] is a fact about the values, never a guess about the timer:
 //!   the greatest common divisor of the nonzero durations, given when there are at least
 //!   two of them and it is at least 2 ns (a browser that quantizes to 100 µs gives 100 µs).
@@ -67,6 +70,9 @@ pub struct Histogram {
     pub binning: Binning,
     /// The nonzero durations' bars, in ascending order; empty when there are none.
     pub bins: Vec<Bin>,
+    /// The durations above the 99th percentile, when they stretch the axis past twice it:
+    /// one bar, apart (see the module docs).
+    pub tail: Option<Bin>,
     /// Frames skipped whole by [`HistogramJob`] because they could not be read, as the
     /// statistics skip them; 0 for [`Histogram::new`].
     pub skipped_frames: u64,
@@ -96,7 +102,10 @@ impl Histogram {
             nonzero.windows(2).filter(|pair| pair[0] != pair[1]).count() as u64 + u64::from(!nonzero.is_empty());
         let divisor = nonzero.iter().fold(0, |g, &d| if g == 1 { 1 } else { gcd(g, d) });
         let quantum_ns = (nonzero.len() >= 2 && divisor >= 2).then_some(divisor);
-        let (binning, bins) = bin(nonzero, quantum_ns.unwrap_or(1), distinct);
+        let (bulk, tail) = split_tail(nonzero);
+        let bulk_distinct =
+            bulk.windows(2).filter(|pair| pair[0] != pair[1]).count() as u64 + u64::from(!bulk.is_empty());
+        let (binning, bins) = bin(bulk, quantum_ns.unwrap_or(1), bulk_distinct);
         Self {
             count: sorted.len() as u64,
             zero_count: zeros as u64,
@@ -108,6 +117,7 @@ impl Histogram {
             distinct,
             binning,
             bins,
+            tail,
             skipped_frames: 0,
         }
     }
@@ -138,6 +148,19 @@ impl Histogram {
     /// How the bars were made, in words, for beside the chart.
     #[must_use]
     pub fn binning_text(&self) -> String {
+        let bars = self.bars_text();
+        match self.tail {
+            Some(tail) => format!(
+                "{bars}; the {} spans from {} to {} (above the 99th percentile) are the last bar, apart",
+                units::grouped(tail.count),
+                units::duration(tail.low_ns),
+                units::duration(tail.high_ns)
+            ),
+            None => bars,
+        }
+    }
+
+    fn bars_text(&self) -> String {
         if self.bins.is_empty() {
             return if self.count == 0 {
                 "no spans".to_owned()
@@ -182,10 +205,12 @@ impl Histogram {
         }
         let zero_slot = self.zero_count > 0;
         let gap = if zero_slot && !self.bins.is_empty() { 0.5 } else { 0.0 };
-        let slots = self.bins.len() as f64 + if zero_slot { 1.0 } else { 0.0 } + gap;
+        let tail_slots = if self.tail.is_some() { 1.5 } else { 0.0 };
+        let slots = self.bins.len() as f64 + if zero_slot { 1.0 } else { 0.0 } + gap + tail_slots;
         let slot = width / slots;
         let inset = if slot >= 4.0 { 1.0 } else { 0.0 };
-        let tallest = self.bins.iter().map(|bin| bin.count).chain([self.zero_count]).max().unwrap_or(0).max(1);
+        let tallest =
+            self.bins.iter().chain(&self.tail).map(|bin| bin.count).chain([self.zero_count]).max().unwrap_or(0).max(1);
         let bar = |x: f64, count: u64, bin: Option<Bin>, zero: bool| {
             let h = if count == 0 { 0.0 } else { (count as f64 / tallest as f64 * height).max(1.0_f64.min(height)) };
             Bar { x, y: height - h, width: (slot - inset).max(0.0), height: h, count, bin, zero }
@@ -212,9 +237,19 @@ impl Histogram {
                 layout.labels.push(AxisLabel { x: right, text: units::duration(last.high_ns) });
             }
         }
+        let tail_x = start + slot * (self.bins.len() as f64 + 0.5);
+        if let Some(tail) = self.tail {
+            layout.bars.push(bar(tail_x, tail.count, Some(tail), false));
+            layout
+                .labels
+                .push(AxisLabel { x: tail_x + slot / 2.0, text: format!("≥{}", units::duration(tail.low_ns)) });
+        }
         let x_of = |value: u64| -> f64 {
             if value == 0 {
                 return slot / 2.0;
+            }
+            if self.tail.is_some_and(|tail| value >= tail.low_ns) {
+                return tail_x + slot / 2.0;
             }
             let index = self.bins.partition_point(|bin| bin.high_ns < value).min(self.bins.len().saturating_sub(1));
             let Some(bin) = self.bins.get(index) else { return slot / 2.0 };
@@ -235,6 +270,24 @@ impl Histogram {
         }
         layout
     }
+}
+
+/// Splits the sorted nonzero durations into the bulk and, when they stretch past twice
+/// their 99th percentile (with at least 100 of them), the tail above it as one bin.
+fn split_tail(nonzero: &[u64]) -> (&[u64], Option<Bin>) {
+    const MIN_FOR_TAIL: usize = 100;
+    if nonzero.len() < MIN_FOR_TAIL {
+        return (nonzero, None);
+    }
+    let p99 = nonzero[(nonzero.len() - 1) * 99 / 100];
+    let high = nonzero[nonzero.len() - 1];
+    if high / 2 <= p99 {
+        return (nonzero, None);
+    }
+    let split = nonzero.partition_point(|&d| d <= p99);
+    let tail = &nonzero[split..];
+    let bin = Bin { low_ns: tail[0], high_ns: high, count: tail.len() as u64 };
+    (&nonzero[..split], Some(bin))
 }
 
 /// Bins the sorted nonzero durations (see the module docs).

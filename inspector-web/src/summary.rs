@@ -314,8 +314,10 @@ impl Summary {
             fact(
                 format!("{} dropped spans", crate::units::grouped(self.dropped_spans)),
                 format!(
-                    "{} spans dropped by a full timer pool, on {} frames",
-                    self.dropped_spans, self.frames_with_dropped_spans
+                    "{} spans dropped by a full timer pool, on {} frame{}",
+                    self.dropped_spans,
+                    self.frames_with_dropped_spans,
+                    if self.frames_with_dropped_spans == 1 { "" } else { "s" }
                 ),
                 self.dropped_spans > 0,
             ),

@@ -181,4 +181,14 @@ mod tests {
         assert_eq!(ViewState::parse(""), ViewState::default());
         assert_eq!(ViewState::parse("tab=stats").tab, Tab::Stats);
     }
+
+    #[test]
+    fn links_to_the_views_that_moved_still_open() {
+        // The pass is in the details pane beside the timeline; the summary is the capture view.
+        assert_eq!(ViewState::parse("tab=pass&pass=3"), ViewState { pass: Some(3), ..ViewState::default() });
+        assert_eq!(ViewState::parse("tab=summary").tab, Tab::Notes);
+        for tab in Tab::ALL {
+            assert_eq!(Tab::from_key(tab.key()), Some(tab), "every view round-trips");
+        }
+    }
 }

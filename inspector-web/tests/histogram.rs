@@ -10,12 +10,14 @@ fn bins(histogram: &Histogram) -> Vec<(u64, u64, u64)> {
     histogram.bins.iter().map(|bin| (bin.low_ns, bin.high_ns, bin.count)).collect()
 }
 
-/// Bins are ascending, disjoint, cover the nonzero durations, and count every one.
+/// Bins (and the tail after them) are ascending, disjoint, cover the nonzero durations,
+/// and count every one.
 fn check_bins(histogram: &Histogram) {
     assert!(histogram.bins.len() <= MAX_BINS);
-    let counted: u64 = histogram.bins.iter().map(|bin| bin.count).sum();
+    let counted: u64 = histogram.bins.iter().chain(&histogram.tail).map(|bin| bin.count).sum();
     assert_eq!(counted + histogram.zero_count, histogram.count);
-    for pair in histogram.bins.windows(2) {
+    let all: Vec<Bin> = histogram.bins.iter().chain(&histogram.tail).copied().collect();
+    for pair in all.windows(2) {
         assert!(pair[0].low_ns <= pair[0].high_ns && pair[0].high_ns < pair[1].low_ns, "{pair:?}");
     }
     if let Binning::Linear { width_ns } = histogram.binning {
@@ -26,7 +28,7 @@ fn check_bins(histogram: &Histogram) {
             assert_eq!(width_ns % quantum, 0, "a whole number of quanta a bin");
         }
     }
-    if let (Some(first), Some(last)) = (histogram.bins.first(), histogram.bins.last()) {
+    if let (Some(first), Some(last)) = (histogram.bins.first(), all.last()) {
         let smallest = if histogram.zero_count == histogram.count { None } else { Some(first.low_ns) };
         assert!(smallest.is_some() && last.high_ns == histogram.max_ns.expect("a max"));
     }
@@ -312,4 +314,27 @@ fn sliced_gathering_equals_one_go_and_skips_what_the_statistics_skip() {
     let mut job = HistogramJob::new(&capture, 1_000..2_000, key);
     assert!(job.step(&mut || false));
     assert_eq!(job.finish().summary_text(), "no spans");
+}
+
+#[test]
+fn a_long_tail_is_one_bar_apart_so_the_bulk_keeps_its_resolution() {
+    // 990 spans between 400 and 500 µs, 10 outliers up to 6 ms: without the tail, 48 bins of
+    // 117 µs would put the whole bulk in one bar.
+    let mut durations: Vec<u64> = (0..990).map(|i| 400_000 + (i * 101) % 100_000).collect();
+    durations.extend((1..=10).map(|i| 600_000 * i));
+    let histogram = Histogram::new(&durations);
+    check_bins(&histogram);
+    let tail = histogram.tail.expect("the outliers are a tail");
+    // The 99th percentile (index 989 of 1,000, nearest rank below) is the bulk's largest.
+    assert_eq!((tail.low_ns, tail.high_ns, tail.count), (600_000, 6_000_000, 10));
+    assert!(histogram.bins.len() > 20, "the bulk spread over many bars: {}", histogram.bins.len());
+    assert!(histogram.binning_text().contains("above the 99th percentile"), "{}", histogram.binning_text());
+    let layout = histogram.layout(480.0, 100.0);
+    let last = layout.bars.last().expect("bars");
+    assert_eq!(last.bin, Some(tail));
+    let p95 = layout.markers.iter().find(|m| m.name == "p95").expect("p95 marked");
+    assert!(p95.x < last.x, "the p95 lies in the bulk, left of the tail");
+    // Fewer than 100 spans, or a tail within twice the 99th percentile: no tail.
+    assert!(Histogram::new(&durations[980..]).tail.is_none());
+    assert!(Histogram::new(&(1..=1000).collect::<Vec<u64>>()).tail.is_none());
 }

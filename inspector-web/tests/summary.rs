@@ -285,3 +285,29 @@ fn huge_topology_is_bounded_and_says_how_much_is_left_out() {
     assert_eq!(last.graph_pass.as_deref(), Some("pass 999"));
     assert_eq!(last.gpu_passes, vec!["gpu 999".to_owned()]);
 }
+
+#[test]
+fn the_toolbar_names_level_adapter_frames_and_losses_and_flags_what_was_lost() {
+    let closed = Summary::of(&Capture::open(&scene_bytes()).expect("opens"));
+    let facts = closed.toolbar_facts();
+    let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
+    assert_eq!(texts.len(), 4, "{texts:?}");
+    assert!(texts[0].starts_with("level "), "{texts:?}");
+    assert!(texts[2].ends_with(" frames") && texts[3].ends_with(" dropped spans"), "{texts:?}");
+    // The scene lost 3 spans on one frame; nothing else is amiss.
+    assert_eq!(
+        facts.iter().filter(|f| f.alarm).map(|f| f.title.as_str()).collect::<Vec<_>>(),
+        ["3 spans dropped by a full timer pool, on 1 frame"]
+    );
+
+    let dropped =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/dropped_spans.sgpt")).expect("fixture");
+    let facts = Summary::of(&Capture::open(&dropped).expect("opens")).toolbar_facts();
+    let lost = facts.iter().find(|f| f.text == "20 dropped spans").expect("the loss is named");
+    assert!(lost.alarm && lost.title.contains("on 4 frames"), "{lost:?}");
+
+    let never =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/never_closed.sgpt")).expect("fixture");
+    let facts = Summary::of(&Capture::open(&never).expect("opens")).toolbar_facts();
+    assert!(facts.iter().any(|f| f.text == "never closed" && f.alarm), "{facts:?}");
+}
