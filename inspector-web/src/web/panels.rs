@@ -27,6 +27,7 @@ pub fn stats(
     table: &TableState,
     range_text: &str,
     progress: Option<f64>,
+    selected: Option<&PassDetail>,
 ) -> Result<(), Error> {
     clear(root);
     dom.add(root, "h3", &format!("Statistics over {range_text}"))?;
@@ -96,6 +97,14 @@ pub fn stats(
         let pass = &report.passes[index];
         let tr = dom.add(&body, "tr", "")?;
         Dom::action(&tr, "stats-row", &index.to_string());
+        // The selected pass is this row when graph pass, label and kind agree.
+        if selected.is_some_and(|d| {
+            d.label == pass.label && d.graph_pass == pass.graph_pass && d.kind == pass.kind.name()
+                && pass.span_kind == sgpt_format::SpanKind::Pass
+        }) {
+            tr.set_class_name("selected");
+            let _ = tr.set_attribute("aria-selected", "true");
+        }
         dom.add(&tr, "td", &stats_table::display_name(pass))?;
         for (value, exact) in [
             (units::grouped(pass.count), None),

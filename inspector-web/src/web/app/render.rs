@@ -19,7 +19,15 @@ impl App {
             }
             _ => "the capture".to_owned(),
         };
-        let _ = panels::stats(&self.dom, &root, ui.stats.as_ref(), &ui.table, &range_text, ui.stats_progress);
+        let _ = panels::stats(
+            &self.dom,
+            &root,
+            ui.stats.as_ref(),
+            &ui.table,
+            &range_text,
+            ui.stats_progress,
+            ui.detail.as_ref(),
+        );
     }
 
     pub fn render_structure(&self) {
@@ -54,6 +62,10 @@ impl App {
     }
 
     pub fn render_pass(&self) {
+        // The statistics mark the selected pass's row.
+        if self.ui.borrow().state.tab == crate::url_state::Tab::Stats {
+            self.render_stats();
+        }
         let Some(root) = self.dom.document.get_element_by_id("panel-pass") else { return };
         let ui = self.ui.borrow();
         let number = ui.frame.and_then(|i| ui.strip.as_ref()?.frame_numbers.get(i).copied());
