@@ -193,6 +193,13 @@ impl App {
             }
         }
         event.prevent_default();
+        if key == "Enter" {
+            // The selection's details are beside the timeline: move there to read them.
+            if let Ok(details) = self.dom.find("details") {
+                let _ = details.focus();
+            }
+            return;
+        }
         if key == "ArrowLeft" || key == "ArrowRight" {
             let next = {
                 let ui = self.ui.borrow();
