@@ -1,5 +1,6 @@
 // Accessibility: axe-core finds no serious or critical violation on any of the inspector's
-// views, in the light and the dark color scheme, with a capture open. axe is injected
+// views, with a pass selected, or in its search and help dialogs, in the light and the dark
+// color scheme, on the bundled real capture and a fixture. axe is injected
 // without weakening the page's Content-Security-Policy (tests/browser/axe.mjs says how).
 
 import { test } from 'node:test';
@@ -10,67 +11,56 @@ import { openPage, outcome, showTab, waitData } from './inspector_helpers.mjs';
 
 const browser = chromiumForFile();
 
-// TODO(a11y): violations today's page has, in files outside this test's reach; each entry
-// names the rule, the nodes and the fix. The test ignores exactly these nodes, fails on
-// anything else, and says (as a diagnostic) which are still there: remove an entry with
-// its fix.
-const KNOWN = [
-  {
-    // `tr.culled { opacity: 0.5 }` (inspector-web/inspector.css) greys culled graph passes in
-    // the structure table to #808080 on white, 3.94:1 for 4.5:1. Fix: opacity 0.6 or more,
-    // or a muted color instead of opacity.
-    id: 'color-contrast', scheme: 'light', target: /^\.culled > /,
-  },
-  {
-    // `.note`'s translucent background over a page whose dark background is only the
-    // browser's canvas (color-scheme: light dark, no background set): axe measures white
-    // text on #eef5fc, 1.09:1 (#panel-stats > .note, #panel-compare > .note). Fix: give body
-    // `background: Canvas; color: CanvasText` in inspector-web/inspector.css.
-    id: 'color-contrast', scheme: 'dark', target: /(^| )\.note$/,
-  },
-  {
-    // The Summary tab's aria-controls="panel-summary" names no element: its panel is
-    // <main id="summary">. Fix: a panel-summary id, or aria-controls naming the panel
-    // (build_tabs in inspector-web/src/web/app).
-    id: 'aria-valid-attr-value', scheme: 'any', target: /^#tab-summary$/,
-  },
-];
+/** The views in number-key order. */
+const VIEWS = ['timeline', 'range', 'stats', 'structure', 'resources', 'memory', 'compare', 'notes'];
 
-function isKnown(scheme, id, target) {
-  return KNOWN.some((k) => k.id === id && (k.scheme === 'any' || k.scheme === scheme) && k.target.test(target));
+/** axe's serious and critical violations on `page` as it is now, each with `where`. */
+async function violationsAt(page, where) {
+  return (await axeViolations(page)).map((violation) => ({ where, ...violation }));
 }
 
-/** The view tabs the page offers, by key, in order. */
-async function viewKeys(page) {
-  return page.$$eval('#tabs [role=tab]', (tabs) => tabs.filter((tab) => !tab.hidden).map((tab) => tab.dataset.value));
-}
-
-for (const colorScheme of ['light', 'dark']) {
-  test(`no serious or critical axe violation on any view (${colorScheme})`, async (t) => {
-    const { page, problems } = await openPage(browser, t, '?file=/captures/level_workload.sgpt', { colorScheme });
-    const shown = await outcome(page);
-    assert.equal(shown.state, 'ready', shown.error);
-    await waitData(page, 'stats', 'ready');
-    const views = await viewKeys(page);
-    assert.ok(views.length >= 8, `the page offers its views: ${views}`);
-    const found = [];
-    const known = [];
-    for (const view of views) {
-      await showTab(page, view);
-      for (const violation of await axeViolations(page)) {
-        const targets = violation.targets.filter((target) => !isKnown(colorScheme, violation.id, target));
-        const ignored = violation.targets.filter((target) => isKnown(colorScheme, violation.id, target));
-        if (ignored.length > 0) known.push(`${view}: ${describeViolations([{ ...violation, targets: ignored }])}`);
-        if (targets.length > 0) found.push({ view, ...violation, targets });
+for (const capture of ['demo.sgpt', 'level_workload.sgpt']) {
+  for (const colorScheme of ['light', 'dark']) {
+    test(`no serious or critical axe violation on ${capture}, every view and dialog (${colorScheme})`, async (t) => {
+      const { page, problems } = await openPage(browser, t, `?file=/captures/${capture}`, { colorScheme });
+      const shown = await outcome(page);
+      assert.equal(shown.state, 'ready', shown.error);
+      await waitData(page, 'stats', 'ready');
+      const tabs = await page.$$eval('#tabs [role=tab]', (all) => all.filter((tab) => !tab.hidden).map((tab) => tab.dataset.value));
+      assert.deepEqual(tabs, VIEWS, 'the page offers its views');
+      const found = [];
+      // Hidden content is not checked: each view is shown in turn.
+      for (const view of VIEWS) {
+        await showTab(page, view);
+        if (view === 'range') await waitData(page, 'icicle', 'ready');
+        found.push(...(await violationsAt(page, `${view} view`)));
       }
-    }
-    for (const line of known) t.diagnostic(`known, still to fix (TODO(a11y) above): ${line}`);
-    const message = found.map(({ view, ...v }) => `${view}: ${describeViolations([v])}`).join('\n');
-    assert.deepEqual(found, [], `axe found on the views:\n${message}`);
-    // Injecting and running axe broke no rule of the page's CSP.
-    assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
-    assert.deepEqual(problems, []);
-  });
+      // A GPU pass chosen: the details pane with its sparkline and histogram.
+      await showTab(page, 'timeline');
+      await page.click('[data-testid=frame-detail] tr[data-action=pass]');
+      await page.waitForFunction(() => document.getElementById('histogram')?.width > 0);
+      found.push(...(await violationsAt(page, 'timeline view, a pass selected')));
+      // The search with results, their matches marked.
+      await page.keyboard.press('/');
+      await page.waitForFunction(() => document.getElementById('search').open);
+      await page.keyboard.type('pa');
+      await page.waitForSelector('#search-results li[role=option] mark');
+      found.push(...(await violationsAt(page, 'search dialog')));
+      // Closed directly: Escape is inspector_layout.test.mjs's to check.
+      await page.evaluate(() => {
+        document.getElementById('search').close();
+        document.activeElement.blur();
+      });
+      await page.keyboard.press('?');
+      await page.waitForFunction(() => document.getElementById('help').open);
+      found.push(...(await violationsAt(page, 'help dialog')));
+      const message = found.map(({ where, ...v }) => `${where}: ${describeViolations([v])}`).join('\n');
+      assert.deepEqual(found, [], `axe found (${capture}, ${colorScheme}):\n${message}`);
+      // Injecting and running axe broke no rule of the page's CSP.
+      assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
+      assert.deepEqual(problems, []);
+    });
+  }
 }
 
 test('no serious or critical axe violation on the page before a capture is open', async (t) => {
