@@ -155,7 +155,7 @@ const fn bind(chords: &'static [&'static [&'static str]], action: &'static str) 
     Binding { chords, action }
 }
 
-static GROUPS: [KeyGroup; 5] = [
+static GROUPS: [KeyGroup; 8] = [
     KeyGroup {
         title: "Global",
         when: "anywhere; letters, digits, / and ? not while typing in a field",
@@ -171,7 +171,7 @@ static GROUPS: [KeyGroup; 5] = [
             bind(&[&["6"]], "Show the Memory view"),
             bind(&[&["7"]], "Show the Compare view"),
             bind(&[&["8"]], "Show the Capture & notes view"),
-            bind(&[&["T"]], "Switch between the light and dark theme"),
+            bind(&[&["T"]], "Switch the theme: the system's, light, dark"),
             bind(&[&["O"]], "Open a capture file"),
         ],
     },
@@ -196,6 +196,33 @@ static GROUPS: [KeyGroup; 5] = [
             bind(&[&["F"], &["0"]], "Fit the whole frame"),
             bind(&[&["←"], &["→"]], "Previous or next GPU pass"),
             bind(&[&["Enter"]], "Open the selection's details"),
+        ],
+    },
+    KeyGroup {
+        title: "Range flame graph",
+        when: "when the flame graph has focus",
+        bindings: &[
+            bind(&[&["←"], &["→"]], "Previous or next block in the row"),
+            bind(&[&["↑"], &["↓"]], "Parent block, or its first child"),
+            bind(&[&["Enter"]], "Zoom into the block (again: zoom back out)"),
+            bind(&[&["Backspace"]], "Zoom out one level"),
+        ],
+    },
+    KeyGroup {
+        title: "Search",
+        when: "in the search",
+        bindings: &[
+            bind(&[&["↑"], &["↓"]], "Previous or next result"),
+            bind(&[&["Enter"]], "Select the result in every view"),
+            bind(&[&["Escape"]], "Close the search"),
+        ],
+    },
+    KeyGroup {
+        title: "Splitter",
+        when: "when the splitter between the timeline and the views has focus",
+        bindings: &[
+            bind(&[&["↑"], &["↓"]], "Give the views panel more or less of the height"),
+            bind(&[&["Home"], &["End"]], "Smallest or largest views panel"),
         ],
     },
     KeyGroup {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use sgpt_format::analysis::{self, StatsReport};
 use sgpt_format::synth::{SynthOptions, generate};
 use sgpt_format::{Capture, Frame, GpuPass, GpuPassKind, Level, Meta, Span, SpanKind, Topology, Writer};
+use sgpt_inspector::compare_view::CompareView;
 use sgpt_inspector::session::{Command, Restore, Session, Update};
 use sgpt_inspector::slicing::{Clock, JobKind, SLICE_TIME, Slice, SliceReport, Yield};
 
@@ -95,9 +96,15 @@ fn a_link_restores_frame_range_comparison_and_pass_by_frame_number() {
     assert_eq!(*reports[0], analysis::pass_stats(&capture, 5..41));
     let sparkline = updates.iter().find_map(|u| if let Update::Sparkline(p) = u { Some(p) } else { None });
     assert_eq!(sparkline.expect("the pass's sparkline").len(), 36, "one point a frame of the range");
-    let compare = updates.iter().find_map(|u| if let Update::Compare(d) = u { Some(d) } else { None });
-    let expected = analysis::deltas(&analysis::pass_stats(&capture, 5..10), &analysis::pass_stats(&capture, 30..41));
-    assert_eq!(compare.expect("the comparison"), &expected);
+    let compare = updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });
+    let samples = |range| sgpt_format::compare::Samples::collect(&capture, range);
+    let options = sgpt_format::compare::CompareOptions::default();
+    let expected = sgpt_format::compare::compare(&samples(5..10), &samples(30..41), &options);
+    assert_eq!(
+        **compare.expect("the comparison"),
+        CompareView::new(&expected),
+        "the engine's verdicts, as sgpt diff's"
+    );
 }
 
 #[test]
@@ -336,4 +343,25 @@ fn two_topologies() -> Vec<u8> {
         writer.frame(&Frame { frame_number: number, topology, spans, ..Frame::default() }).expect("frame");
     }
     writer.finish().expect("finish")
+}
+
+#[test]
+fn against_a_baseline_the_comparison_is_its_frames_against_the_range() {
+    let base_bytes = capture_bytes(120);
+    let bytes =
+        generate(&SynthOptions { frames: 90, passes: 12, level: Level::Workload, seed: 12, ..SynthOptions::default() });
+    let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
+    let mut session = Session::new(&capture, "candidate.sgpt", None).with_base(&base);
+    session.restore(&Restore::default());
+    let (updates, _, _) = drain(&mut session);
+    let Update::Restored { compare, .. } = &updates[0] else { panic!("{:?}", updates[0]) };
+    assert_eq!(*compare, Some(((0, 119), (0, 89))), "all of the baseline against all of the candidate");
+    let view = updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None }).expect("compared");
+    let options = sgpt_format::compare::CompareOptions::default();
+    let expected = sgpt_format::compare::compare(
+        &sgpt_format::compare::Samples::collect(&base, 0..120),
+        &sgpt_format::compare::Samples::collect(&capture, 0..90),
+        &options,
+    );
+    assert_eq!(**view, CompareView::new(&expected));
 }

@@ -1,7 +1,7 @@
 //! The session's long work, a frame or a pass at a time: each job is stepped for as long
 //! as its share of a slice allows, and is finished once, when done.
 
-use sgpt_format::analysis::StatsReport;
+use sgpt_format::compare::{SampleCollector, Samples};
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Defect, Frame, GpuPassKind, SpanKind, Topology};
 
@@ -14,13 +14,24 @@ use crate::verify::ReadBack;
 /// Long work, a frame or a pass at a time.
 #[derive(Debug)]
 pub(super) enum Job<'c> {
-    Verify { next: usize, defects: Vec<Defect>, frame: Frame, read: ReadBack },
+    Verify {
+        next: usize,
+        defects: Vec<Defect>,
+        frame: Frame,
+        read: ReadBack,
+    },
     Stats(StatsJob<'c, 'c>),
-    Spark { masks: PassMasks, next: usize, end: usize, values: Vec<Option<u64>> },
-    Compare { a: Box<StatsJob<'c, 'c>>, b: Box<StatsJob<'c, 'c>>, a_done: Option<StatsReport> },
+    Spark {
+        masks: PassMasks,
+        next: usize,
+        end: usize,
+        values: Vec<Option<u64>>,
+    },
+    Compare(Box<CompareJob<'c>>),
     Gauges(GaugeScan),
     Icicle(IcicleJob<'c, 'c>),
-    Histogram(HistogramJob<'c, 'c>),
+    /// The selected pass's histogram, and the baseline's of the same pass when there is one.
+    Histogram(Box<(HistogramJob<'c, 'c>, Option<HistogramJob<'c, 'c>>)>),
 }
 
 impl<'c> Job<'c> {
@@ -40,12 +51,21 @@ impl<'c> Job<'c> {
         Job::Verify { next: 0, defects: capture.defects().to_vec(), frame: Frame::default(), read: ReadBack::default() }
     }
 
-    pub(super) fn compare(capture: &'c Capture<'c>, a: (usize, usize), b: (usize, usize)) -> Self {
-        Job::Compare {
-            a: Box::new(StatsJob::new(capture, a.0..a.1 + 1)),
-            b: Box::new(StatsJob::new(capture, b.0..b.1 + 1)),
-            a_done: None,
-        }
+    /// Compares frames `a` of `base` with frames `b` of `capture` (both inclusive).
+    pub(super) fn compare(
+        base: &'c Capture<'c>,
+        a: (usize, usize),
+        capture: &'c Capture<'c>,
+        b: (usize, usize),
+    ) -> Self {
+        let side = |capture: &'c Capture<'c>, (first, last): (usize, usize)| Side {
+            capture,
+            collector: Some(SampleCollector::new(capture)),
+            start: first,
+            next: first,
+            end: (last + 1).min(capture.frames().len()),
+        };
+        Job::Compare(Box::new(CompareJob { a: side(base, a), b: side(capture, b), a_done: None }))
     }
 
     /// The pass `key`'s time in each frame of `first..=last`.
@@ -71,7 +91,7 @@ impl<'c> Job<'c> {
             }
             Job::Stats(job) => job.step(more),
             Job::Icicle(job) => job.step(more),
-            Job::Histogram(job) => job.step(more),
+            Job::Histogram(jobs) => jobs.0.step(more) && jobs.1.as_mut().is_none_or(|base| base.step(more)),
             Job::Spark { masks, next, end, values } => {
                 let end = (*end).min(capture.frames().len());
                 if values.capacity() == 0 {
@@ -104,15 +124,14 @@ impl<'c> Job<'c> {
                     return true;
                 }
             },
-            Job::Compare { a, b, a_done } => {
-                if a_done.is_none() {
-                    if !a.step(more) {
+            Job::Compare(job) => {
+                if job.a_done.is_none() {
+                    if !job.a.step(more) {
                         return false;
                     }
-                    let finished = std::mem::replace(a.as_mut(), StatsJob::new(capture, 0..0));
-                    *a_done = Some(finished.finish());
+                    job.a_done = Some(job.a.finish());
                 }
-                b.step(more)
+                job.b.step(more)
             }
         }
     }
@@ -160,4 +179,48 @@ impl PassMasks {
         };
         &self.masks[at].1
     }
+}
+
+/// One side of a comparison: its frames' samples, collected a frame at a time.
+#[derive(Debug)]
+pub(super) struct Side<'c> {
+    capture: &'c Capture<'c>,
+    /// Taken when the side is finished.
+    pub(super) collector: Option<SampleCollector<'c, 'c>>,
+    start: usize,
+    next: usize,
+    end: usize,
+}
+
+impl<'c> Side<'c> {
+    fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
+        let Some(collector) = self.collector.as_mut() else { return true };
+        while self.next < self.end {
+            if !more() {
+                return false;
+            }
+            collector.add_frame(self.next);
+            self.next += 1;
+        }
+        true
+    }
+
+    /// The share of the side's frames collected, 0 to 1.
+    pub(super) fn progress(&self) -> f64 {
+        (self.next.saturating_sub(self.start)) as f64 / self.end.saturating_sub(self.start).max(1) as f64
+    }
+
+    /// The samples, once every frame is collected.
+    pub(super) fn finish(&mut self) -> Samples {
+        self.collector.take().unwrap_or_else(|| SampleCollector::new(self.capture)).finish()
+    }
+}
+
+/// A comparison of two ranges, of one capture or of a baseline and a candidate: the
+/// engine's samples of each, then its verdicts.
+#[derive(Debug)]
+pub(super) struct CompareJob<'c> {
+    pub(super) a: Side<'c>,
+    pub(super) b: Side<'c>,
+    pub(super) a_done: Option<Samples>,
 }

@@ -13,15 +13,16 @@ mod update;
 
 use std::collections::VecDeque;
 
-use sgpt_format::analysis;
+use sgpt_format::compare::{self, CompareOptions};
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Frame, SpanKind};
 
 pub use command::{Command, Restore};
 pub use jobs::{PassKey, key_of};
-pub use opened::Opened;
+pub use opened::{BaseOpened, Opened};
 pub use update::{FrameView, Update};
 
+use crate::compare_view::CompareView;
 use crate::frame_detail::FrameDetail;
 use crate::histogram::{HistogramJob, PassKey as HistogramKey};
 use crate::icicle::IcicleJob;
@@ -62,6 +63,9 @@ const ORDER: [JobKind; 7] = [
 #[derive(Debug)]
 pub struct Session<'c> {
     capture: &'c Capture<'c>,
+    /// The baseline a candidate capture is compared with, when two were opened: the
+    /// comparison's side A is its frames.
+    base: Option<&'c Capture<'c>>,
     /// The file's name, for the export's.
     name: String,
     frame: Frame,
@@ -97,6 +101,7 @@ impl<'c> Session<'c> {
         let frames = capture.frames().len();
         Self {
             capture,
+            base: None,
             name: name.to_owned(),
             frame: Frame::default(),
             shown: None,
@@ -117,6 +122,13 @@ impl<'c> Session<'c> {
         }
     }
 
+    /// The session compares `base`'s frames (side A) with this capture's (side B).
+    #[must_use]
+    pub fn with_base(mut self, base: &'c Capture<'c>) -> Self {
+        self.base = Some(base);
+        self
+    }
+
     /// Shows what the link asked for, else the first frame over the whole capture, and
     /// starts statistics over the range and a comparison of two ranges (by default the
     /// range's first half against its second).
@@ -132,19 +144,33 @@ impl<'c> Session<'c> {
         let index = |number: u64| frames.binary_search_by_key(&number, |f| f.frame_number).ok();
         let frame = restore.frame.and_then(index).unwrap_or(0);
         let range = restore.range.and_then(|(a, b)| Some((index(a)?, index(b)?))).unwrap_or((0, frames.len() - 1));
-        let compare =
-            restore.compare.and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
         let (first, last) = range;
-        let half = (last - first).div_ceil(2);
-        let a_end = first + half.saturating_sub(1);
-        let compare = compare.unwrap_or(((first, a_end), ((a_end + 1).min(last), last)));
+        let compare = match self.base {
+            // Against a baseline: its frames (all, unless the link names some) and the range.
+            Some(base) => {
+                let base_index = |number: u64| base.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
+                let linked = restore.compare.and_then(|((a0, a1), (b0, b1))| {
+                    Some(((base_index(a0)?, base_index(a1)?), (index(b0)?, index(b1)?)))
+                });
+                linked.unwrap_or(((0, base.frames().len().saturating_sub(1)), range))
+            }
+            // Within one capture: by default the range's first half against its second.
+            None => {
+                let linked = restore
+                    .compare
+                    .and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
+                let half = (last - first).div_ceil(2);
+                let a_end = first + half.saturating_sub(1);
+                linked.unwrap_or(((first, a_end), ((a_end + 1).min(last), last)))
+            }
+        };
         self.updates.push(Update::Restored { frame: Some(frame), range: Some(range), compare: Some(compare) });
         self.pass = restore.pass;
         self.range = range;
         // The frame first (its pass's sparkline covers the range already), then the range's jobs.
         self.show_frame(frame);
         self.start_stats();
-        self.replace(Job::compare(self.capture, compare.0, compare.1));
+        self.replace(Job::compare(self.base.unwrap_or(self.capture), compare.0, self.capture, compare.1));
     }
 
     /// Serves `command`. Returns `false` when the session should end.
@@ -184,7 +210,7 @@ impl<'c> Session<'c> {
                 self.pass = pass;
                 self.show_pass();
             }
-            Command::Compare(a, b) => self.replace(Job::compare(self.capture, a, b)),
+            Command::Compare(a, b) => self.replace(Job::compare(self.base.unwrap_or(self.capture), a, self.capture, b)),
             Command::Export => self.export(),
         }
         true
@@ -352,7 +378,10 @@ impl<'c> Session<'c> {
         let key =
             self.capture.topology(self.frame.topology).and_then(|t| HistogramKey::of_pass(t, pass, SpanKind::Pass));
         if let Some(key) = key {
-            self.replace(Job::Histogram(HistogramJob::new(self.capture, first..last + 1, key)));
+            // The baseline's over all its frames: its frames are not the candidate's.
+            let base = self.base.map(|base| HistogramJob::new(base, 0..base.frames().len(), key.clone()));
+            let candidate = HistogramJob::new(self.capture, first..last + 1, key);
+            self.replace(Job::Histogram(Box::new((candidate, base))));
         }
     }
 
@@ -398,8 +427,8 @@ impl<'c> Session<'c> {
         if let Some(Job::Icicle(job)) = &self.icicle {
             self.updates.push(Update::IcicleProgress(job.progress()));
         }
-        if let Some(Job::Compare { a, b, a_done }) = &self.compare {
-            let p = if a_done.is_some() { 0.5 + b.progress() / 2.0 } else { a.progress() / 2.0 };
+        if let Some(Job::Compare(job)) = &self.compare {
+            let p = if job.a_done.is_some() { 0.5 + job.b.progress() / 2.0 } else { job.a.progress() / 2.0 };
             self.updates.push(Update::CompareProgress(p));
         }
     }
@@ -413,16 +442,21 @@ impl<'c> Session<'c> {
             }
             Job::Stats(job) => Update::Stats(Box::new(job.finish())),
             Job::Spark { values, .. } => Update::Sparkline(sparkline(&values, SPARK_POINTS)),
-            Job::Compare { b, a_done, .. } => {
-                let report_b = b.finish();
-                match a_done {
-                    Some(a) => Update::Compare(analysis::deltas(&a, &report_b)),
-                    None => return,
-                }
+            Job::Compare(mut job) => {
+                let samples_b = job.b.finish();
+                let Some(samples_a) = job.a_done.take() else { return };
+                let comparison = compare::compare(&samples_a, &samples_b, &CompareOptions::default());
+                Update::Compare(Box::new(CompareView::new(&comparison)))
             }
             Job::Gauges(scan) => Update::Gauges(scan.finish()),
             Job::Icicle(job) => Update::Icicle(Box::new(job.finish())),
-            Job::Histogram(job) => Update::Histogram(Box::new(job.finish())),
+            Job::Histogram(jobs) => {
+                let (candidate, base) = *jobs;
+                if let Some(base) = base {
+                    self.updates.push(Update::BaseHistogram(Box::new(base.finish())));
+                }
+                Update::Histogram(Box::new(candidate.finish()))
+            }
         };
         self.updates.push(update);
     }

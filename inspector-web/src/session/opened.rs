@@ -87,3 +87,23 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
     }
     banners
 }
+
+/// The baseline a candidate is compared with: what the page shows of it (its strip,
+/// above the candidate's, and its key facts).
+#[derive(Debug)]
+pub struct BaseOpened {
+    pub name: String,
+    pub strip: StripData,
+    pub facts: Vec<crate::summary::ToolbarFact>,
+}
+
+impl BaseOpened {
+    #[must_use]
+    pub fn of(capture: &Capture<'_>, name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            strip: StripData::from_index(capture.frames()),
+            facts: Summary::of(capture).toolbar_facts(),
+        }
+    }
+}

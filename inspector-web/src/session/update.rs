@@ -1,9 +1,10 @@
 //! What the session reports back to the page, as values: the page (and only the page)
 //! applies them to its view state and the DOM.
 
-use sgpt_format::analysis::{PassDelta, StatsReport};
+use sgpt_format::analysis::StatsReport;
 use sgpt_format::memory_analysis::Gauges;
 
+use crate::compare_view::CompareView;
 use crate::frame_detail::FrameDetail;
 use crate::histogram::Histogram;
 use crate::icicle::Icicle;
@@ -29,6 +30,10 @@ pub enum Update {
     Failed(String),
     /// The capture is open: its summary, strip, notes and memory records.
     Opened(Box<super::Opened>),
+    /// The baseline the capture is compared with, when two were opened.
+    BaseOpened(Box<super::BaseOpened>),
+    /// The baseline's histogram of the selected pass, beside the candidate's.
+    BaseHistogram(Box<Histogram>),
     /// The strip can be laid out and painted, and the workspace shown.
     Ready,
     /// What the link asked for, resolved to frame indices (or the defaults: the first
@@ -73,7 +78,8 @@ pub enum Update {
     StatsProgress(f64),
     Stats(Box<StatsReport>),
     CompareProgress(f64),
-    Compare(Vec<PassDelta>),
+    /// The comparison's verdicts, ready to show.
+    Compare(Box<CompareView>),
     /// Every frame was read back: the defects found, and the summary saying so.
     /// `summary` is `None` when there was nothing to read back (a capture without frames).
     Verified {

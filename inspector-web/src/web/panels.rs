@@ -1,11 +1,13 @@
 //! The DOM panels: statistics, structure, resources, pass detail, compare, memory,
 //! notes and defects, summary. Each renders a native model; strings go in as text only.
 
-use sgpt_format::analysis::{PassDelta, StatsReport};
+use sgpt_format::analysis::StatsReport;
+use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::dom::{Dom, clear};
 use super::error::Error;
+use crate::compare_view::CompareView;
 use crate::frame_detail::FrameDetail;
 use crate::memory::{
     MemoryView, byte_text, domain_cells, provider_cells, reconciliation_cells, reconciliation_text, site_cells,
@@ -99,7 +101,9 @@ pub fn stats(
         Dom::action(&tr, "stats-row", &index.to_string());
         // The selected pass is this row when graph pass, label and kind agree.
         if selected.is_some_and(|d| {
-            d.label == pass.label && d.graph_pass == pass.graph_pass && d.kind == pass.kind.name()
+            d.label == pass.label
+                && d.graph_pass == pass.graph_pass
+                && d.kind == pass.kind.name()
                 && pass.span_kind == sgpt_format::SpanKind::Pass
         }) {
             tr.set_class_name("selected");
@@ -329,6 +333,7 @@ pub fn pass_detail(
     detail: Option<&PassDetail>,
     level_verbose: bool,
     frame_number: Option<u64>,
+    base: Option<&str>,
 ) -> Result<Option<Element>, Error> {
     clear(root);
     let Some(detail) = detail else {
@@ -371,6 +376,15 @@ pub fn pass_detail(
     let _ = histogram.set_attribute("role", "img");
     let _ = histogram.set_attribute("aria-label", "Histogram of the pass's durations over the selected frames");
     dom.add_class(root, "p", "readout", "Counting its spans over the range…")?.set_id("histogram-readout");
+    if let Some(base) = base {
+        dom.add_class(root, "p", "muted", &format!("The same pass in the baseline, {base}, over all its frames:"))?;
+        let histogram = dom.add(root, "canvas", "")?;
+        histogram.set_id("histogram-base");
+        histogram.set_class_name("histogram");
+        let _ = histogram.set_attribute("role", "img");
+        let _ = histogram.set_attribute("aria-label", "Histogram of the same pass's durations in the baseline");
+        dom.add_class(root, "p", "readout", "Counting its spans in the baseline…")?.set_id("histogram-base-readout");
+    }
     if let Some(index) = detail.graph_pass_index {
         let button = dom.add(root, "button", "Show its graph pass in Structure")?;
         let _ = button.set_attribute("type", "button");
@@ -429,18 +443,29 @@ pub fn pass_detail(
     Ok(Some(canvas))
 }
 
+/// The Compare view: the two ranges (or the baseline's and the candidate's), then the
+/// engine's verdicts, each shift's interval drawn as a bar around zero with the practical
+/// threshold marked. `base` names the baseline when two captures are open.
 pub fn compare(
     dom: &Dom,
     root: &Element,
     ranges: ((u64, u64), (u64, u64)),
-    deltas: Option<&[PassDelta]>,
+    view: Option<&CompareView>,
     progress: Option<f64>,
+    base: Option<&str>,
 ) -> Result<(), Error> {
     clear(root);
     let ((a0, a1), (b0, b1)) = ranges;
+    let (side_a, side_b) = match base {
+        Some(_) => ("Baseline: frames", "Candidate: frames"),
+        None => ("A: frames", "B: frames"),
+    };
+    if let Some(name) = base {
+        dom.add_class(root, "p", "muted", &format!("Baseline (A): {name}. Candidate (B): the capture shown."))?;
+    }
     let controls = dom.add_class(root, "div", "controls", "")?;
     for (id, label, value) in
-        [("cmp-a0", "A: frames", a0), ("cmp-a1", "to", a1), ("cmp-b0", "B: frames", b0), ("cmp-b1", "to", b1)]
+        [("cmp-a0", side_a, a0), ("cmp-a1", "to", a1), ("cmp-b0", side_b, b0), ("cmp-b1", "to", b1)]
     {
         let l = dom.add(&controls, "label", &format!("{label} "))?;
         let input = dom.add(&l, "input", "")?;
@@ -452,50 +477,90 @@ pub fn compare(
     let button = dom.add(&controls, "button", "Compare")?;
     let _ = button.set_attribute("type", "button");
     let _ = button.set_attribute("data-action", "compare");
-    let Some(deltas) = deltas else {
+    let Some(view) = view else {
         let text = progress.map_or_else(|| "Computing…".to_owned(), |p| format!("Computing… {:.0} %", p * 100.0));
         dom.add(root, "p", &text)?;
         return Ok(());
     };
-    dom.add_class(root, "p", "note", "Deltas are B − A: positive is slower in B. Sorted by regression: largest median increase first, then passes only in B, then passes only in A. Medians over many frames are the honest comparison on a coarse (quantized) capture.")?;
+    let counts: Vec<String> = view.counts.iter().map(|(verdict, n)| format!("{n} {}", verdict.name())).collect();
+    dom.add(root, "h3", &format!("B against A: {}", counts.join(", ")))?;
+    dom.add_class(
+        root,
+        "p",
+        "note",
+        &format!(
+            "Shifts are B − A in the median: positive is slower in B. A pass is slower or faster only when its interval clears the threshold (the grey marks) after the correction; where the data cannot decide, it says inconclusive and why. {}",
+            view.method
+        ),
+    )?;
     let table = dom.table(
         root,
         &[
             ("Pass", false),
-            ("Status", false),
+            ("Verdict", false),
             ("Median A", true),
             ("Median B", true),
-            ("Δ median", true),
-            ("Δ p95", true),
-            ("Δ per frame", true),
-            ("Change", true),
+            ("Shift", true),
+            ("Interval", true),
+            ("", false),
         ],
     )?;
-    for delta in deltas.iter().take(MAX_ROWS) {
-        let name = match &delta.graph_pass {
-            Some(graph) if *graph != delta.label => format!("{graph} › {}", delta.label),
-            _ => delta.label.clone(),
-        };
-        let med = |p: Option<&sgpt_format::analysis::PassStats>| {
-            p.map_or_else(|| "–".to_owned(), |p| units::duration(p.median_ns))
-        };
-        let opt = |d: Option<i64>| d.map_or_else(|| "–".to_owned(), units::signed_duration);
-        let change = delta.median_change.map_or_else(|| "–".to_owned(), |c| format!("{:+.1} %", c * 100.0));
-        dom.row(
+    table.set_class_name("compare");
+    for row in std::iter::once(&view.frame).chain(view.rows.iter().take(MAX_ROWS)) {
+        let tr = dom.row(
             &table,
             &[
-                (&name, false),
-                (delta.status().name(), false),
-                (&med(delta.a.as_ref()), true),
-                (&med(delta.b.as_ref()), true),
-                (&opt(delta.median_delta_ns), true),
-                (&opt(delta.p95_delta_ns), true),
-                (&units::signed_duration(delta.total_per_frame_delta_ns), true),
-                (&change, true),
+                (&row.name, false),
+                (row.verdict.name(), false),
+                (&row.median_a, true),
+                (&row.median_b, true),
+                (&row.delta, true),
+                (&row.interval, true),
             ],
         )?;
+        tr.set_class_name(&format!("verdict-{}", row.verdict.name()));
+        if let Some(reason) = &row.reason
+            && let Ok(Some(cell)) = tr.query_selector("td:nth-child(2)")
+        {
+            let _ = cell.set_attribute("title", reason);
+        }
+        let cell = dom.add_class(&tr, "td", "interval-cell", "")?;
+        let track = dom.add_class(&cell, "span", "interval-track", "")?;
+        let _ = track.set_attribute("role", "img");
+        let _ = track.set_attribute(
+            "aria-label",
+            &match row.bar {
+                Some(_) => format!("interval {}", row.interval),
+                None => "no interval".to_owned(),
+            },
+        );
+        for (class, at) in
+            [("zero", 0.5), ("threshold", 0.5 - view.threshold_at), ("threshold", 0.5 + view.threshold_at)]
+        {
+            let mark = dom.add_class(&track, "span", class, "")?;
+            set_left(&mark, at, None);
+        }
+        if let Some((lo, hi)) = row.bar {
+            let bar = dom.add_class(&track, "span", "bar", "")?;
+            set_left(&bar, lo, Some(hi - lo));
+        }
+    }
+    if view.rows.len() > MAX_ROWS {
+        dom.add(root, "p", &format!("Not shown: {} more passes.", view.rows.len() - MAX_ROWS))?;
     }
     Ok(())
+}
+
+/// Places `element` at `left` (and `width`) fractions of its track, through the style
+/// object (the page's CSP allows no style attributes).
+fn set_left(element: &Element, left: f64, width: Option<f64>) {
+    if let Some(element) = element.dyn_ref::<web_sys::HtmlElement>() {
+        let style = element.style();
+        let _ = style.set_property("left", &format!("{:.2}%", left * 100.0));
+        if let Some(width) = width {
+            let _ = style.set_property("width", &format!("{:.2}%", (width * 100.0).max(0.5)));
+        }
+    }
 }
 
 /// Appends a table of string cells; numeric columns are right-aligned. Returns the table.
@@ -709,7 +774,7 @@ pub fn memory_lane_legend(dom: &Dom, root: &Element, lane: Option<&MemoryLane>) 
     for (index, name) in lane.names.iter().enumerate() {
         let item = dom.add(root, "span", "")?;
         let swatch = dom.add_class(&item, "i", "swatch", "")?;
-        if let Some(swatch) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&swatch) {
+        if let Some(swatch) = JsCast::dyn_ref::<web_sys::HtmlElement>(&swatch) {
             // CSSOM, not a style attribute: allowed by the page's CSP.
             let _ = swatch.style().set_property("background", MemoryLane::color(index));
         }

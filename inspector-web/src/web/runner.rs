@@ -14,7 +14,7 @@ use super::mailbox::Mailbox;
 use super::slice::{self, SoloJob, yield_now};
 use super::source::{Input, ReadError};
 use crate::gzip::{self, GzipError, Inflater};
-use crate::session::{Opened, Restore, Session, Update};
+use crate::session::{BaseOpened, Opened, Restore, Session, Update};
 use crate::slicing::JobKind;
 use crate::summary::LoadError;
 use crate::units;
@@ -48,26 +48,87 @@ fn load_hint(error: &LoadError) -> &'static str {
     }
 }
 
-/// Loads `input` as load `ticket`, then serves `mailbox` until a newer load or the page
-/// closes it; `restore` is what the link asked to show.
-pub async fn run(app: Rc<App>, ticket: u64, input: Input, mailbox: Rc<Mailbox>, restore: Restore) {
+/// Loads `input` as load `ticket` (and `base`, the baseline it is compared with, when
+/// two captures are opened), then serves `mailbox` until a newer load or the page closes
+/// it; `restore` is what the link asked to show.
+pub async fn run(app: Rc<App>, ticket: u64, input: Input, base: Option<Input>, mailbox: Rc<Mailbox>, restore: Restore) {
     let name = input.name();
     app.apply(Update::Loading { ticket, name: name.clone() });
-    if let Err(failure) = load(&app, ticket, &name, &input, &mailbox, &restore).await
+    if let Err((which, failure)) = load(&app, ticket, &input, base.as_ref(), &mailbox, &restore).await
         && app.is_current(ticket)
     {
-        app.apply(Update::Failed(format!("Could not open {name}: {failure}.")));
+        app.apply(Update::Failed(format!("Could not open {which}: {failure}.")));
     }
 }
+
+/// A load's failure, with the name of the file it is about.
+type Failed = (String, Failure);
 
 async fn load(
     app: &Rc<App>,
     ticket: u64,
-    name: &str,
     input: &Input,
+    base: Option<&Input>,
     mailbox: &Mailbox,
     restore: &Restore,
-) -> Result<(), Failure> {
+) -> Result<(), Failed> {
+    let name = input.name();
+    fn named(name: &str) -> impl FnOnce(Failure) -> Failed + '_ {
+        move |failure| (name.to_owned(), failure)
+    }
+    let Some(bytes) = fetch(app, ticket, &name, input).await.map_err(named(&name))? else { return Ok(()) };
+    let base_file = base.map(Input::name);
+    // What an error about the baseline names it as.
+    let base_name = base_file.as_ref().map(|n| format!("the baseline {n}"));
+    let base_bytes = match (base, &base_name) {
+        (Some(base), Some(base_name)) => {
+            let Some(bytes) = fetch(app, ticket, base_name, base).await.map_err(named(base_name))? else {
+                return Ok(());
+            };
+            Some(bytes)
+        }
+        _ => None,
+    };
+    let Some(capture) = open(app, ticket, &name, &bytes).await.map_err(named(&name))? else { return Ok(()) };
+    let base = match (&base_bytes, &base_name) {
+        (Some(bytes), Some(base_name)) => {
+            let Some(base) = open(app, ticket, base_name, bytes).await.map_err(named(base_name))? else {
+                return Ok(());
+            };
+            Some(base)
+        }
+        _ => None,
+    };
+    let page = |error: Error| (name.clone(), Failure::Page(error));
+    yield_now().await.map_err(page)?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    // Laying out and painting a long capture's strip takes much of a task: one of its own.
+    let (opened, gauges) = Opened::of(&capture, &name);
+    app.apply(Update::Opened(Box::new(opened)));
+    if let (Some(base), Some(file)) = (&base, &base_file) {
+        app.apply(Update::BaseOpened(Box::new(BaseOpened::of(base, file))));
+    }
+    yield_now().await.map_err(page)?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    app.apply(Update::Ready);
+    yield_now().await.map_err(page)?;
+    if !app.is_current(ticket) {
+        return Ok(());
+    }
+    let mut session = Session::new(&capture, &name, gauges);
+    if let Some(base) = &base {
+        session = session.with_base(base);
+    }
+    let mut running = Running { app, ticket, session };
+    running.serve(mailbox, restore).await.map_err(|failure| (name.clone(), failure))
+}
+
+/// Reads `input` and inflates it if it is gzip; `None` when a newer load began meanwhile.
+async fn fetch(app: &App, ticket: u64, name: &str, input: &Input) -> Result<Option<Vec<u8>>, Failure> {
     let progress = |done: u64, total: Option<u64>| {
         let fraction = total.map(|t| done as f64 / t.max(1) as f64 * 0.5);
         let text = format!("Reading {name}: {}…", units::bytes(done));
@@ -75,7 +136,7 @@ async fn load(
     };
     let mut bytes = input.read(ticket, &progress).await?;
     if !app.is_current(ticket) {
-        return Ok(());
+        return Ok(None);
     }
     if gzip::is_gzip(&bytes) {
         app.apply(Update::Gzip);
@@ -100,7 +161,7 @@ async fn load(
             job.next_slice().await?;
             if !app.is_current(ticket) {
                 job.cancel();
-                return Ok(());
+                return Ok(None);
             }
         }
         bytes = inflater.finish();
@@ -108,30 +169,9 @@ async fn load(
     if bytes.is_empty() {
         return Err(LoadError::Empty.into());
     }
-    // Each step below is tens of ms on big files: a task of its own, not one run-on task.
+    // Each step after this is tens of ms on big files: a task of its own, not one run-on task.
     yield_now().await?;
-    if !app.is_current(ticket) {
-        return Ok(());
-    }
-    let Some(capture) = open(app, ticket, name, &bytes).await? else { return Ok(()) };
-    yield_now().await?;
-    if !app.is_current(ticket) {
-        return Ok(());
-    }
-    // Laying out and painting a long capture's strip takes much of a task: one of its own.
-    let (opened, gauges) = Opened::of(&capture, name);
-    app.apply(Update::Opened(Box::new(opened)));
-    yield_now().await?;
-    if !app.is_current(ticket) {
-        return Ok(());
-    }
-    app.apply(Update::Ready);
-    yield_now().await?;
-    if !app.is_current(ticket) {
-        return Ok(());
-    }
-    let mut running = Running { app, ticket, session: Session::new(&capture, name, gauges) };
-    running.serve(mailbox, restore).await
+    Ok(app.is_current(ticket).then_some(bytes))
 }
 
 /// Opens the capture in slices: checking a closed one's directory against the file, or

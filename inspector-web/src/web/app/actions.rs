@@ -148,7 +148,9 @@ impl App {
                 let index = |id: &str| {
                     let number = read(id)?;
                     let ui = self.ui.borrow();
-                    let strip = ui.strip.as_ref()?;
+                    // Side A's numbers are the baseline's frames when one is open.
+                    let base = if id.starts_with("cmp-a") { ui.base_strip.as_ref() } else { None };
+                    let strip = base.or(ui.strip.as_ref())?;
                     // The nearest frame at or after the number typed.
                     let at = strip.frame_numbers.partition_point(|&n| n < number);
                     Some(at.min(strip.len().saturating_sub(1)))
@@ -167,7 +169,7 @@ impl App {
         {
             let mut ui = self.ui.borrow_mut();
             ui.compare = Some((a, b));
-            ui.deltas = None;
+            ui.comparison = None;
             ui.compare_progress = Some(0.0);
         }
         self.render_compare();

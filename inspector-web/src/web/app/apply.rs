@@ -9,6 +9,7 @@ use super::super::panels;
 use super::App;
 use crate::memory_lane::MemoryLane;
 use crate::session::{FrameView, IDLE_STATUS, Opened, Update};
+use crate::strip::StripData;
 use crate::summary::{DefectRow, Rows};
 use crate::timeline::Viewport;
 use crate::url_state::Tab;
@@ -44,6 +45,11 @@ impl App {
             Update::Status(text) => self.set_text("status", &text),
             Update::Opened(opened) => self.opened(*opened),
             Update::Ready => self.ready(),
+            Update::BaseOpened(base) => self.base_opened(*base),
+            Update::BaseHistogram(histogram) => {
+                self.ui.borrow_mut().base_histogram = Some(*histogram);
+                self.draw_histogram();
+            }
             Update::Restored { frame, range, compare } => {
                 {
                     let mut ui = self.ui.borrow_mut();
@@ -57,7 +63,7 @@ impl App {
                     }
                     if compare.is_some() {
                         ui.compare = compare;
-                        ui.deltas = None;
+                        ui.comparison = None;
                         ui.compare_progress = Some(0.0);
                     }
                 }
@@ -84,6 +90,7 @@ impl App {
                     if ui.detail.as_ref().map(key) != detail.as_deref().map(key) {
                         ui.sparkline = None;
                         ui.histogram = None;
+                        ui.base_histogram = None;
                     }
                     ui.detail = detail.map(|d| *d);
                 }
@@ -142,10 +149,10 @@ impl App {
                 self.set_data("stats", "ready");
             }
             Update::CompareProgress(progress) => self.ui.borrow_mut().compare_progress = Some(progress),
-            Update::Compare(deltas) => {
+            Update::Compare(view) => {
                 {
                     let mut ui = self.ui.borrow_mut();
-                    ui.deltas = Some(deltas);
+                    ui.comparison = Some(*view);
                     ui.compare_progress = None;
                 }
                 self.render_compare();
@@ -233,7 +240,7 @@ impl App {
 
     /// Shows what [`App::opened`] built and paints the strip.
     fn ready(&self) {
-        let empty = self.ui.borrow().strip.as_ref().is_none_or(crate::strip::StripData::is_empty);
+        let empty = self.ui.borrow().strip.as_ref().is_none_or(StripData::is_empty);
         self.workspace.set_hidden(empty);
         self.summary.set_hidden(false);
         self.relayout_strip();
@@ -264,6 +271,39 @@ impl App {
         self.draw_timeline();
         self.draw_strip();
         self.render_frame_panels();
+    }
+
+    /// The baseline: its strip above the candidate's, on one axis per frame index, and its
+    /// name beside the candidate's.
+    fn base_opened(&self, base: crate::session::BaseOpened) {
+        let crate::session::BaseOpened { name, strip, facts } = base;
+        let facts: Vec<String> = facts.iter().map(|f| f.text.clone()).collect();
+        self.set_text("base-label", &format!("Baseline (A): {name} · {}", facts.join(" · ")));
+        let candidate = self.ui.borrow().name.clone();
+        self.set_text("candidate-label", &format!("Candidate (B): {candidate}"));
+        for id in ["base-label", "candidate-label"] {
+            let _ = self.dom.find(id).map(|e| e.set_hidden(false));
+        }
+        self.base_strip.element.set_hidden(false);
+        {
+            let mut ui = self.ui.borrow_mut();
+            ui.base_strip = Some(strip);
+            ui.base_name = Some(name.clone());
+        }
+        self.set_data("base", &name);
+        // One frame index, one x: each strip is as wide as its share of the longer one.
+        let (len, base_len) = {
+            let ui = self.ui.borrow();
+            (ui.strip.as_ref().map_or(0, StripData::len), ui.base_strip.as_ref().map_or(0, StripData::len))
+        };
+        let longest = len.max(base_len).max(1) as f64;
+        for (element, frames) in
+            [(&self.strip.element, len), (&self.lane.element, len), (&self.base_strip.element, base_len)]
+        {
+            let _ = element.style().set_property("width", &format!("{:.3}%", frames as f64 / longest * 100.0));
+        }
+        self.relayout_strip();
+        self.draw_strip();
     }
 
     /// The toolbar's name and key facts of the open capture.

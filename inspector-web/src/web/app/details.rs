@@ -22,23 +22,27 @@ impl App {
         let _ = panels::frame_detail(&self.dom, &root, ui.frame_detail.as_ref());
     }
 
-    fn histogram_canvas(&self) -> Option<HtmlCanvasElement> {
-        self.dom.document.get_element_by_id("histogram").and_then(|e| e.dyn_into().ok())
+    fn canvas(&self, id: &str) -> Option<HtmlCanvasElement> {
+        self.dom.document.get_element_by_id(id).and_then(|e| e.dyn_into().ok())
     }
 
+    /// Paints the selected pass's histogram, and the baseline's when one is open.
     pub(super) fn draw_histogram(&self) {
-        let Some(canvas) = self.histogram_canvas() else { return };
         let ui = self.ui.borrow();
-        let Some(histogram) = &ui.histogram else { return };
-        let Some((ctx, w, h)) = canvas::sized_context(&canvas) else { return };
-        let layout = histogram.layout(w, (h - HISTOGRAM_AXIS_PX).max(1.0));
-        draw::histogram(&ctx, w, h, &layout, ui.histogram_hover);
-        let text = format!("{} {}", histogram.summary_text(), histogram.binning_text());
-        drop(ui);
-        if self.dom.document.get_element_by_id("histogram-readout").and_then(|e| e.text_content()).as_deref()
-            != Some(text.as_str())
-        {
-            self.set_text("histogram-readout", &text);
+        for (canvas, readout, histogram, hover) in [
+            ("histogram", "histogram-readout", ui.histogram.as_ref(), ui.histogram_hover),
+            ("histogram-base", "histogram-base-readout", ui.base_histogram.as_ref(), None),
+        ] {
+            let (Some(canvas), Some(histogram)) = (self.canvas(canvas), histogram) else { continue };
+            let Some((ctx, w, h)) = canvas::sized_context(&canvas) else { continue };
+            let layout = histogram.layout(w, (h - HISTOGRAM_AXIS_PX).max(1.0));
+            draw::histogram(&ctx, w, h, &layout, hover);
+            let text = format!("{} {}", histogram.summary_text(), histogram.binning_text());
+            if self.dom.document.get_element_by_id(readout).and_then(|e| e.text_content()).as_deref()
+                != Some(text.as_str())
+            {
+                self.set_text(readout, &text);
+            }
         }
     }
 

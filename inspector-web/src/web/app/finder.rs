@@ -115,6 +115,12 @@ impl App {
                 self.choose(at);
                 return;
             }
+            // A search field's first Escape would only clear it: one Escape closes.
+            "Escape" => {
+                event.prevent_default();
+                self.search_dialog.close();
+                return;
+            }
             _ => return,
         };
         event.prevent_default();

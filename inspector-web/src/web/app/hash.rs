@@ -20,8 +20,12 @@ impl App {
         ui.state.frame = ui.frame.and_then(number);
         ui.state.range = ui.range.and_then(|(a, b)| Some((number(a)?, number(b)?)));
         ui.state.zoom = ui.viewport.map(|v| v.rounded()).or(ui.pending_zoom);
-        ui.state.compare =
-            ui.compare.and_then(|((a0, a1), (b0, b1))| Some(((number(a0)?, number(a1)?), (number(b0)?, number(b1)?))));
+        // Side A is the baseline's frames when one is open.
+        let base_numbers = ui.base_strip.as_ref().map(|s| s.frame_numbers.clone());
+        let number_a = |index: usize| base_numbers.as_ref().map_or_else(|| number(index), |n| n.get(index).copied());
+        ui.state.compare = ui
+            .compare
+            .and_then(|((a0, a1), (b0, b1))| Some(((number_a(a0)?, number_a(a1)?), (number(b0)?, number(b1)?))));
         let hash = ui.state.to_hash();
         drop(ui);
         self.last_hash.replace(hash.clone());
@@ -49,9 +53,11 @@ impl App {
                     let frame = state.frame.and_then(index).unwrap_or(0);
                     let range =
                         state.range.and_then(|(a, b)| Some((index(a)?, index(b)?))).unwrap_or((0, strip.len() - 1));
-                    let compare = state
-                        .compare
-                        .and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
+                    let index_a =
+                        |number: u64| ui.base_strip.as_ref().map_or_else(|| index(number), |b| b.index_of(number));
+                    let compare = state.compare.and_then(|((a0, a1), (b0, b1))| {
+                        Some(((index_a(a0)?, index_a(a1)?), (index(b0)?, index(b1)?)))
+                    });
                     Some((frame, range, compare))
                 }
                 _ => {

@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use sgpt_format::analysis::{PassDelta, StatsReport};
+use sgpt_format::analysis::StatsReport;
 use sgpt_web_glue::Listener;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
@@ -21,6 +21,7 @@ use super::mailbox::Mailbox;
 use super::panic;
 use super::runner;
 use super::source::Input;
+use crate::compare_view::CompareView;
 use crate::frame_detail::FrameDetail;
 use crate::histogram::Histogram;
 use crate::icicle::{Icicle, IcicleLayout, NodeId};
@@ -75,12 +76,19 @@ struct Ui {
     frame_detail: Option<FrameDetail>,
     sparkline: Option<Vec<Option<(u64, u64)>>>,
     histogram: Option<Histogram>,
+    /// The baseline's histogram of the same pass, when a baseline is open.
+    base_histogram: Option<Histogram>,
+    /// The baseline's strip, above the candidate's on the same frame axis.
+    base_strip: Option<StripData>,
+    base_layout: Option<StripLayout>,
     histogram_hover: Option<usize>,
     memory: Option<MemoryView>,
     /// The lane under the strip, once the gauges are read.
     lane: Option<MemoryLane>,
     compare: Option<((usize, usize), (usize, usize))>,
-    deltas: Option<Vec<PassDelta>>,
+    comparison: Option<CompareView>,
+    /// The baseline's name, when a baseline and a candidate are open.
+    base_name: Option<String>,
     compare_progress: Option<f64>,
     /// The range flame graph, once built, the node zoomed into and the one under the pointer.
     icicle: Option<Icicle>,
@@ -116,6 +124,8 @@ pub struct App {
     pub strip: Canvas,
     /// The memory lane under the strip: shown only for captures with domain gauges.
     pub lane: Canvas,
+    /// The baseline's strip, shown when two captures are compared.
+    pub base_strip: Canvas,
     pub lane_legend: HtmlElement,
     pub timeline: Canvas,
     /// The range flame graph.
@@ -149,6 +159,7 @@ pub fn start() -> Result<(), Error> {
         tabs: dom.find("tabs")?,
         strip: Canvas::find(&dom.document, "frame-strip")?,
         lane: Canvas::find(&dom.document, "memory-lane")?,
+        base_strip: Canvas::find(&dom.document, "base-strip")?,
         lane_legend: dom.find("memory-lane-legend")?,
         timeline: Canvas::find(&dom.document, "timeline-canvas")?,
         icicle: Canvas::find(&dom.document, "icicle-canvas")?,
@@ -224,7 +235,7 @@ pub fn start() -> Result<(), Error> {
     ];
     let resizer = {
         let handle = Rc::clone(&app);
-        Resizer::new(&[&app.strip, &app.lane, &app.timeline, &app.icicle], move || {
+        Resizer::new(&[&app.strip, &app.lane, &app.base_strip, &app.timeline, &app.icicle], move || {
             if !panic::happened() {
                 handle.relayout_strip();
                 handle.draw_strip();
@@ -236,18 +247,23 @@ pub fn start() -> Result<(), Error> {
     app.restore_theme();
     app.render_help();
     app.show_idle();
-    if let Some(url) = file_param()? {
-        app.open(Input::Url(url));
+    match file_params()? {
+        (Some(url), base) => app.open(Input::Url(url), base.map(Input::Url)),
+        (None, Some(_)) => {
+            app.show_error("The link names a baseline (base=) but no capture to compare with it (file=).");
+        }
+        (None, None) => {}
     }
     INSPECTOR.with(|slot| slot.replace(Some(Inspector { _listeners: listeners, _resizer: resizer })));
     Ok(())
 }
 
-/// `?file=URL`: bookmarkable, and how the demo hands over its `blob:` capture.
-fn file_param() -> Result<Option<String>, Error> {
+/// `?file=URL`, and `&base=URL` for the baseline it is compared with.
+fn file_params() -> Result<(Option<String>, Option<String>), Error> {
     let window = web_sys::window().ok_or(Error::NoGlobal("window"))?;
     let params = UrlSearchParams::new_with_str(&window.location().search()?)?;
-    Ok(params.get("file").filter(|url| !url.is_empty()))
+    let get = |key: &str| params.get(key).filter(|url| !url.is_empty());
+    Ok((get("file"), get("base")))
 }
 
 fn initial_hash() -> ViewState {
@@ -371,7 +387,8 @@ impl App {
 
     // ---- opening ----
 
-    fn open(self: &Rc<Self>, input: Input) {
+    /// Opens `input`, compared with `base` when one is given.
+    fn open(self: &Rc<Self>, input: Input, base: Option<Input>) {
         let ticket = self.current.get() + 1;
         self.current.set(ticket);
         let mailbox = Rc::new(Mailbox::default());
@@ -380,7 +397,27 @@ impl App {
         let state = initial_hash();
         let restore = Restore { frame: state.frame, range: state.range, compare: state.compare, pass: state.pass };
         *self.ui.borrow_mut() = Ui { table: TableState::default(), state, ..Ui::default() };
-        spawn_local(runner::run(Rc::clone(self), ticket, input, mailbox, restore));
+        spawn_local(runner::run(Rc::clone(self), ticket, input, base, mailbox, restore));
+    }
+
+    /// Opens the files dropped or picked: one is shown; of two, the older (by modification
+    /// time, then the first) is the baseline the newer is compared with.
+    fn open_files(self: &Rc<Self>, files: Option<web_sys::FileList>) {
+        let files: Vec<web_sys::File> =
+            files.map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect()).unwrap_or_default();
+        match files.as_slice() {
+            [] => self.show_error("Nothing to open: what was dropped is not a file. Drop a .sgpt or .sgpt.gz file."),
+            [one] => self.open(Input::File(one.clone()), None),
+            [first, second] => {
+                let (base, candidate) =
+                    if second.last_modified() < first.last_modified() { (second, first) } else { (first, second) };
+                self.open(Input::File(candidate.clone()), Some(Input::File(base.clone())));
+            }
+            more => self.show_error(&format!(
+                "{} files at once: open one capture, or two to compare (the older is the baseline).",
+                more.len()
+            )),
+        }
     }
 
     pub fn is_current(&self, ticket: u64) -> bool {
@@ -408,24 +445,18 @@ impl App {
     fn on_drop(self: &Rc<Self>, event: &Event) {
         event.prevent_default();
         self.delete_data("dragging");
-        let file = event
-            .dyn_ref::<DragEvent>()
-            .and_then(DragEvent::data_transfer)
-            .and_then(|transfer| transfer.files())
-            .and_then(|files| files.get(0));
-        match file {
-            Some(file) => self.open(Input::File(file)),
-            None => self.show_error("Nothing to open: what was dropped is not a file. Drop a .sgpt or .sgpt.gz file."),
-        }
+        let files = event.dyn_ref::<DragEvent>().and_then(DragEvent::data_transfer).and_then(|t| t.files());
+        self.open_files(files);
     }
 
     fn on_pick(self: &Rc<Self>, _event: &Event) {
-        let file = self.input.files().and_then(|files| files.get(0));
-        // Cleared so that picking the same file again still fires `change`.
-        self.input.set_value("");
-        if let Some(file) = file {
-            self.open(Input::File(file));
+        let files = self.input.files();
+        if files.as_ref().is_some_and(|f| f.length() > 0) {
+            self.open_files(files);
         }
+        // Cleared so that picking the same file again still fires `change` (after reading
+        // the list: clearing the input empties it).
+        self.input.set_value("");
     }
 }
 

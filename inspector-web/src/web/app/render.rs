@@ -69,7 +69,7 @@ impl App {
         let Some(root) = self.dom.document.get_element_by_id("panel-pass") else { return };
         let ui = self.ui.borrow();
         let number = ui.frame.and_then(|i| ui.strip.as_ref()?.frame_numbers.get(i).copied());
-        let _ = panels::pass_detail(&self.dom, &root, ui.detail.as_ref(), ui.verbose, number);
+        let _ = panels::pass_detail(&self.dom, &root, ui.detail.as_ref(), ui.verbose, number, ui.base_name.as_deref());
         drop(ui);
         self.draw_sparkline();
         self.draw_histogram();
@@ -125,13 +125,16 @@ impl App {
         let ui = self.ui.borrow();
         let Some(strip) = &ui.strip else { return };
         let Some(((a0, a1), (b0, b1))) = ui.compare else { return };
-        let n = |i: usize| strip.frame_numbers[i];
+        // Side A is the baseline's frames when one is open.
+        let side_a = ui.base_strip.as_ref().unwrap_or(strip);
+        let n = |strip: &StripData, i: usize| strip.frame_numbers.get(i).copied().unwrap_or(0);
         let _ = panels::compare(
             &self.dom,
             &root,
-            ((n(a0), n(a1)), (n(b0), n(b1))),
-            ui.deltas.as_deref(),
+            ((n(side_a, a0), n(side_a, a1)), (n(strip, b0), n(strip, b1))),
+            ui.comparison.as_ref(),
             ui.compare_progress,
+            ui.base_name.as_deref(),
         );
     }
 }

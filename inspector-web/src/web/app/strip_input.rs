@@ -17,6 +17,8 @@ impl App {
         let mut ui = self.ui.borrow_mut();
         let width = (self.strip.width.get() * self.strip.scale.get()).max(1.0) as u32;
         ui.layout = ui.strip.as_ref().map(|data| StripLayout::new(data, width));
+        let base_width = (self.base_strip.width.get() * self.base_strip.scale.get()).max(1.0) as u32;
+        ui.base_layout = ui.base_strip.as_ref().map(|data| StripLayout::new(data, base_width));
     }
 
     pub fn draw_strip(&self) {
@@ -27,6 +29,11 @@ impl App {
         if !self.lane.element.hidden() {
             let frames = ui.strip.as_ref().map_or(0, StripData::len);
             draw::memory_lane(&self.lane, ui.lane.as_ref(), frames, ui.range, ui.frame, ui.brush);
+        }
+        // The baseline's strip marks side A of the comparison as its range.
+        if let (Some(data), Some(layout)) = (&ui.base_strip, &ui.base_layout) {
+            let side_a = ui.compare.map(|(a, _)| a);
+            draw::strip(&self.base_strip, data, layout, side_a, None, None);
         }
     }
 

@@ -1,0 +1,97 @@
+// Two captures in the inspector: a baseline and a candidate, opened by a bookmarkable
+// `?file=B&base=A`, or by picking (or dropping) both files, the older the baseline. Both
+// strips share one axis per frame index; the Compare view gives the comparison engine's
+// verdicts (the same as `sgpt diff`), and the pass detail both histograms.
+//
+// The captures are `sgpt synth` runs of one workload, the candidate with one pass made 50 %
+// slower, written to target/browser-captures/ and reused by later runs.
+
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { baseUrl, chromiumForFile } from './chromium.mjs';
+import { collectUncaught, outcome, showTab, synthCapture, tableRows, waitData, watchCsp } from './inspector_helpers.mjs';
+import { sgptJson } from './sgpt_cli.mjs';
+
+const WORKLOAD = ['--frames', '600', '--passes', '30', '--level', 'structure', '--seed', '4'];
+const browser = chromiumForFile();
+let baseline;
+let candidate;
+let slowed;
+
+before(() => {
+  baseline = synthCapture('compare_base.sgpt', [...WORKLOAD, '--run', '1']);
+  // The pass to slow: the one with the largest total, so its shift is well above the noise.
+  const stats = sgptJson('stats', baseline);
+  slowed = stats.passes.slice().sort((a, b) => b.total_ns - a.total_ns)[0].label;
+  candidate = synthCapture(`compare_slow_${slowed.replace(/[^a-z0-9]+/gi, '_')}.sgpt`, [
+    ...WORKLOAD, '--run', '2', '--slow-pass', slowed, '--slow-by', '50%',
+  ]);
+});
+
+/** A page whose /runs/ URLs serve the two captures, opened at `query`. */
+async function openWithRuns(t, query) {
+  const context = await browser.newContext();
+  t.after(() => context.close());
+  const page = await context.newPage();
+  const problems = collectUncaught(page);
+  await watchCsp(page);
+  // By path: a glob would match the page's own URL, whose query names the files.
+  await page.route((url) => url.pathname.startsWith('/runs/'), (route) => {
+    const file = new URL(route.request().url()).pathname === '/runs/base.sgpt' ? baseline : candidate;
+    route.fulfill({ status: 200, contentType: 'application/octet-stream', body: readFileSync(file) });
+  });
+  await page.goto(`${baseUrl()}/${query}`);
+  return { page, problems };
+}
+
+async function verdicts(page) {
+  await waitData(page, 'compare', 'ready');
+  await showTab(page, 'compare');
+  return tableRows(page, '[data-testid=compare]');
+}
+
+test('?file=B&base=A compares the candidate with the baseline and flags the slowed pass', async (t) => {
+  const { page, problems } = await openWithRuns(t, '?file=/runs/candidate.sgpt&base=/runs/base.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(shown.base, '/runs/base.sgpt');
+  const rows = await verdicts(page);
+  // The frame time first, then passes by verdict: the slowed pass leads.
+  assert.equal(rows[0][0], 'GPU frame time');
+  assert.equal(rows[1][1], 'slower', JSON.stringify(rows.slice(0, 4)));
+  assert.ok(rows[1][0].endsWith(slowed), `${rows[1][0]} is ${slowed}`);
+  assert.match(rows[1][4], /\+/, 'a positive shift');
+  // Both strips on one axis per frame index: the same frame count, the same width.
+  const widths = await page.evaluate(() =>
+    ['base-strip', 'frame-strip'].map((id) => document.getElementById(id).getBoundingClientRect().width));
+  assert.ok(widths[0] > 100 && Math.abs(widths[0] - widths[1]) < 1, `strip widths ${widths}`);
+  assert.match(await page.textContent('[data-testid=base-label]'), /Baseline \(A\): \/runs\/base\.sgpt/);
+  assert.match(await page.textContent('[data-testid=compare]'), /Baseline \(A\): \/runs\/base\.sgpt/);
+  // The link keeps the view, the baseline's range included.
+  assert.match(await page.evaluate(() => location.hash), /tab=compare.*cmp=0-599,0-599/);
+  assert.deepEqual(problems, []);
+});
+
+test('picking two files compares them, the first (older) the baseline; the pass shows both histograms', async (t) => {
+  const { page, problems } = await openWithRuns(t, '');
+  await waitData(page, 'state', 'idle');
+  const file = (name, path) => ({ name, mimeType: 'application/octet-stream', buffer: readFileSync(path) });
+  await page.setInputFiles('#file-input', [file('base.sgpt', baseline), file('candidate.sgpt', candidate)]);
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  assert.equal(shown.base, 'base.sgpt');
+  const rows = await verdicts(page);
+  assert.equal(rows[1][1], 'slower');
+  // Choose the slowed pass: its detail has the candidate's and the baseline's histograms.
+  await showTab(page, 'stats');
+  await page.click(`[data-testid=stats-table] tbody tr:has-text("${slowed}")`);
+  await page.waitForFunction(() => document.getElementById('histogram-base')?.width > 0
+    && /median/.test(document.getElementById('histogram-base-readout')?.textContent ?? ''), null, { timeout: 60_000 });
+  const readouts = await page.evaluate(() =>
+    ['histogram-readout', 'histogram-base-readout'].map((id) => document.getElementById(id).textContent));
+  const median = (text) => text.match(/median ([0-9.]+ [µm]?s)/)?.[1];
+  assert.ok(median(readouts[0]) && median(readouts[1]), readouts.join(' | '));
+  assert.notEqual(median(readouts[0]), median(readouts[1]), 'the slowed pass has two medians');
+  assert.deepEqual(problems, []);
+});
