@@ -184,7 +184,7 @@ fn analyse(path: &Path) -> anyhow::Result<(StatsReport, Samples)> {
     let capture: Capture<'_> = input::open(path, &bytes)?;
     let large = input::is_large(&capture, bytes.len());
     let frames = 0..capture.frames().len();
-    let report = stats::report(&capture, frames.clone(), large);
+    let (report, _) = stats::analyse(&capture, frames.clone(), large, false);
     let spinner = input::spinner(large, "sampling");
     let samples = Samples::collect(&capture, frames);
     spinner.finish_and_clear();

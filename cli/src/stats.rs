@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::bail;
 use serde::Serialize;
 use sgpt_format::Capture;
-use sgpt_format::analysis::{StatsAccumulator, StatsReport};
+use sgpt_format::analysis::StatsReport;
+use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
 use sgpt_format::frame_timing::{Figure, FrameTiming, FrameTimingAccumulator};
 
 use crate::input::{self, printable};
@@ -72,14 +73,22 @@ struct StatsJson<'p> {
     frame_timing: FrameTimingJson,
 }
 
-/// Per-pass statistics of `range`, with a progress bar on large captures.
-pub fn report(capture: &Capture<'_>, range: Range<usize>, large: bool) -> StatsReport {
-    let mut stats = StatsAccumulator::new(capture);
-    input::each_frame(range, large, "analysing", |index| stats.add_frame(index));
-    stats.finish()
+/// Per-pass statistics of `range` and, with `timing`, its frame timing: each frame decoded
+/// once, chunks of frames on every core, with a progress bar on large captures.
+pub fn analyse(
+    capture: &Capture<'_>,
+    range: Range<usize>,
+    large: bool,
+    timing: bool,
+) -> (StatsReport, Option<FrameTiming>) {
+    let bar = input::bar(range.len() as u64, large, "analysing");
+    let options = ScanOptions { chunks: 0, frame_timing: timing, ..ScanOptions::default() };
+    let scan = scan_parallel(capture, range, &options, &|frames| bar.inc(frames));
+    bar.finish_and_clear();
+    (scan.stats, scan.timing)
 }
 
-/// Frame timing of `range`, with a progress bar on large captures.
+/// Frame timing of `range` alone, with a progress bar on large captures.
 pub fn frame_timing(capture: &Capture<'_>, range: Range<usize>, large: bool) -> FrameTiming {
     let mut timing = FrameTimingAccumulator::new(capture);
     input::each_frame(range, large, "timing frames", |index| timing.add_frame(index));
@@ -172,8 +181,8 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
         None => 0..count,
     };
     let large = input::is_large(&capture, bytes.len());
-    let report = report(&capture, range.clone(), large);
-    let timing = frame_timing(&capture, range.clone(), large);
+    let (report, timing) = analyse(&capture, range.clone(), large, true);
+    let Some(timing) = timing else { bail!("frame timing was asked for and not computed") };
     let file = path.display().to_string();
     if as_json {
         json::print(&StatsJson {

@@ -71,6 +71,9 @@ pub struct Sample {
     seen: u64,
     min: u64,
     max: u64,
+    /// Keeps every value, past the limit too: a chunk's sample, replayed in order into a
+    /// bounded one when chunks merge, so the merged sample is the one a single pass keeps.
+    unbounded: bool,
 }
 
 impl Sample {
@@ -81,7 +84,7 @@ impl Sample {
         self.min = self.min.min(value);
         self.max = self.max.max(value);
         if self.seen.is_multiple_of(self.stride) {
-            if self.values.len() == SAMPLE_LIMIT {
+            if self.values.len() == SAMPLE_LIMIT && !self.unbounded {
                 let mut keep = 0;
                 for at in (0..self.values.len()).step_by(2) {
                     self.values[keep] = self.values[at];
@@ -107,24 +110,27 @@ impl Sample {
         self.seen == 0
     }
 
+    /// Adds `later`'s values after this sample's, as though they had been added here.
+    /// Exact only when `later` kept every value it saw (an unbounded chunk sample).
+    pub(crate) fn append(&mut self, later: &Sample) {
+        debug_assert!(later.stride <= 1, "only a sample that kept every value replays exactly");
+        for &value in &later.values {
+            self.add(value);
+        }
+    }
+
     /// The order statistics, `None` without values.
     #[must_use]
     pub fn summary(&self) -> Option<Summary> {
         if self.seen == 0 {
             return None;
         }
-        let mut sorted = self.values.clone();
-        sorted.sort_unstable();
-        let n = sorted.len();
+        // Selecting the two nearest ranks gives the figures a full sort would, in linear time.
+        let mut values = self.values.clone();
+        let n = values.len();
         let p95 = (95 * n).div_ceil(100) - 1;
-        Some(Summary {
-            count: self.seen,
-            min: self.min,
-            median: sorted[(n - 1) / 2],
-            p95: sorted[p95],
-            max: self.max,
-            exact: self.stride == 1,
-        })
+        let [median, p95] = crate::analysis::select_ranks(&mut values, [((n - 1) / 2) as u64, p95 as u64]);
+        Some(Summary { count: self.seen, min: self.min, median, p95, max: self.max, exact: self.stride == 1 })
     }
 }
 
@@ -232,6 +238,11 @@ pub struct FrameTimingAccumulator<'c, 'a> {
     /// The previous frame's pass spans as `(begin, end)`, sorted: coverage needs the next
     /// frame's begin, so they wait one frame.
     spans: Vec<(u64, u64)>,
+    /// The frame being added's spans, swapped into `spans` once its pair is counted.
+    incoming: Vec<(u64, u64)>,
+    /// What the first frame added gave: `None` before any, `Some(None)` when it did not
+    /// decode. A later chunk's first frame pairs with the chunk before's last on merging.
+    first: Option<Option<Previous>>,
     frames: u64,
     frames_with_spans: u64,
     frames_with_submit: u64,
@@ -275,6 +286,8 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             frame: Frame::default(),
             previous: None,
             spans: Vec::new(),
+            incoming: Vec::new(),
+            first: None,
             frames: 0,
             frames_with_spans: 0,
             frames_with_submit: 0,
@@ -303,12 +316,16 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         let mut frame = std::mem::take(&mut self.frame);
         match self.capture.frame_into(index, &mut frame) {
             Ok(()) => self.add_decoded(index, &frame),
-            Err(defect) => {
-                self.defects.push(defect);
-                self.previous = None;
-            }
+            Err(defect) => self.add_defect(defect),
         }
         self.frame = frame;
+    }
+
+    /// Counts a frame that did not decode: it breaks the pairs on either side of it.
+    pub(crate) fn add_defect(&mut self, defect: Defect) {
+        self.defects.push(defect);
+        self.previous = None;
+        self.first.get_or_insert(None);
     }
 
     /// Adds a frame already decoded, as frame `index` of the capture.
@@ -332,33 +349,100 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.recorder_cost.add(frame.recorder_cost_ns);
         self.recorder_cost_nonzero += u64::from(frame.recorder_cost_ns != 0);
 
-        let passes = frame.spans.iter().filter(|span| span.kind == SpanKind::Pass);
-        let gpu_begin = passes.clone().map(|span| span.begin_ns).min();
-        self.zero_spans += passes.clone().filter(|span| span.duration_ns() == 0).count() as u64;
+        // One walk over the spans for the first begin, the zeros and the spans to cover.
+        let mut gpu_begin: Option<u64> = None;
+        let mut zeros = 0u64;
+        self.incoming.clear();
+        for span in frame.spans.iter().filter(|span| span.kind == SpanKind::Pass) {
+            gpu_begin = Some(gpu_begin.map_or(span.begin_ns, |begin| begin.min(span.begin_ns)));
+            zeros += u64::from(span.duration_ns() == 0);
+            self.incoming.push((span.begin_ns, span.end_ns.max(span.begin_ns)));
+        }
+        self.zero_spans += zeros;
         self.frames_with_spans += u64::from(gpu_begin.is_some());
 
         if let Some(previous) = self.previous.filter(|previous| previous.index + 1 == index) {
-            if let (Some(earlier), Some(later)) = (previous.gpu_begin, gpu_begin) {
-                if later > earlier {
-                    let interval = later - earlier;
-                    let covered = covered(&self.spans, earlier, later);
-                    self.gpu_interval.add(interval);
-                    self.coverage.add((u128::from(covered) * u128::from(PPM) / u128::from(interval)) as u64);
-                    self.covered_ns += u128::from(covered);
-                    self.interval_ns += u128::from(interval);
-                } else {
-                    self.gpu_unordered_pairs += 1;
-                }
-            }
-            match cpu.begin_ns.checked_sub(previous.cpu_begin).filter(|&interval| interval > 0) {
-                Some(interval) => self.cpu_interval.add(interval),
-                None => self.cpu_unordered_pairs += 1,
+            self.pair(previous, gpu_begin, cpu.begin_ns);
+        }
+        // Spans mostly arrive in order; sorting only when they do not gives the same order.
+        if !self.incoming.is_sorted() {
+            self.incoming.sort_unstable();
+        }
+        std::mem::swap(&mut self.spans, &mut self.incoming);
+        let this = Previous { gpu_begin, cpu_begin: cpu.begin_ns, index };
+        self.previous = Some(this);
+        self.first.get_or_insert(Some(this));
+    }
+
+    /// Counts the pair of `previous` (whose pass spans are `self.spans`) and the frame after it.
+    fn pair(&mut self, previous: Previous, gpu_begin: Option<u64>, cpu_begin: u64) {
+        if let (Some(earlier), Some(later)) = (previous.gpu_begin, gpu_begin) {
+            if later > earlier {
+                let interval = later - earlier;
+                let covered = covered(&self.spans, earlier, later);
+                self.gpu_interval.add(interval);
+                self.coverage.add((u128::from(covered) * u128::from(PPM) / u128::from(interval)) as u64);
+                self.covered_ns += u128::from(covered);
+                self.interval_ns += u128::from(interval);
+            } else {
+                self.gpu_unordered_pairs += 1;
             }
         }
-        self.spans.clear();
-        self.spans.extend(passes.map(|span| (span.begin_ns, span.end_ns.max(span.begin_ns))));
-        self.spans.sort_unstable();
-        self.previous = Some(Previous { gpu_begin, cpu_begin: cpu.begin_ns, index });
+        match cpu_begin.checked_sub(previous.cpu_begin).filter(|&interval| interval > 0) {
+            Some(interval) => self.cpu_interval.add(interval),
+            None => self.cpu_unordered_pairs += 1,
+        }
+    }
+
+    /// An accumulator for one chunk of a range: its samples keep every value, so that
+    /// [`FrameTimingAccumulator::merge`] can replay them exactly.
+    pub(crate) fn for_chunk(capture: &'c Capture<'a>) -> Self {
+        let mut chunk = Self::new(capture);
+        for sample in [
+            &mut chunk.gpu_interval,
+            &mut chunk.cpu_interval,
+            &mut chunk.cpu_frame_time,
+            &mut chunk.latency,
+            &mut chunk.coverage,
+            &mut chunk.recorder_cost,
+        ] {
+            sample.unbounded = true;
+        }
+        chunk
+    }
+
+    /// Adds `later`, a [`FrameTimingAccumulator::for_chunk`] fed the frames that follow
+    /// this one's, as though its frames had been added here: the pair across the seam is
+    /// counted first, then its values follow in order.
+    pub(crate) fn merge(&mut self, later: Self) {
+        let Some(first) = later.first else { return };
+        if let (Some(previous), Some(first)) = (self.previous, first)
+            && previous.index + 1 == first.index
+        {
+            self.pair(previous, first.gpu_begin, first.cpu_begin);
+        }
+        self.frames += later.frames;
+        self.frames_with_spans += later.frames_with_spans;
+        self.frames_with_submit += later.frames_with_submit;
+        self.frames_with_readback += later.frames_with_readback;
+        self.frames_with_cpu += later.frames_with_cpu;
+        self.gpu_interval.append(&later.gpu_interval);
+        self.cpu_interval.append(&later.cpu_interval);
+        self.cpu_frame_time.append(&later.cpu_frame_time);
+        self.latency.append(&later.latency);
+        self.coverage.append(&later.coverage);
+        self.covered_ns += later.covered_ns;
+        self.interval_ns += later.interval_ns;
+        self.recorder_cost.append(&later.recorder_cost);
+        self.recorder_cost_nonzero += later.recorder_cost_nonzero;
+        self.gpu_unordered_pairs += later.gpu_unordered_pairs;
+        self.cpu_unordered_pairs += later.cpu_unordered_pairs;
+        self.latency_negative += later.latency_negative;
+        self.zero_spans += later.zero_spans;
+        self.defects.extend(later.defects);
+        self.previous = later.previous;
+        self.spans = later.spans;
+        self.first.get_or_insert(first);
     }
 
     /// Why there is no interval, when there is none.
@@ -604,5 +688,23 @@ mod tests {
         assert_eq!((summary.count, summary.min, summary.max, summary.exact), (n, 0, n - 1, false));
         // Every fourth value of 0..n: the median is within a stride of the true one.
         assert!(summary.median.abs_diff(n / 2) <= 4, "{summary:?}");
+    }
+
+    #[test]
+    fn unbounded_chunk_samples_replay_into_the_sample_one_pass_keeps() {
+        let n = 2 * SAMPLE_LIMIT as u64 + 10;
+        let value = |i: u64| (i * 7_919) % 100_003;
+        let mut whole = Sample::default();
+        (0..n).for_each(|i| whole.add(value(i)));
+        for cuts in [vec![0, n], vec![0, 3, n], vec![0, SAMPLE_LIMIT as u64 + 1, SAMPLE_LIMIT as u64 * 2, n]] {
+            let mut merged = Sample::default();
+            for part in cuts.windows(2) {
+                let mut chunk = Sample { unbounded: true, ..Sample::default() };
+                (part[0]..part[1]).for_each(|i| chunk.add(value(i)));
+                merged.append(&chunk);
+            }
+            assert_eq!(merged.values, whole.values, "cut at {cuts:?}");
+            assert_eq!(merged.summary(), whole.summary(), "cut at {cuts:?}");
+        }
     }
 }

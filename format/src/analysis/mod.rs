@@ -23,6 +23,7 @@
 pub mod compare;
 pub mod frame_timing;
 pub mod memory_analysis;
+pub mod scan;
 pub mod workload_summary;
 
 use std::collections::HashMap;
@@ -159,7 +160,7 @@ fn bucket_bounds(index: usize) -> (u64, u64) {
 }
 
 /// The nearest-rank indices of the median and p95 among `n` sorted values (see [`PassStats`]).
-fn ranks(n: u64) -> [u64; 2] {
+pub(crate) fn ranks(n: u64) -> [u64; 2] {
     let p95 = (95 * u128::from(n)).div_ceil(100) - 1;
     [(n - 1) / 2, u64::try_from(p95).unwrap_or(u64::MAX)]
 }
@@ -173,7 +174,7 @@ pub fn median_p95(durations: &mut [u64]) -> Option<[u64; 2]> {
 }
 
 /// The values at `ranks` (ascending) among `values`, which are reordered.
-fn select_ranks(values: &mut [u64], [median, p95]: [u64; 2]) -> [u64; 2] {
+pub(crate) fn select_ranks(values: &mut [u64], [median, p95]: [u64; 2]) -> [u64; 2] {
     let median = median as usize;
     let (_, &mut median_ns, right) = values.select_nth_unstable(median);
     // The p95 rank is never below the median's, so it is selected in the (smaller) right part.
@@ -701,9 +702,14 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
                 total_ns: u64::try_from(slot.total).unwrap_or(u64::MAX),
             });
         }
-        report.passes.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.key().cmp_key(&b.key())));
+        sort_passes(&mut report.passes);
         report
     }
+}
+
+/// The report's order: largest `total_ns` first, ties by key.
+pub(crate) fn sort_passes(passes: &mut [PassStats]) {
+    passes.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.key().cmp_key(&b.key())));
 }
 
 trait CmpKey {

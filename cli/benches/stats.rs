@@ -1,0 +1,130 @@
+//! Prints how close `sgpt stats` comes to the speed of reading: the roofline (the file's
+//! bytes read; every span decoded, nothing else), the one-decode analysis on rayon pools
+//! of 1 and 2 threads, and the `sgpt stats --json` binary end to end with
+//! `RAYON_NUM_THREADS` 1 and 2, each in M spans/s and as a share of the decode roofline.
+//! Run: `cargo bench -p sgpt-cli --bench stats`.
+//!
+//! On `target/bench-captures/hour.sgpt` (216,000 frames × 200 passes, 43.2 M spans) when it
+//! exists, else on a 21,600-frame synthetic capture written beside it, which it says.
+//! Each figure is the median of several runs; the machine is shared, so ratios travel better.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
+use sgpt_format::{Capture, Frame, synth};
+
+const REPETITIONS: usize = 5;
+
+fn median_time(mut run: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..REPETITIONS)
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[REPETITIONS / 2]
+}
+
+fn capture_path() -> (PathBuf, bool) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-captures");
+    let hour = root.join("hour.sgpt");
+    if hour.exists() {
+        return (hour, true);
+    }
+    let small = root.join("bench-stats-21600.sgpt");
+    if !small.exists() {
+        let options = synth::SynthOptions { frames: 21_600, passes: 200, ..Default::default() };
+        std::fs::create_dir_all(&root).expect("bench-captures folder");
+        std::fs::write(&small, synth::generate(&options)).expect("write the capture");
+    }
+    (small, false)
+}
+
+fn main() {
+    let (path, hour) = capture_path();
+    let bytes = std::fs::read(&path).expect("read the capture");
+    let capture = Capture::open(&bytes).expect("open");
+    let frames = capture.frames().len();
+    let spans = capture.span_count() as f64;
+    println!(
+        "sgpt stats bench — {}: {} frames, {:.1} M spans, {:.0} MB{}",
+        path.display(),
+        frames,
+        spans / 1e6,
+        bytes.len() as f64 / 1e6,
+        if hour { "" } else { " (hour.sgpt absent: a tenth of the hour, generated)" }
+    );
+    let rate = |time: Duration| spans / time.as_secs_f64() / 1e6;
+
+    let read = median_time(|| drop(black_box(std::fs::read(&path).expect("read"))));
+    let decode = median_time(|| {
+        let mut sum = 0u64;
+        for index in 0..frames {
+            capture.for_each_span(index, |span| sum = sum.wrapping_add(span.end_ns)).expect("decode");
+        }
+        black_box(sum);
+    });
+    let mut frame = Frame::default();
+    let whole = median_time(|| {
+        for index in 0..frames {
+            capture.frame_into(index, &mut frame).expect("decode");
+            black_box(&frame);
+        }
+    });
+    let roofline = rate(decode);
+    println!("roofline (one core)");
+    println!(
+        "  read the file's bytes: {:.3} s, {:.0} MB/s",
+        read.as_secs_f64(),
+        bytes.len() as f64 / read.as_secs_f64() / 1e6
+    );
+    println!("  decode spans only: {:.3} s, {roofline:.0} M spans/s (= 1.00)", decode.as_secs_f64());
+    println!(
+        "  decode whole frames (what frame timing needs): {:.3} s, {:.0} M spans/s ({:.2})",
+        whole.as_secs_f64(),
+        rate(whole),
+        rate(whole) / roofline
+    );
+
+    println!("analysis in process (analysis::scan::scan_parallel: statistics and frame timing, one decode)");
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let options = ScanOptions { chunks: 0, ..ScanOptions::default() };
+        let time = median_time(|| {
+            pool.install(|| black_box(scan_parallel(&capture, 0..frames, &options, &|_| {})));
+        });
+        println!(
+            "  {threads} thread{}: {:.3} s, {:.0} M spans/s ({:.2} of the decode roofline)",
+            if threads == 1 { " " } else { "s" },
+            time.as_secs_f64(),
+            rate(time),
+            rate(time) / roofline
+        );
+    }
+
+    println!("`sgpt stats --json` end to end (read, open, analyse, print)");
+    for threads in ["1", "2"] {
+        let time = median_time(|| {
+            let status = Command::new(env!("CARGO_BIN_EXE_sgpt"))
+                .args(["stats", "--json"])
+                .arg(&path)
+                .env("RAYON_NUM_THREADS", threads)
+                .stdout(Stdio::null())
+                .status()
+                .expect("run sgpt");
+            assert!(status.success());
+        });
+        println!(
+            "  RAYON_NUM_THREADS={threads}: {:.3} s, {:.0} M spans/s ({:.2} of the decode roofline)",
+            time.as_secs_f64(),
+            rate(time),
+            rate(time) / roofline
+        );
+    }
+    println!("goals: ≥ 100 M spans/s on one core, ≥ 170 M spans/s on two, ≤ 0.45 s for the hour");
+}

@@ -1,0 +1,93 @@
+//! `stats` and `diff` analyse chunks of frames on every core (`scan_parallel`): the
+//! figures are the single-threaded ones whatever the number of threads, damaged frames
+//! included, and the binary prints the same on 1, 2 or 3 threads.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+use sgpt_format::analysis::pass_stats;
+use sgpt_format::analysis::scan::{ScanOptions, Windows, scan_parallel};
+use sgpt_format::frame_timing::frame_timing;
+use sgpt_format::synth::{SynthOptions, generate};
+use sgpt_format::{Capture, Level};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
+    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+fn captures() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("timing", generate(&SynthOptions { frames: 400, passes: 30, ..SynthOptions::default() })),
+        (
+            "quantized",
+            generate(&SynthOptions { frames: 300, passes: 20, quantize_ns: Some(100_000), ..SynthOptions::default() }),
+        ),
+        (
+            "verbose",
+            generate(&SynthOptions { frames: 100, passes: 20, level: Level::Verbose, ..SynthOptions::default() }),
+        ),
+        ("corrupted.sgpt", fixture("corrupted.sgpt")),
+        ("truncated.sgpt", fixture("truncated.sgpt")),
+    ]
+}
+
+#[test]
+fn every_pool_and_chunk_count_gives_the_single_threaded_figures() {
+    for (name, bytes) in captures() {
+        let capture = Capture::open(&bytes).expect("opens");
+        let frames = capture.frames().len();
+        let stats = pass_stats(&capture, 0..frames);
+        let timing = Some(frame_timing(&capture, 0..frames));
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+            for chunks in [0, 1, 2, 3, 7] {
+                for windows in [Windows::Auto, Windows::SampleEvery(4)] {
+                    let options = ScanOptions { chunks, windows, ..ScanOptions::default() };
+                    let got = pool.install(|| scan_parallel(&capture, 0..frames, &options, &|_| {}));
+                    assert_eq!(
+                        (&got.stats, &got.timing),
+                        (&stats, &timing),
+                        "{name}: {threads} threads, {chunks} chunks, {windows:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The exit code and what was printed: JSON parsed, as `diff`'s verdict counts are an
+/// object whose keys come in no set order.
+fn sgpt(args: &[&str], threads: &str) -> (Option<i32>, Result<Value, String>) {
+    let output = Command::new(env!("CARGO_BIN_EXE_sgpt"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", threads)
+        .output()
+        .expect("the sgpt binary runs");
+    let text = String::from_utf8(output.stdout).expect("UTF-8 output");
+    let printed = if args.contains(&"--json") { Ok(serde_json::from_str(&text).expect("JSON")) } else { Err(text) };
+    (output.status.code(), printed)
+}
+
+#[test]
+fn stats_and_diff_print_the_same_on_any_number_of_threads() {
+    let folder = std::env::temp_dir().join(format!("sgpt-parallel-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("the temp dir is writable");
+    let mut paths = Vec::new();
+    for (name, bytes) in captures() {
+        let path = folder.join(name);
+        std::fs::write(&path, bytes).expect("the temp dir is writable");
+        paths.push(path.to_str().expect("UTF-8 temp path").to_owned());
+    }
+    for path in &paths {
+        for args in [vec!["stats", path, "--json"], vec!["stats", path], vec!["diff", &paths[0], path, "--json"]] {
+            let one = sgpt(&args, "1");
+            assert_eq!(one.0, Some(0), "{args:?}");
+            for threads in ["2", "3"] {
+                assert!(sgpt(&args, threads) == one, "{args:?} prints otherwise on {threads} threads");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&folder).expect("cleans up");
+}

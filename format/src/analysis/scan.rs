@@ -1,0 +1,571 @@
+//! Everything `sgpt stats` computes over a frame range, per-pass statistics and frame
+//! timing, from one decode of each frame, in contiguous chunks that can run on several
+//! threads and merge exactly: the figures are [`pass_stats`]'s and
+//! [`frame_timing`](super::frame_timing::frame_timing)'s to the nanosecond.
+//!
+//! Why it exists (`perf record` of `sgpt stats --json` on the one-hour synthetic capture,
+//! 216,000 frames × 200 passes, 43.2 M spans, 2.6 s): every frame was decoded three times,
+//! about half the time: the statistics' first pass 18 %, their exact second pass 17 %
+//! (whose `finish_step` bucket search took another 21 %), frame timing's full decode 16 %;
+//! `add_frame` 9 %, frame timing's own work 7 % (a sort of every frame's spans among it),
+//! reading the file 7 %.
+//!
+//! How the order statistics stay exact in one pass: a systematic sample of the range
+//! (every k-th frame, about [`SAMPLE_FRAMES`] of them, decoded beforehand; about 2 % of
+//! the hour) places a window of durations around each pass's median and p95, wide enough
+//! (five standard errors of the sample's quantile) that the true ones fall inside it all
+//! but never. The pass then counts the durations below each window and keeps those in it,
+//! so the median and p95 are selected among the kept values. Should a rank fall outside
+//! its window after all, the statistics are computed again by [`pass_stats`]: slower,
+//! never different. Small ranges keep every duration and need no sample.
+//!
+//! ```
+//! use sgpt_format::{Capture, analysis, synth};
+//! use sgpt_format::analysis::scan::{ScanOptions, scan};
+//!
+//! let bytes = synth::generate(&synth::SynthOptions { frames: 64, passes: 20, ..Default::default() });
+//! let capture = Capture::open(&bytes)?;
+//! let all = 0..capture.frames().len();
+//! let result = scan(&capture, all.clone(), &ScanOptions { chunks: 3, ..ScanOptions::default() });
+//! assert_eq!(result.stats, analysis::pass_stats(&capture, all.clone()));
+//! assert_eq!(result.timing, Some(sgpt_format::frame_timing::frame_timing(&capture, all)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::frame_timing::{FrameTiming, FrameTimingAccumulator};
+use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, select_ranks, sort_passes};
+use crate::error::{Defect, DefectKind};
+use crate::model::{Frame, Span, SpanKind, TopologyId};
+use crate::reader::Capture;
+
+/// Frames the sample that places the windows reads, at most.
+pub const SAMPLE_FRAMES: usize = 4096;
+/// Up to this many spans in the range, every duration is kept and nothing is sampled.
+const KEEP_ALL_SPANS: u64 = 1 << 21;
+/// The sample reads one frame in at least this many.
+const MIN_STRIDE: usize = 8;
+/// Standard errors of a sample quantile's rank on either side of it that a window spans.
+const WIDTH_SIGMAS: f64 = 5.0;
+/// Frames between progress reports.
+const PROGRESS_EVERY: usize = 1024;
+
+/// What to compute, and in how many chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// Contiguous chunks the range is split into (at least 1; at most one a frame). For
+    /// [`scan_parallel`], 0 picks four a thread.
+    pub chunks: usize,
+    /// Whether to compute frame timing too (it needs whole frames decoded, not only spans).
+    pub frame_timing: bool,
+    /// How the windows around each median and p95 are placed.
+    pub windows: Windows,
+}
+
+/// How [`scan`] places the windows whose durations it keeps for the median and the p95.
+/// Every choice gives the same figures; they differ in memory and time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Windows {
+    /// Keep every duration up to 2 M spans; past that, sample about [`SAMPLE_FRAMES`] frames.
+    #[default]
+    Auto,
+    /// Keep every duration.
+    All,
+    /// Sample every `n`-th frame of the range (at least 1), whatever its size.
+    SampleEvery(usize),
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        Self { chunks: 1, frame_timing: true, windows: Windows::Auto }
+    }
+}
+
+/// The statistics and, when asked for, the frame timing of a range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scan {
+    pub stats: StatsReport,
+    pub timing: Option<FrameTiming>,
+    /// Whether a median or p95 fell outside its window, so the statistics were read
+    /// again, by [`pass_stats`]: the same figures, two more decodes of the range.
+    pub reread: bool,
+}
+
+/// [`pass_stats`] and, with [`ScanOptions::frame_timing`], frame timing of `frames`
+/// (clamped to the capture), each frame decoded once; the chunks run one after another.
+#[must_use]
+pub fn scan(capture: &Capture<'_>, frames: Range<usize>, options: &ScanOptions) -> Scan {
+    let plan = Plan::new(capture, frames, options.chunks, options);
+    let chunks = (0..plan.chunks.len()).map(|at| plan.run(at, &|_| {})).collect();
+    plan.finish(chunks, |slots| slots.iter_mut().map(SlotAcc::order).collect())
+}
+
+/// [`scan`] with the chunks, and the selection of each pass's median and p95, run on
+/// rayon's current thread pool. `progress` is told how many frames were done, a batch at
+/// a time, from any thread.
+#[cfg(feature = "parallel")]
+#[must_use]
+pub fn scan_parallel(
+    capture: &Capture<'_>,
+    frames: Range<usize>,
+    options: &ScanOptions,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Scan {
+    use rayon::prelude::*;
+    let chunks = if options.chunks == 0 { 4 * rayon::current_num_threads() } else { options.chunks };
+    let plan = Plan::new(capture, frames, chunks, options);
+    let chunks = (0..plan.chunks.len()).into_par_iter().map(|at| plan.run(at, progress)).collect();
+    plan.finish(chunks, |slots| slots.par_iter_mut().map(SlotAcc::order).collect())
+}
+
+/// Durations `low..=high` kept for selection; empty when `low > high`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Window {
+    low: u64,
+    high: u64,
+}
+
+const ALL: Window = Window { low: 0, high: u64::MAX };
+const EMPTY: Window = Window { low: u64::MAX, high: 0 };
+
+/// The windows of one pass from its sampled durations: around the median and the p95,
+/// disjoint, the median's first.
+fn windows(mut sample: Vec<u64>) -> [Window; 2] {
+    if sample.is_empty() {
+        return [ALL, EMPTY];
+    }
+    sample.sort_unstable();
+    let n = sample.len() as f64;
+    let [median, mut p95] = [0.5, 0.95].map(|p: f64| {
+        let half = WIDTH_SIGMAS * (p * (1.0 - p) / n).sqrt() + 2.0 / n;
+        let low = ((p - half) * n).floor() - 1.0;
+        let high = ((p + half) * n).ceil();
+        Window {
+            low: if low < 0.0 { 0 } else { sample[low as usize] },
+            high: if high >= n { u64::MAX } else { sample[high as usize] },
+        }
+    });
+    if p95.low <= median.high {
+        p95 = if median.high == u64::MAX { EMPTY } else { Window { low: median.high + 1, high: p95.high } };
+    }
+    [median, p95]
+}
+
+/// The topologies of a range, their slot tables and the rows' keys: shared by the chunks,
+/// so slot `i` is the same row in each of them.
+#[derive(Debug)]
+struct Plan<'c, 'a> {
+    capture: &'c Capture<'a>,
+    range: Range<usize>,
+    chunks: Vec<Range<usize>>,
+    /// Per topology id: index into `tables`, or `None` when the topology was lost.
+    table_of: HashMap<TopologyId, Option<usize>>,
+    /// Per topology: for GPU pass `p` and span kind `k`, the slot at `2 p + k`.
+    tables: Vec<Vec<u32>>,
+    keys: Vec<Key>,
+    windows: Vec<[Window; 2]>,
+    frame_timing: bool,
+}
+
+/// Where span `span` falls in a slot table.
+fn table_at(span: &Span) -> usize {
+    (span.pass as usize).wrapping_mul(2) | span.kind as usize
+}
+
+impl<'c, 'a> Plan<'c, 'a> {
+    fn new(capture: &'c Capture<'a>, frames: Range<usize>, chunks: usize, options: &ScanOptions) -> Self {
+        let end = frames.end.min(capture.frames().len());
+        let range = frames.start.min(end)..end;
+        let chunks = chunks.clamp(1, range.len().max(1));
+        let len = range.len();
+        let mut plan = Self {
+            capture,
+            range: range.clone(),
+            chunks: (0..chunks)
+                .map(|at| range.start + len * at / chunks..range.start + len * (at + 1) / chunks)
+                .collect(),
+            table_of: HashMap::new(),
+            tables: Vec::new(),
+            keys: Vec::new(),
+            windows: Vec::new(),
+            frame_timing: options.frame_timing,
+        };
+        let entries = &capture.frames()[range.clone()];
+        let mut slot_of: HashMap<Key, u32> = HashMap::new();
+        let mut last = None;
+        for entry in entries {
+            if last == Some(entry.topology) || plan.table_of.contains_key(&entry.topology) {
+                continue;
+            }
+            last = Some(entry.topology);
+            let table = capture.topology(entry.topology).map(|topology| {
+                let mut table = Vec::with_capacity(topology.gpu_passes.len() * 2);
+                for pass in &topology.gpu_passes {
+                    for span_kind in [SpanKind::Pass, SpanKind::SubPass] {
+                        let key = pass_key(topology, pass, span_kind);
+                        let next = plan.keys.len() as u32;
+                        table.push(*slot_of.entry(key).or_insert_with_key(|key| {
+                            plan.keys.push(key.clone());
+                            next
+                        }));
+                    }
+                }
+                plan.tables.push(table);
+                plan.tables.len() - 1
+            });
+            plan.table_of.insert(entry.topology, table);
+        }
+        let stride = match options.windows {
+            Windows::Auto => {
+                let spans: u64 = entries.iter().map(|entry| u64::from(entry.span_count)).sum();
+                let stride = (len / SAMPLE_FRAMES).max(MIN_STRIDE);
+                (spans > KEEP_ALL_SPANS && len >= 2 * stride).then_some(stride)
+            }
+            Windows::All => None,
+            Windows::SampleEvery(stride) => Some(stride.max(1)),
+        };
+        plan.windows = match stride {
+            Some(stride) => plan.sample(stride).into_iter().map(windows).collect(),
+            None => vec![[ALL, EMPTY]; plan.keys.len()],
+        };
+        plan
+    }
+
+    /// The slot table of the topology frame `index` names; `None` when it was lost.
+    fn table(&self, index: usize) -> Option<&[u32]> {
+        let id = self.capture.frames()[index].topology;
+        self.table_of.get(&id).copied().flatten().map(|table| self.tables[table].as_slice())
+    }
+
+    /// Every `stride`-th frame's durations, per slot: the frames the statistics would analyse.
+    fn sample(&self, stride: usize) -> Vec<Vec<u64>> {
+        let mut samples = vec![Vec::new(); self.keys.len()];
+        let mut spans = Vec::new();
+        for index in self.range.clone().step_by(stride) {
+            let Some(table) = self.table(index) else { continue };
+            spans.clear();
+            if self.capture.for_each_span(index, |span| spans.push(span)).is_err()
+                || spans.iter().any(|span| table_at(span) >= table.len())
+            {
+                continue;
+            }
+            for span in &spans {
+                samples[table[table_at(span)] as usize].push(span.duration_ns());
+            }
+        }
+        samples
+    }
+
+    /// Accumulates chunk `at`.
+    fn run(&self, at: usize, progress: &(dyn Fn(u64) + Sync)) -> Chunk<'c, 'a> {
+        let mut chunk = Chunk {
+            slots: self.windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
+            frames: 0,
+            dropped_spans: 0,
+            defects: Vec::new(),
+            range: None,
+            timing: self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
+        };
+        let mut frame = Frame::default();
+        let mut spans = Vec::new();
+        let mut since = 0;
+        for index in self.chunks[at].clone() {
+            let table = self.table(index);
+            let decoded = match &mut chunk.timing {
+                Some(timing) => match self.capture.frame_into(index, &mut frame) {
+                    Ok(()) => {
+                        timing.add_decoded(index, &frame);
+                        true
+                    }
+                    Err(defect) => {
+                        timing.add_defect(defect);
+                        false
+                    }
+                },
+                None => false,
+            };
+            match table {
+                // A lost topology is said before anything is decoded, as `pass_stats` says it.
+                None => chunk.defects.push(self.lost(index)),
+                Some(table) if decoded => chunk.add(self.capture, index, table, &frame.spans),
+                // The whole frame did not decode, or was not asked for: its spans may still.
+                Some(table) => {
+                    spans.clear();
+                    match self.capture.for_each_span(index, |span| spans.push(span)) {
+                        Ok(()) => chunk.add(self.capture, index, table, &spans),
+                        Err(defect) => chunk.defects.push(defect),
+                    }
+                }
+            }
+            since += 1;
+            if since == PROGRESS_EVERY {
+                progress(since as u64);
+                since = 0;
+            }
+        }
+        if since > 0 {
+            progress(since as u64);
+        }
+        for slot in &mut chunk.slots {
+            slot.seal();
+        }
+        chunk
+    }
+
+    fn lost(&self, index: usize) -> Defect {
+        let entry = &self.capture.frames()[index];
+        Defect::new(
+            DefectKind::MissingReference,
+            entry.offset,
+            format!("frame {} uses topology {}, which was lost; skipped", entry.frame_number, entry.topology),
+        )
+    }
+
+    /// Merges the chunks, in order, into the report; `order` selects each slot's median
+    /// and p95 (`None` where a rank fell outside its windows).
+    fn finish(self, chunks: Vec<Chunk<'c, 'a>>, order: impl FnOnce(&mut [SlotAcc]) -> Vec<Option<[u64; 2]>>) -> Scan {
+        let mut timing = self.frame_timing.then(|| FrameTimingAccumulator::new(self.capture));
+        let mut report = StatsReport::default();
+        let mut range: Option<Range<usize>> = None;
+        let mut slots: Vec<SlotAcc> = Vec::new();
+        for chunk in chunks {
+            if let (Some(timing), Some(later)) = (&mut timing, chunk.timing) {
+                timing.merge(later);
+            }
+            report.frames += chunk.frames;
+            report.dropped_spans += chunk.dropped_spans;
+            report.defects.extend(chunk.defects);
+            range = match (range, chunk.range) {
+                (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+                (a, b) => a.or(b),
+            };
+            if slots.is_empty() {
+                slots = chunk.slots;
+            } else {
+                for (slot, later) in slots.iter_mut().zip(chunk.slots) {
+                    slot.merge(later);
+                }
+            }
+        }
+        report.range = range.unwrap_or(0..0);
+        let timing = timing.map(FrameTimingAccumulator::finish);
+        let figures = order(&mut slots);
+        if figures.iter().zip(&slots).any(|(figures, slot)| slot.count > 0 && figures.is_none()) {
+            // A rank outside its window: the sample misled. The two-pass figures are exact.
+            return Scan { stats: pass_stats(self.capture, self.range), timing, reread: true };
+        }
+        for ((slot, figures), key) in slots.iter().zip(figures).zip(self.keys) {
+            let Some([median_ns, p95_ns]) = figures.filter(|_| slot.count > 0) else { continue };
+            report.spans += slot.count;
+            report.zero_spans += slot.zero_count;
+            let (graph_pass, label, kind, span_kind) = key;
+            report.passes.push(PassStats {
+                label,
+                graph_pass,
+                kind,
+                span_kind,
+                count: slot.count,
+                zero_count: slot.zero_count,
+                frames_present: slot.frames_present,
+                min_ns: slot.min,
+                median_ns,
+                p95_ns,
+                max_ns: slot.max,
+                total_ns: u64::try_from(slot.total).unwrap_or(u64::MAX),
+            });
+        }
+        sort_passes(&mut report.passes);
+        Scan { stats: report, timing, reread: false }
+    }
+}
+
+/// One chunk's statistics and frame timing.
+#[derive(Debug)]
+struct Chunk<'c, 'a> {
+    slots: Vec<SlotAcc>,
+    frames: u64,
+    dropped_spans: u64,
+    defects: Vec<Defect>,
+    /// From the first to past the last frame analysed.
+    range: Option<Range<usize>>,
+    timing: Option<FrameTimingAccumulator<'c, 'a>>,
+}
+
+impl Chunk<'_, '_> {
+    /// Adds frame `index`'s spans, or a defect when one names a GPU pass beyond `table`.
+    fn add(&mut self, capture: &Capture<'_>, index: usize, table: &[u32], spans: &[Span]) {
+        let entry = &capture.frames()[index];
+        if let Some(span) = spans.iter().find(|span| table_at(span) >= table.len()) {
+            self.defects.push(Defect::new(
+                DefectKind::Malformed,
+                entry.offset,
+                format!(
+                    "frame {} has a span for GPU pass {}, beyond its topology's {}; skipped",
+                    entry.frame_number,
+                    span.pass,
+                    table.len() / 2
+                ),
+            ));
+            return;
+        }
+        for span in spans {
+            self.slots[table[table_at(span)] as usize].add(span.duration_ns(), index);
+        }
+        self.frames += 1;
+        self.dropped_spans += u64::from(entry.dropped_spans);
+        self.range = Some(match self.range.take() {
+            Some(range) => range.start..index + 1,
+            None => index..index + 1,
+        });
+    }
+}
+
+/// One row's figures in one chunk, and the durations in its windows.
+#[derive(Debug)]
+struct SlotAcc {
+    count: u64,
+    zero_count: u64,
+    min: u64,
+    max: u64,
+    total: u128,
+    frames_present: u64,
+    /// The frame that last touched this slot.
+    last_frame: usize,
+    /// The windows as the per-span test reads them: `duration − low ≤ width`. Disjoint,
+    /// the median's below the p95's, so the kept durations sorted are the first window's
+    /// then the second's.
+    low: [u64; 2],
+    width: [u64; 2],
+    /// Durations below each window.
+    below: [u64; 2],
+    /// Durations inside either window: the first `kept_len` of `kept` while adding, all
+    /// of it once sealed.
+    kept: Vec<u64>,
+    kept_len: usize,
+}
+
+impl SlotAcc {
+    fn new(windows: [Window; 2]) -> Self {
+        // An empty window keeps only durations of u64::MAX, which the other one holds too:
+        // never counted twice, as the second window is then never where a rank is found.
+        let windows = windows
+            .map(|window| if window.low > window.high { Window { low: u64::MAX, high: u64::MAX } } else { window });
+        Self {
+            count: 0,
+            zero_count: 0,
+            min: u64::MAX,
+            max: 0,
+            total: 0,
+            frames_present: 0,
+            last_frame: usize::MAX,
+            low: windows.map(|window| window.low),
+            width: windows.map(|window| window.high - window.low),
+            below: [0; 2],
+            kept: Vec::new(),
+            kept_len: 0,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, duration: u64, frame: usize) {
+        if self.last_frame != frame {
+            self.last_frame = frame;
+            self.frames_present += 1;
+        }
+        self.count += 1;
+        self.zero_count += u64::from(duration == 0);
+        self.min = self.min.min(duration);
+        self.max = self.max.max(duration);
+        self.total += u128::from(duration);
+        // No branch on where the duration falls: near a window's edge that is a coin toss,
+        // and mispredicting it cost more than the rest of the span. The duration is
+        // written past the kept ones and kept by counting it.
+        self.below[0] += u64::from(duration < self.low[0]);
+        self.below[1] += u64::from(duration < self.low[1]);
+        let inside = (duration.wrapping_sub(self.low[0]) <= self.width[0])
+            | (duration.wrapping_sub(self.low[1]) <= self.width[1]);
+        if self.kept_len == self.kept.len() {
+            self.kept.resize((2 * self.kept_len).max(64), 0);
+        }
+        self.kept[self.kept_len] = duration;
+        self.kept_len += usize::from(inside);
+    }
+
+    /// Drops the room past the kept durations, once the chunk is done.
+    fn seal(&mut self) {
+        self.kept.truncate(self.kept_len);
+    }
+
+    /// Adds a later chunk's figures of the same row (windows are the same in every chunk).
+    fn merge(&mut self, later: SlotAcc) {
+        self.count += later.count;
+        self.zero_count += later.zero_count;
+        self.min = self.min.min(later.min);
+        self.max = self.max.max(later.max);
+        self.total += later.total;
+        self.frames_present += later.frames_present;
+        self.below[0] += later.below[0];
+        self.below[1] += later.below[1];
+        if self.kept.is_empty() {
+            self.kept = later.kept;
+        } else {
+            self.kept.extend_from_slice(&later.kept);
+        }
+        self.kept_len = self.kept.len();
+    }
+
+    /// The median and p95 (nearest rank, as `PassStats` defines them), `None` when either
+    /// fell outside the windows; reorders the kept durations.
+    fn order(&mut self) -> Option<[u64; 2]> {
+        if self.count == 0 {
+            return Some([0, 0]);
+        }
+        let first = self.kept.iter().filter(|&&duration| duration.wrapping_sub(self.low[0]) <= self.width[0]).count();
+        let in_window = [first as u64, (self.kept.len() - first) as u64];
+        // Where rank `rank` sits among the kept durations, sorted.
+        let locate = |rank: u64| {
+            (0..2).find_map(|window| {
+                let inside = rank.checked_sub(self.below[window])?;
+                (inside < in_window[window]).then_some(inside + if window == 0 { 0 } else { in_window[0] })
+            })
+        };
+        let [median, p95] = ranks(self.count).map(locate);
+        Some(select_ranks(&mut self.kept, [median?, p95?]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_surround_the_sample_quantiles_and_do_not_overlap() {
+        let sample: Vec<u64> = (0..10_000).rev().collect();
+        let [median, p95] = windows(sample);
+        assert!(median.low < 5_000 && 5_000 < median.high, "{median:?}");
+        assert!(p95.low < 9_500 && 9_500 < p95.high, "{p95:?}");
+        assert!(median.high < p95.low);
+        // A small sample says little: the windows cover everything.
+        assert_eq!(windows(vec![7, 3, 5]), [ALL, EMPTY]);
+        assert_eq!(windows(Vec::new()), [ALL, EMPTY]);
+    }
+
+    #[test]
+    fn a_rank_outside_the_windows_is_not_guessed() {
+        let mut slot = SlotAcc::new([Window { low: 10, high: 20 }, EMPTY]);
+        for duration in 0..100 {
+            slot.add(duration, duration as usize);
+        }
+        slot.seal();
+        assert_eq!(slot.order(), None);
+        let mut slot = SlotAcc::new([Window { low: 40, high: 60 }, Window { low: 90, high: 99 }]);
+        for duration in (0..100).rev() {
+            slot.add(duration, 0);
+        }
+        slot.seal();
+        assert_eq!(slot.order(), Some([49, 94]));
+        assert_eq!((slot.frames_present, slot.below), (1, [40, 90]));
+    }
+}

@@ -1,0 +1,166 @@
+//! The one-decode analysis (`analysis::scan`) gives exactly what `pass_stats` and
+//! `frame_timing` give, whatever the chunks and the windows: on synthetic captures of
+//! several shapes, on every v1 fixture (damaged frames included), over partial ranges,
+//! and where the sample that places the windows is misleading.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use sgpt_format::analysis::pass_stats;
+use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
+use sgpt_format::frame_timing::frame_timing;
+use sgpt_format::synth::{SynthOptions, generate};
+use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology, Writer};
+
+const CHUNKS: [usize; 4] = [1, 2, 3, 7];
+
+/// Every chunk count and choice of windows against the single-threaded figures; returns
+/// how many of the scans had to read the statistics again.
+fn check(name: &str, bytes: &[u8], range: Range<usize>, windows: &[Windows]) -> usize {
+    let capture = Capture::open(bytes).unwrap_or_else(|error| panic!("{name}: {error}"));
+    let stats = pass_stats(&capture, range.clone());
+    let timing = Some(frame_timing(&capture, range.clone()));
+    let mut rereads = 0;
+    for &windows in windows {
+        for chunks in CHUNKS {
+            let options = ScanOptions { chunks, windows, ..ScanOptions::default() };
+            let got = scan(&capture, range.clone(), &options);
+            assert_eq!(
+                (&got.stats, &got.timing),
+                (&stats, &timing),
+                "{name}, frames {range:?}, {chunks} chunks, {windows:?}"
+            );
+            rereads += usize::from(got.reread);
+            let stats_only = scan(&capture, range.clone(), &ScanOptions { frame_timing: false, ..options });
+            assert_eq!(stats_only.stats, stats, "{name} without timing, {chunks} chunks, {windows:?}");
+            assert_eq!(stats_only.timing, None);
+        }
+    }
+    rereads
+}
+
+const EVERY_WAY: [Windows; 4] = [Windows::Auto, Windows::All, Windows::SampleEvery(2), Windows::SampleEvery(5)];
+
+#[test]
+fn synthetic_captures_of_every_shape_scan_to_the_single_threaded_figures() {
+    let shapes = [
+        ("timing", SynthOptions { frames: 240, passes: 40, ..SynthOptions::default() }),
+        ("quantized", SynthOptions { frames: 240, passes: 40, quantize_ns: Some(100_000), ..SynthOptions::default() }),
+        (
+            "verbose",
+            SynthOptions { frames: 120, passes: 30, level: Level::Verbose, seed: 7, ..SynthOptions::default() },
+        ),
+        (
+            "workload",
+            SynthOptions { frames: 90, passes: 25, level: Level::Workload, seed: 3, ..SynthOptions::default() },
+        ),
+    ];
+    for (name, options) in shapes {
+        let bytes = generate(&options);
+        check(name, &bytes, 0..options.frames as usize, &EVERY_WAY);
+        // A range that starts and ends inside the capture, one past its end (clamped), an empty one.
+        check(name, &bytes, 17..options.frames as usize - 11, &EVERY_WAY);
+        check(name, &bytes, 5..usize::MAX, &[Windows::SampleEvery(3)]);
+        check(name, &bytes, 9..9, &[Windows::Auto]);
+    }
+}
+
+#[test]
+fn windows_placed_from_a_sample_give_the_exact_figures_on_a_longer_capture() {
+    // 3,000 frames: each pass's sample has hundreds of durations, so the windows are
+    // narrow and most durations fall outside them.
+    let options = SynthOptions { frames: 3_000, passes: 60, seed: 11, ..SynthOptions::default() };
+    let bytes = generate(&options);
+    let rereads = check("3,000 frames", &bytes, 0..3_000, &[Windows::SampleEvery(8), Windows::SampleEvery(29)]);
+    assert_eq!(rereads, 0, "a representative sample places every rank inside its window");
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
+    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+#[test]
+fn damaged_frames_are_skipped_and_said_as_the_single_threaded_figures_do() {
+    for name in ["corrupted.sgpt", "truncated.sgpt"] {
+        let bytes = fixture(name);
+        let capture = Capture::open(&bytes).expect("opens");
+        let frames = capture.frames().len();
+        let report = pass_stats(&capture, 0..frames);
+        let timing = frame_timing(&capture, 0..frames);
+        assert!(!report.defects.is_empty() || !timing.defects.is_empty() || name == "truncated.sgpt", "{name}");
+        check(name, &bytes, 0..frames, &EVERY_WAY);
+    }
+}
+
+#[test]
+fn every_v1_fixture_that_opens_scans_to_the_single_threaded_figures() {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1");
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .expect("fixtures")
+        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".sgpt"))
+        .collect();
+    names.sort();
+    let mut checked = 0;
+    for name in names {
+        let bytes = fixture(&name);
+        let Ok(capture) = Capture::open(&bytes) else { continue };
+        let frames = capture.frames().len();
+        check(&name, &bytes, 0..frames, &[Windows::Auto, Windows::SampleEvery(2)]);
+        checked += 1;
+    }
+    assert!(checked > 20, "only {checked} fixtures opened");
+}
+
+/// Frames whose pass 0 lasts about 1,000 ns on every tenth frame and about 5,000 ns
+/// otherwise: a sample of every tenth frame sees only the short ones, and enough of them
+/// to place both windows among them.
+const FRAMES: usize = 20_000;
+
+fn misleading_capture() -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("writer");
+    let topology = Topology {
+        gpu_passes: (0..3).map(|i| GpuPass { label: format!("pass {i}"), ..GpuPass::default() }).collect(),
+        ..Topology::default()
+    };
+    let id = writer.topology(&topology).expect("topology");
+    for number in 0..FRAMES as u64 {
+        let begin = 1_000_000 + number * 100_000;
+        let first = if number % 10 == 0 { 1_000 + number % 97 } else { 5_000 + (number * 37) % 900 };
+        // Spans out of begin order, and a sub-pass inside pass 1.
+        let spans = vec![
+            Span { pass: 1, begin_ns: begin + 20_000, end_ns: begin + 26_000 + number % 13, ..Span::default() },
+            Span { pass: 0, begin_ns: begin, end_ns: begin + first, ..Span::default() },
+            Span {
+                pass: 1,
+                kind: SpanKind::SubPass,
+                begin_ns: begin + 21_000,
+                end_ns: begin + 22_000,
+                ..Span::default()
+            },
+            Span {
+                pass: 2,
+                begin_ns: begin + 30_000,
+                end_ns: begin + 30_000 + (number * 7_919) % 4_000,
+                ..Span::default()
+            },
+        ];
+        let frame = Frame { frame_number: number, topology: id, spans, ..Frame::default() };
+        writer.frame(&frame).expect("frame");
+    }
+    writer.finish().expect("finish")
+}
+
+#[test]
+fn a_misleading_sample_costs_time_never_a_figure() {
+    let bytes = misleading_capture();
+    let rereads = check("misleading", &bytes, 0..FRAMES, &[Windows::SampleEvery(10), Windows::SampleEvery(20)]);
+    assert_eq!(rereads, 2 * CHUNKS.len(), "every scan found pass 0's median outside its windows");
+    assert_eq!(check("misleading", &bytes, 0..FRAMES, &[Windows::SampleEvery(3)]), 0);
+    let capture = Capture::open(&bytes).expect("opens");
+    let report = pass_stats(&capture, 0..FRAMES);
+    let first = report.passes.iter().find(|pass| pass.label == "pass 0").expect("pass 0");
+    assert!(first.median_ns >= 5_000, "the median is a long frame's: {first:?}");
+}
