@@ -79,6 +79,7 @@ fn a_link_restores_frame_range_comparison_and_pass_by_frame_number() {
         range: Some((number(5), number(40))),
         compare: Some(((number(5), number(9)), (number(30), number(40)))),
         pass: Some(2),
+        compare_now: true,
     };
     let mut session = Session::new(&capture, "demo.sgpt", None);
     session.restore(&restore);
@@ -123,7 +124,7 @@ fn slices_run_jobs_in_order_within_their_caps_and_show_one_result_a_slice() {
     let bytes = capture_bytes(3_000);
     let capture = Capture::open(&bytes).expect("synth opens");
     let mut session = Session::new(&capture, "big.sgpt", None);
-    session.restore(&Restore { pass: Some(1), ..Restore::default() });
+    session.restore(&Restore { pass: Some(1), compare_now: true, ..Restore::default() });
     let (updates, reports, slices) = drain(&mut session);
     let order = [
         JobKind::Gauges,
@@ -210,7 +211,7 @@ fn closing_cancels_every_job_still_under_way() {
     session.close();
     let reports = session.take_reports();
     let kinds: Vec<JobKind> = reports.iter().map(|r| r.job).collect();
-    assert_eq!(kinds, [JobKind::Stats, JobKind::Compare, JobKind::Verify]);
+    assert_eq!(kinds, [JobKind::Stats, JobKind::Verify], "the comparison waits for its view");
     assert!(!session.busy());
 }
 
@@ -364,4 +365,21 @@ fn against_a_baseline_the_comparison_is_its_frames_against_the_range() {
         &options,
     );
     assert_eq!(**view, CompareView::new(&expected));
+}
+
+#[test]
+fn the_comparison_of_one_capture_waits_for_its_view() {
+    let bytes = capture_bytes(120);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "demo.sgpt", None);
+    session.restore(&Restore::default());
+    let (updates, reports, _) = drain(&mut session);
+    let Update::Restored { compare: Some((a, b)), .. } = updates[0] else { panic!("{:?}", updates[0]) };
+    assert!(!updates.iter().any(|u| matches!(u, Update::Compare(_) | Update::CompareProgress(_))));
+    assert!(reports.iter().all(|r| r.job != JobKind::Compare), "no samples collected");
+    // The view asks for the ranges the restore resolved.
+    session.handle(Command::Compare(a, b));
+    let (updates, _, _) = drain(&mut session);
+    assert!(matches!(updates[0], Update::CompareProgress(p) if p == 0.0));
+    assert!(updates.iter().any(|u| matches!(u, Update::Compare(_))));
 }

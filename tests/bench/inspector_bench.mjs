@@ -30,6 +30,8 @@
 //   wasm linear memory, each against the file size;
 // - timeline redraw: median of body[data-timeline-draw-ms] over 30 zoom steps of a
 //   200-pass frame;
+// - comparison on demand: from opening the Compare view to its verdicts (the comparison
+//   engine over the capture's two halves), its longest task and the wasm memory after;
 // - speedscope 1.25.0 (npm) opening the same capture's Chrome Trace JSON (`sgpt export`)
 //   in the same browser, to its first view (document.title set), as a ratio.
 
@@ -178,7 +180,7 @@ async function inspector(browser, base, capture) {
   await page.waitForFunction(() => document.body.dataset.stats === 'ready', null, { polling: 100, timeout: 1_800_000 });
   const fullStats = Date.now() - started;
   await page.waitForFunction(
-    () => document.body.dataset.compare === 'ready' && document.body.dataset.verified === 'true' && document.body.dataset.memory === 'ready',
+    () => document.body.dataset.verified === 'true' && document.body.dataset.memory === 'ready',
     null,
     { polling: 100, timeout: 1_800_000 },
   );
@@ -199,6 +201,14 @@ async function inspector(browser, base, capture) {
   const wasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
   const after = rendererMemory();
   const peak = Math.max(...after.map((p) => p.hwm));
+  // The comparison of the capture's halves is made when its view is first shown.
+  const tasksBefore = loaded.tasks.length;
+  const compareStarted = Date.now();
+  await page.click('#tab-compare');
+  await page.waitForFunction(() => document.body.dataset.compare === 'ready', null, { polling: 100, timeout: 1_800_000 });
+  const compareMs = Date.now() - compareStarted;
+  const compareTasks = (await page.evaluate(() => window.__longTasks)).slice(tasksBefore);
+  const compareWasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
   await context.close();
   return {
     firstView,
@@ -212,6 +222,10 @@ async function inspector(browser, base, capture) {
     redrawMax: draws.at(-1),
     wasmBytes,
     peakAboveBaseline: peak - baseline,
+    compareMs,
+    compareLongest: Math.max(0, ...compareTasks),
+    compareOver50: compareTasks.filter((ms) => ms > 50).length,
+    compareWasmBytes,
   };
 }
 
@@ -272,6 +286,7 @@ for (const capture of captures) {
   console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
   console.log(`  renderer peak RSS growth ${mb(figures.peakAboveBaseline)} = ${(figures.peakAboveBaseline / capture.bytes).toFixed(2)}× the file`);
   console.log(`  timeline redraw          median ${figures.redraw.toFixed(2)} ms, max ${figures.redrawMax.toFixed(2)} ms (target ≤ 8 ms)`);
+  console.log(`  comparison on demand     ${ms(figures.compareMs)} from opening the Compare view (its halves, by the engine); longest task ${figures.compareOver50 === 0 ? 'none over 50 ms' : `${ms(figures.compareLongest)}, ${figures.compareOver50} over 50 ms`}; wasm memory then ${mb(figures.compareWasmBytes)} = ${(figures.compareWasmBytes / capture.bytes).toFixed(2)}× the file`);
   const other = await speedscope(browser, base, capture);
   if (other.skipped) {
     console.log(`  speedscope 1.25.0        not run: ${other.skipped}`);

@@ -97,6 +97,8 @@ test('a large capture is read, opened, analysed and verified in bounded slices, 
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(shown.frames, String(BIG_FRAMES));
+  // The comparison of the capture's halves is made when its view is shown.
+  await showTab(page, 'compare');
   await page.waitForFunction(
     () => ['stats', 'compare'].every((key) => document.body.dataset[key] === 'ready') && document.body.dataset.verified === 'true',
     null,
@@ -151,6 +153,7 @@ test('a large never-closed capture is scanned in bounded slices, with a moving p
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.frames), bigFrames);
   assert.match(await page.textContent('#banners'), /never closed/);
+  await showTab(page, 'compare');
   await waitData(page, 'stats', 'ready');
   await waitData(page, 'verified', 'true');
   const reading = (await page.evaluate(() => window.__progress)).filter(([what]) => what === 'Reading');

@@ -36,4 +36,8 @@ pub struct Restore {
     pub compare: Option<((u64, u64), (u64, u64))>,
     /// A GPU pass index in the restored frame's topology.
     pub pass: Option<u32>,
+    /// Compare at once (the Compare view is shown, or the link names the ranges); else
+    /// the comparison waits until the view is first shown, as its samples cost memory
+    /// in proportion to the frames. Against a baseline it always runs.
+    pub compare_now: bool,
 }

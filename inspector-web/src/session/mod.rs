@@ -130,8 +130,9 @@ impl<'c> Session<'c> {
     }
 
     /// Shows what the link asked for, else the first frame over the whole capture, and
-    /// starts statistics over the range and a comparison of two ranges (by default the
-    /// range's first half against its second).
+    /// starts statistics over the range; resolves the two ranges a comparison is of (by
+    /// default the range's first half against its second, or the baseline against the
+    /// range) and starts it when [`Restore::compare_now`] or against a baseline.
     pub fn restore(&mut self, restore: &Restore) {
         let frames = self.capture.frames();
         if frames.is_empty() {
@@ -170,7 +171,9 @@ impl<'c> Session<'c> {
         // The frame first (its pass's sparkline covers the range already), then the range's jobs.
         self.show_frame(frame);
         self.start_stats();
-        self.replace(Job::compare(self.base.unwrap_or(self.capture), compare.0, self.capture, compare.1));
+        if restore.compare_now || self.base.is_some() {
+            self.handle(Command::Compare(compare.0, compare.1));
+        }
     }
 
     /// Serves `command`. Returns `false` when the session should end.
@@ -210,7 +213,10 @@ impl<'c> Session<'c> {
                 self.pass = pass;
                 self.show_pass();
             }
-            Command::Compare(a, b) => self.replace(Job::compare(self.base.unwrap_or(self.capture), a, self.capture, b)),
+            Command::Compare(a, b) => {
+                self.replace(Job::compare(self.base.unwrap_or(self.capture), a, self.capture, b));
+                self.updates.push(Update::CompareProgress(0.0));
+            }
             Command::Export => self.export(),
         }
         true

@@ -37,7 +37,8 @@ pub enum Update {
     /// The strip can be laid out and painted, and the workspace shown.
     Ready,
     /// What the link asked for, resolved to frame indices (or the defaults: the first
-    /// frame, the whole capture, its first half against its second).
+    /// frame, the whole capture, its first half against its second). The comparison of
+    /// `compare` is running only if a `CompareProgress` follows.
     Restored {
         frame: Option<usize>,
         range: Option<(usize, usize)>,

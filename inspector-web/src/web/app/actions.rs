@@ -172,6 +172,7 @@ impl App {
             ui.comparison = None;
             ui.compare_progress = Some(0.0);
         }
+        self.set_data("compare", "computing");
         self.render_compare();
         self.send(Command::Compare(a, b));
         self.write_hash();

@@ -64,7 +64,7 @@ impl App {
                     if compare.is_some() {
                         ui.compare = compare;
                         ui.comparison = None;
-                        ui.compare_progress = Some(0.0);
+                        ui.compare_progress = None;
                     }
                 }
                 if range.is_some() {
@@ -148,7 +148,14 @@ impl App {
                 self.render_stats();
                 self.set_data("stats", "ready");
             }
-            Update::CompareProgress(progress) => self.ui.borrow_mut().compare_progress = Some(progress),
+            Update::CompareProgress(progress) => {
+                let started = self.ui.borrow().compare_progress.is_none();
+                self.ui.borrow_mut().compare_progress = Some(progress);
+                if started {
+                    self.set_data("compare", "computing");
+                    self.render_compare();
+                }
+            }
             Update::Compare(view) => {
                 {
                     let mut ui = self.ui.borrow_mut();

@@ -23,8 +23,11 @@ impl App {
         // Side A is the baseline's frames when one is open.
         let base_numbers = ui.base_strip.as_ref().map(|s| s.frame_numbers.clone());
         let number_a = |index: usize| base_numbers.as_ref().map_or_else(|| number(index), |n| n.get(index).copied());
+        // Only a comparison made is the link's: a default one not yet run is not.
+        let made = ui.comparison.is_some() || ui.compare_progress.is_some();
         ui.state.compare = ui
             .compare
+            .filter(|_| made)
             .and_then(|((a0, a1), (b0, b1))| Some(((number_a(a0)?, number_a(a1)?), (number(b0)?, number(b1)?))));
         let hash = ui.state.to_hash();
         drop(ui);

@@ -317,6 +317,16 @@ impl App {
         match tab {
             Tab::Memory => self.draw_memory(),
             Tab::Range => self.show_range_view(),
+            Tab::Compare => {
+                // The comparison is made when its view is first shown.
+                let waiting = {
+                    let ui = self.ui.borrow();
+                    ui.compare.filter(|_| ui.comparison.is_none() && ui.compare_progress.is_none())
+                };
+                if let Some((a, b)) = waiting {
+                    self.start_compare(a, b);
+                }
+            }
             _ => {}
         }
         // The timeline's height changes with the views panel's; the resize observer redraws.
@@ -395,7 +405,13 @@ impl App {
         let old = self.mailbox.replace(Rc::clone(&mailbox));
         old.send(Command::Close);
         let state = initial_hash();
-        let restore = Restore { frame: state.frame, range: state.range, compare: state.compare, pass: state.pass };
+        let restore = Restore {
+            frame: state.frame,
+            range: state.range,
+            compare: state.compare,
+            pass: state.pass,
+            compare_now: state.tab == Tab::Compare || state.compare.is_some(),
+        };
         *self.ui.borrow_mut() = Ui { table: TableState::default(), state, ..Ui::default() };
         spawn_local(runner::run(Rc::clone(self), ticket, input, base, mailbox, restore));
     }
