@@ -349,15 +349,21 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.recorder_cost.add(frame.recorder_cost_ns);
         self.recorder_cost_nonzero += u64::from(frame.recorder_cost_ns != 0);
 
-        // One walk over the spans for the first begin, the zeros and the spans to cover.
-        let mut gpu_begin: Option<u64> = None;
-        let mut zeros = 0u64;
-        self.incoming.clear();
+        // One walk over the spans for the first begin, the zeros and the spans to cover, in
+        // a local vector so that nothing is reloaded after each push.
+        let mut incoming = std::mem::take(&mut self.incoming);
+        incoming.clear();
+        let (mut first, mut zeros, mut sorted) = (u64::MAX, 0u64, true);
+        let mut last = (0, 0);
         for span in frame.spans.iter().filter(|span| span.kind == SpanKind::Pass) {
-            gpu_begin = Some(gpu_begin.map_or(span.begin_ns, |begin| begin.min(span.begin_ns)));
-            zeros += u64::from(span.duration_ns() == 0);
-            self.incoming.push((span.begin_ns, span.end_ns.max(span.begin_ns)));
+            let covers = (span.begin_ns, span.end_ns.max(span.begin_ns));
+            first = first.min(span.begin_ns);
+            zeros += u64::from(covers.1 == covers.0);
+            sorted &= covers >= last;
+            last = covers;
+            incoming.push(covers);
         }
+        let gpu_begin = (!incoming.is_empty()).then_some(first);
         self.zero_spans += zeros;
         self.frames_with_spans += u64::from(gpu_begin.is_some());
 
@@ -365,10 +371,10 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             self.pair(previous, gpu_begin, cpu.begin_ns);
         }
         // Spans mostly arrive in order; sorting only when they do not gives the same order.
-        if !self.incoming.is_sorted() {
-            self.incoming.sort_unstable();
+        if !sorted {
+            incoming.sort_unstable();
         }
-        std::mem::swap(&mut self.spans, &mut self.incoming);
+        self.incoming = std::mem::replace(&mut self.spans, incoming);
         let this = Previous { gpu_begin, cpu_begin: cpu.begin_ns, index };
         self.previous = Some(this);
         self.first.get_or_insert(Some(this));
