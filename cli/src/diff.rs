@@ -178,7 +178,8 @@ fn side<'p>(file: &'p str, report: &StatsReport) -> SideJson<'p> {
     }
 }
 
-/// One capture's statistics and the per-frame samples the engine reads.
+/// One capture's statistics (one decode, chunks on every core) and the per-frame samples
+/// the engine reads (a second, sequential decode).
 fn analyse(path: &Path) -> anyhow::Result<(StatsReport, Samples)> {
     let bytes = input::read(path)?;
     let capture: Capture<'_> = input::open(path, &bytes)?;
@@ -212,8 +213,10 @@ fn unjudged() -> Finding {
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let (a, samples_a) = analyse(&args.a)?;
-    let (b, samples_b) = analyse(&args.b)?;
+    // Side by side: the comparison's samples are still read in a pass of their own per
+    // capture (`SampleCollector` has no merge), so the two captures share the cores.
+    let (a, b) = rayon::join(|| analyse(&args.a), || analyse(&args.b));
+    let ((a, samples_a), (b, samples_b)) = (a?, b?);
     let options = CompareOptions {
         threshold: args.threshold,
         min_effect_ns: args.min_effect,
