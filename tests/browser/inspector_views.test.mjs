@@ -125,6 +125,12 @@ test('structure cross-links passes and resources; resources and pass detail show
   assert.match(await page.textContent('[data-testid=resources]'), /Peak concurrent|No resources/);
   await showTab(page, 'memory');
   assert.equal((await page.textContent('[data-testid=memory]')).trim(), 'No memory records in this capture.');
+  // The details pane shows the selected graph pass, then a resource, with their links.
+  assert.match(await page.textContent('[data-testid=selection-detail] h3'), /^Graph pass /);
+  await showTab(page, 'structure');
+  await page.click('[data-testid=structure] tr[data-action=node]');
+  await page.waitForFunction(() => /^Resource /.test(document.querySelector('[data-testid=selection-detail] h3')?.textContent ?? ''));
+  assert.match(await page.textContent('[data-testid=selection-detail]'), /Produced by/);
   // The details pane, beside every view, says how to choose a pass while none is.
   assert.match(await page.textContent('[data-testid=pass-detail]'), /Select a GPU pass/);
   assert.deepEqual(problems, []);

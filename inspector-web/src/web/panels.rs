@@ -893,3 +893,61 @@ pub fn frame_detail(dom: &Dom, root: &Element, detail: Option<&FrameDetail>) -> 
     }
     Ok(())
 }
+
+/// The selected graph pass or resource in the details pane (a structure row, or a search
+/// result): its facts and links, from the shown frame's structure.
+pub fn selection_detail(
+    dom: &Dom,
+    root: &Element,
+    structure: Option<&Structure>,
+    graph_pass: Option<u32>,
+    node: Option<u32>,
+) -> Result<(), Error> {
+    clear(root);
+    let Some(structure) = structure else { return Ok(()) };
+    let node_label =
+        |index: &u32| structure.nodes.get(*index as usize).map_or_else(|| format!("#{index}"), |n| n.label.clone());
+    let pass_name =
+        |index: &u32| structure.passes.get(*index as usize).map_or_else(|| format!("#{index}"), |p| p.name.clone());
+    let list = |items: Vec<String>| if items.is_empty() { "none".to_owned() } else { items.join(", ") };
+    let (heading, facts, action, value) = if let Some(pass) = graph_pass.and_then(|g| structure.passes.get(g as usize))
+    {
+        let state = match (pass.culled, pass.side_effects) {
+            (true, _) => "culled in this frame",
+            (false, true) => "live (has side effects, never culled)",
+            (false, false) => "live",
+        };
+        let facts = vec![
+            ("Scope", if pass.scope.is_empty() { "none".to_owned() } else { pass.scope.clone() }),
+            ("State", state.to_owned()),
+            ("Consumers", pass.ref_count.to_string()),
+            ("Reads", list(pass.reads.iter().map(node_label).collect())),
+            ("Writes", list(pass.writes.iter().map(node_label).collect())),
+            ("Creates", list(pass.creates.iter().map(node_label).collect())),
+            ("GPU passes", list(pass.gpu_passes.clone())),
+        ];
+        (format!("Graph pass {}", pass.name), facts, "show-gp", pass.index)
+    } else if let Some(row) = node.and_then(|n| structure.nodes.get(n as usize)) {
+        let facts = vec![
+            ("Declared", units::bytes(row.declared_bytes)),
+            ("Kind", if row.imported { "imported" } else { "transient" }.to_owned()),
+            ("Description", row.desc.clone()),
+            ("Produced by", list(row.producers.iter().map(pass_name).collect())),
+            ("Read by", list(row.readers.iter().map(pass_name).collect())),
+        ];
+        (format!("Resource {}", row.label), facts, "show-node", row.index)
+    } else {
+        return Ok(());
+    };
+    dom.add(root, "h3", &heading)?;
+    let dl = dom.add(root, "dl", "")?;
+    for (label, value) in facts {
+        dom.add(&dl, "dt", label)?;
+        dom.add(&dl, "dd", &value)?;
+    }
+    let button = dom.add(root, "button", "Show in Structure")?;
+    let _ = button.set_attribute("type", "button");
+    let _ = button.set_attribute("data-action", action);
+    let _ = button.set_attribute("data-value", &value.to_string());
+    Ok(())
+}

@@ -106,6 +106,12 @@ impl App {
                     }
                 }
             }
+            "show-node" => {
+                self.ui.borrow_mut().state.node = value.parse().ok();
+                self.ui.borrow_mut().state.graph_pass = None;
+                self.render_structure();
+                self.show_tab(Tab::Structure);
+            }
             "show-gp" => {
                 self.ui.borrow_mut().state.graph_pass = value.parse().ok();
                 self.ui.borrow_mut().state.node = None;

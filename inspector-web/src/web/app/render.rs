@@ -34,6 +34,11 @@ impl App {
         let Some(root) = self.dom.document.get_element_by_id("panel-structure") else { return };
         let ui = self.ui.borrow();
         let _ = panels::structure(&self.dom, &root, ui.structure.as_ref(), ui.state.graph_pass, ui.state.node);
+        // The same selection in the details pane.
+        if let Some(detail) = self.dom.document.get_element_by_id("selection-detail") {
+            let _ =
+                panels::selection_detail(&self.dom, &detail, ui.structure.as_ref(), ui.state.graph_pass, ui.state.node);
+        }
     }
 
     pub fn render_frame_panels(&self) {
