@@ -41,6 +41,38 @@ impl WakeSlot {
     }
 }
 
+/// What resolving into a timer set needs, held by the shared recorder front.
+#[derive(Debug)]
+pub(crate) struct SetHandles {
+    pub(crate) query_set: Option<wgpu::QuerySet>,
+    resolve: Option<wgpu::Buffer>,
+    readback: wgpu::Buffer,
+}
+
+impl SetHandles {
+    pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder, queries: Range<u32>) {
+        resolve_range(self.query_set.as_ref(), self.resolve.as_ref(), &self.readback, encoder, queries);
+    }
+}
+
+/// Resolves the timestamps `queries` and copies them to the same place in `readback`.
+fn resolve_range(
+    query_set: Option<&wgpu::QuerySet>,
+    resolve: Option<&wgpu::Buffer>,
+    readback: &wgpu::Buffer,
+    encoder: &mut wgpu::CommandEncoder,
+    queries: Range<u32>,
+) {
+    if let (Some(query_set), Some(resolve)) = (query_set, resolve)
+        && !queries.is_empty()
+    {
+        let at = u64::from(queries.start) * QUERY_BYTES;
+        let len = u64::from(queries.len() as u32) * QUERY_BYTES;
+        encoder.resolve_query_set(query_set, queries, resolve, 0);
+        encoder.copy_buffer_to_buffer(resolve, 0, readback, at, len);
+    }
+}
+
 /// The state of one set's readback, shared with its map callback.
 #[derive(Debug)]
 struct MapState {
@@ -107,14 +139,13 @@ impl TimerSet {
     /// the start of the resolve buffer and the copy puts it in place; the queue orders the
     /// resolve and copy of one encoder against those of any other.
     pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder, queries: Range<u32>) {
-        if let (Some(query_set), Some(resolve)) = (&self.query_set, &self.resolve)
-            && !queries.is_empty()
-        {
-            let at = u64::from(queries.start) * QUERY_BYTES;
-            let len = u64::from(queries.len() as u32) * QUERY_BYTES;
-            encoder.resolve_query_set(query_set, queries, resolve, 0);
-            encoder.copy_buffer_to_buffer(resolve, 0, &self.readback, at, len);
-        }
+        resolve_range(self.query_set.as_ref(), self.resolve.as_ref(), &self.readback, encoder, queries);
+    }
+
+    /// Handles to this set's query set and buffers, for the shared [`crate::Recorder`]
+    /// (wgpu handles are reference-counted).
+    pub(crate) fn handles(&self) -> SetHandles {
+        SetHandles { query_set: self.query_set.clone(), resolve: self.resolve.clone(), readback: self.readback.clone() }
     }
 
     /// Copies one indirect call's arguments into readback slot `slot`.

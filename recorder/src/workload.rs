@@ -47,6 +47,8 @@ pub(crate) struct Registry {
     render: HashMap<wgpu::RenderPipeline, u32>,
     buffers: HashMap<wgpu::Buffer, u32>,
     bind_groups: HashMap<wgpu::BindGroup, u32>,
+    /// Pipelines the shared recorder's scopes name by label, by kind.
+    named: HashMap<(String, bool), u32>,
     next_pipeline: u32,
     /// Declarations made since the last frame was handed to the writer.
     pub(crate) pending: Vec<Declaration>,
@@ -97,6 +99,22 @@ impl Registry {
         let label = format!("render pipeline #{id}");
         let info = PipelineInfo { label: &label, ..PipelineInfo::default() };
         self.pending.push(Declaration::Pipeline(pipeline_def(id, PipelineKind::Render, &info, None)));
+        id
+    }
+
+    /// The id of the pipeline a scope of the shared recorder names `label` (declared the
+    /// first time, with `workgroup_size` for a compute pipeline).
+    pub(crate) fn named_id(&mut self, label: &str, render: bool, workgroup_size: Option<[u32; 3]>) -> u32 {
+        if let Some(&id) = self.named.get(&(label.to_owned(), render)) {
+            return id;
+        }
+        let id = self.next_pipeline;
+        self.next_pipeline += 1;
+        self.named.insert((label.to_owned(), render), id);
+        let kind = if render { PipelineKind::Render } else { PipelineKind::Compute };
+        let info = PipelineInfo { label, ..PipelineInfo::default() };
+        let workgroup_size = if render { None } else { workgroup_size };
+        self.pending.push(Declaration::Pipeline(pipeline_def(id, kind, &info, workgroup_size)));
         id
     }
 

@@ -15,6 +15,7 @@ use crate::SessionOptions;
 use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
 use crate::error::{RecordError, StartError};
+use crate::front::{FrontSetup, FrontShared, Recorder};
 use crate::memory::{Gauges, memory_record};
 use crate::meta::{self, Capabilities};
 use crate::providers::Providers;
@@ -71,6 +72,8 @@ pub struct ProfileSession {
     state: State,
     stop: Shared<StopShared>,
     lost: Arc<AtomicBool>,
+    /// What the [`Recorder`] handles share with the session.
+    front: Arc<FrontShared>,
 }
 
 enum State {
@@ -107,7 +110,17 @@ impl ProfileSession {
             state: State::Ready { sink: Box::new(sink), registry: Box::default(), on_bytes: None },
             stop: Shared::new(StopShared::default()),
             lost: Arc::new(AtomicBool::new(false)),
+            front: Arc::default(),
         }
+    }
+
+    /// A shareable recording handle: `Clone`, natively `Send + Sync`, every method
+    /// `&self`; see [`Recorder`]. Handles taken before [`Self::start`] record once it has
+    /// started. Frames still begin and end here; the handles' scopes are merged into the
+    /// frame at [`Self::end_frame`].
+    #[must_use]
+    pub fn recorder(&self) -> Recorder {
+        Recorder { shared: Arc::clone(&self.front) }
     }
 
     #[must_use]
@@ -257,6 +270,12 @@ impl ProfileSession {
             let lost = Arc::clone(&self.lost);
             device.set_device_lost_callback(move |_, _| lost.store(true, Ordering::Release));
         }
+        self.front.set_up(FrontSetup {
+            level: self.options.level,
+            capabilities,
+            max_spans: self.options.max_spans_per_frame,
+            sets: pool.as_ref().map(|pool| pool.sets.iter().map(|set| set.handles()).collect()).unwrap_or_default(),
+        });
         let clock = CpuClock::start();
         self.state = State::Recording(Box::new(Active {
             level: self.options.level,
@@ -276,7 +295,6 @@ impl ProfileSession {
             warned: [false; 2],
             warnings: Vec::new(),
             on_bytes,
-            max_spans: self.options.max_spans_per_frame,
             next_frame_number: 0,
             frames_ended: 0,
             frames_written: 0,
@@ -290,6 +308,7 @@ impl ProfileSession {
             gauges,
             providers,
             memory_records: Vec::new(),
+            front: Arc::clone(&self.front),
         }));
         Ok(())
     }
@@ -478,6 +497,7 @@ impl ProfileSession {
     fn begin_stop(&mut self, reason: StopReason) {
         if let State::Recording(mut active) = std::mem::replace(&mut self.state, State::Done) {
             active.open = None;
+            self.front.shut();
             active.structure.leave_graph_pass();
             let mut stop = self.stop.lock();
             stop.reason = reason;

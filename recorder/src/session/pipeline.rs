@@ -16,6 +16,7 @@ use super::structure::{AttachmentInfo, Structure};
 use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
 use crate::error::RecordError;
+use crate::front::{FrontShared, FrontTaken, PipelineRef};
 use crate::memory::Gauges;
 use crate::meta::Capabilities;
 use crate::providers::Providers;
@@ -57,7 +58,6 @@ pub(crate) struct Active {
     pub(super) warned: [bool; 2],
     pub(super) warnings: Vec<String>,
     pub(super) on_bytes: Option<BytesCallback>,
-    pub(super) max_spans: u32,
     pub(super) next_frame_number: u64,
     pub(super) frames_ended: u64,
     pub(super) frames_written: u64,
@@ -77,6 +77,8 @@ pub(crate) struct Active {
     pub(super) timed_only_noted: Vec<String>,
     /// The first write failure; once set, records stop (what reached the sink stays readable).
     pub(super) write_error: Option<RecordError>,
+    /// The shared recording front: span slots are claimed from it by both fronts.
+    pub(super) front: Arc<FrontShared>,
 }
 
 /// What the pass wrappers and brackets (`pass.rs`) ask of the recording state.
@@ -189,12 +191,17 @@ impl Active {
     /// Says once per label, at Workload and up, that a pass timed through a
     /// [`crate::PassTimer`] has no recorded commands: absent, not zero.
     pub(crate) fn timed_only(&mut self, label: &str) {
+        let Some(open) = self.open.as_ref() else { return };
+        let frame_number = open.frame.frame_number;
+        self.timed_only_at(label, frame_number);
+    }
+
+    /// [`Self::timed_only`] on frame `frame_number`.
+    pub(super) fn timed_only_at(&mut self, label: &str, frame_number: u64) {
         if self.level < Level::Workload || self.timed_only_noted.iter().any(|known| known == label) {
             return;
         }
         self.timed_only_noted.push(label.to_owned());
-        let Some(open) = self.open.as_ref() else { return };
-        let frame_number = open.frame.frame_number;
         let text = format!(
             "sgpt-recorder: GPU pass {label:?} is begun by the application and timed through a PassTimer: its time is recorded, its commands (draws, dispatches, pipelines) are not"
         );
@@ -287,6 +294,8 @@ pub(super) struct Refused {
 /// Where a span's queries are written, and whether that encoder resolved them.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SpanSlot {
+    /// The slot's index in the timer set: queries `2 * slot` and `2 * slot + 1`.
+    pub(super) slot: u32,
     pub(super) encoder: EncoderKey,
     pub(super) resolved: bool,
 }
@@ -337,6 +346,7 @@ impl Active {
         frame.commands.clear();
         frame.bindings.clear();
         frame.counters.clear();
+        self.front.open_frame(frame.frame_number, pending.set);
         self.next_frame_number += 1;
         self.structure.begin_frame();
         frame.recorder_cost_ns = self.clock.now_ns() - started;
@@ -351,15 +361,19 @@ impl Active {
         let key = encoder_key(encoder);
         if let (Some(pool), Some(set)) = (&self.pool, pending.set) {
             let set = &pool.sets[set];
-            // One resolve per run of consecutive slots this encoder wrote and has not resolved.
+            // One resolve per run of this encoder's unresolved spans in consecutive slots
+            // (the shared front claims slots in between, so slots need not follow spans).
             let mine = |slot: &SpanSlot| slot.encoder == key && !slot.resolved;
             let mut at = 0;
             while let Some(start) = pending.slots[at..].iter().position(mine).map(|i| at + i) {
-                let end = pending.slots[start..]
-                    .iter()
-                    .position(|slot| !mine(slot))
-                    .map_or(pending.slots.len(), |i| start + i);
-                set.resolve(encoder, start as u32 * 2..end as u32 * 2);
+                let mut end = start + 1;
+                while end < pending.slots.len()
+                    && mine(&pending.slots[end])
+                    && pending.slots[end].slot == pending.slots[end - 1].slot + 1
+                {
+                    end += 1;
+                }
+                set.resolve(encoder, pending.slots[start].slot * 2..(pending.slots[end - 1].slot + 1) * 2);
                 for slot in &mut pending.slots[start..end] {
                     slot.resolved = true;
                 }
@@ -372,6 +386,8 @@ impl Active {
                 }
             }
         }
+        // The shared front's scopes on this encoder, whichever front recorded them.
+        self.front.resolve(encoder);
         pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
         Ok(())
     }
@@ -383,6 +399,7 @@ impl Active {
         if pending.frame.cpu.end_ns == 0 {
             pending.frame.cpu.end_ns = started;
         }
+        let claimed = self.merge_front(&mut pending);
         // A slot its encoder never resolved holds whatever an earlier frame left there:
         // counted as dropped here, and skipped when the frame is read back.
         let unresolved = pending.slots.iter().filter(|slot| !slot.resolved).count();
@@ -412,7 +429,7 @@ impl Active {
             .and_then(|()| self.write_provider_notes(pending.frame.frame_number));
         pending.frame.topology = self.structure.id();
         if let (Some(pool), Some(set)) = (self.pool.as_mut(), pending.set) {
-            let queries = pending.frame.spans.len() as u64 * 2;
+            let queries = if pending.frame.spans.is_empty() { 0 } else { u64::from(claimed) * 2 };
             let indirect = pending.indirect.iter().any(|copy| copy.resolved);
             if queries > 0 || indirect {
                 let len = if !indirect {
@@ -477,12 +494,13 @@ impl Active {
                 read_ok = true;
                 let mut kept = 0;
                 // Unresolved slots were counted at end_frame and are never read.
-                for (slot, _) in slots.iter().enumerate().filter(|(_, slot)| slot.resolved) {
-                    let begin = word_u64(bytes, slot * 16);
-                    let end = word_u64(bytes, slot * 16 + 8);
-                    match guard.check(slot, begin, end) {
+                for (at, slot) in slots.iter().enumerate().filter(|(_, slot)| slot.resolved) {
+                    let slot_at = slot.slot as usize;
+                    let begin = word_u64(bytes, slot_at * 16);
+                    let end = word_u64(bytes, slot_at * 16 + 8);
+                    match guard.check(slot_at, begin, end) {
                         Ok(()) => {
-                            let mut span = frame.spans[slot];
+                            let mut span = frame.spans[at];
                             span.begin_ns = ticks_to_ns(begin, period);
                             span.end_ns = ticks_to_ns(end, period);
                             frame.spans[kept] = span;
@@ -576,12 +594,12 @@ impl Active {
         }
         let open = self.open.as_mut()?;
         let set = open.set.and_then(|set| self.pool.as_ref().map(|pool| &pool.sets[set]));
-        let spans = open.frame.spans.len() as u32;
-        match set {
-            Some(set) if spans < self.max_spans => {
+        // The slot comes from the front's atomic claim, shared with the Recorder handles.
+        match (set, self.front.claim()) {
+            (Some(set), crate::front::Claim::Slot { slot, .. }) => {
                 open.frame.spans.push(Span { pass, kind, query_set: set.id, begin_ns: 0, end_ns: 0 });
-                open.slots.push(SpanSlot { encoder, resolved: false });
-                Some(spans * 2)
+                open.slots.push(SpanSlot { slot, encoder, resolved: false });
+                Some(slot * 2)
             }
             _ => {
                 open.frame.dropped_spans += 1;
@@ -631,6 +649,61 @@ impl Active {
             return;
         }
         open.indirect.push(IndirectCopy { encoder, resolved: false, command, buffer: buffer.clone(), offset, len });
+    }
+}
+
+/// The merge of the shared front's records into the frame.
+impl Active {
+    /// Closes the front's frame and merges its scopes into `pending`, encoder batch by
+    /// batch in resolve order. Returns the slots claimed in the frame by both fronts.
+    fn merge_front(&mut self, pending: &mut PendingFrame) -> u32 {
+        let FrontTaken { claimed, refused, records, late } = self.front.close_frame();
+        pending.frame.dropped_spans += refused;
+        if records.is_empty() {
+            pending.frame.dropped_spans += claimed.saturating_sub(pending.slots.len() as u32);
+            return claimed;
+        }
+        let set_id = pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id));
+        // Scope id → GPU pass index, for the children merged after their parents.
+        let mut passes: Vec<(u64, u32)> = Vec::with_capacity(records.len());
+        for record in records {
+            let parent = record.parent.and_then(|id| passes.iter().rev().find(|(known, _)| *known == id));
+            let parent = parent.map(|&(_, index)| index);
+            let index =
+                self.structure.register_front_pass(record.kind, &record.label, parent, record.graph_pass.as_deref());
+            passes.push((record.id, index));
+            if let (Some(slot), Some(query_set)) = (record.slot, set_id) {
+                let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
+                pending.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
+                pending.slots.push(SpanSlot { slot, encoder: record.encoder, resolved: record.resolved.is_some() });
+            }
+            let mut any = false;
+            let own = std::iter::once((&record.pipelines, &record.commands));
+            let later = late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
+            for (pipelines, commands) in own.chain(later) {
+                for command in commands {
+                    any = true;
+                    let render =
+                        matches!(command.op, Op::Draw { .. } | Op::DrawIndexed { .. } | Op::DrawIndirect { .. });
+                    let pipeline = command.pipeline.and_then(|at| pipelines.get(at)).map(|pipeline| match pipeline {
+                        PipelineRef::Compute(pipeline) => self.registry.compute_id(pipeline),
+                        PipelineRef::Render(pipeline) => self.registry.render_id(pipeline),
+                        PipelineRef::Named { label, workgroup_size } => {
+                            self.registry.named_id(label, render, *workgroup_size)
+                        }
+                    });
+                    // The frame is no longer `open`: pushed where `record` would have put it.
+                    pending.frame.commands.push(Command { gpu_pass: index, pipeline, op: command.op });
+                }
+            }
+            if record.token && !any {
+                self.timed_only_at(&record.label, pending.frame.frame_number);
+            }
+        }
+        // A slot claimed with no span: its scope had not ended (or its record came too
+        // late) at end_frame. It has no timestamps: dropped, and counted.
+        pending.frame.dropped_spans += claimed.saturating_sub(pending.slots.len() as u32);
+        claimed
     }
 }
 

@@ -179,9 +179,39 @@ impl Structure {
         parent: Option<u32>,
         attachments: &[AttachmentInfo],
     ) -> u32 {
+        self.register(kind, label, parent, attachments, self.graph_pass)
+    }
+
+    /// Registers a GPU pass of the shared [`crate::Recorder`], merged at `end_frame`:
+    /// attributed to the graph pass it names, not to any open bracket.
+    pub(super) fn register_front_pass(
+        &mut self,
+        kind: GpuPassKind,
+        label: &str,
+        parent: Option<u32>,
+        graph_pass: Option<&str>,
+    ) -> u32 {
+        let bracket = graph_pass.map(|name| {
+            let index = self.graph_pass_named(name);
+            let open = self.graph_pass.take();
+            self.enter_graph_pass(index, name);
+            self.graph_pass = open;
+            index
+        });
+        self.register(kind, Some(label), parent, &[], bracket)
+    }
+
+    fn register(
+        &mut self,
+        kind: GpuPassKind,
+        label: Option<&str>,
+        parent: Option<u32>,
+        attachments: &[AttachmentInfo],
+        bracket: Option<u32>,
+    ) -> u32 {
         let index = self.gpu_pass_count;
         self.gpu_pass_count += 1;
-        let graph_pass = if self.level >= Level::Structure { self.graph_pass } else { None };
+        let graph_pass = if self.level >= Level::Structure { bracket } else { None };
         let with_attachments = self.level >= Level::Workload;
         // Attachment format names, looked up before the topology is borrowed.
         let mut names = [0usize; 9];
@@ -191,7 +221,7 @@ impl Structure {
             }
         }
         let attachments = if with_attachments { &attachments[..attachments.len().min(names.len())] } else { &[] };
-        let label = match (label, self.graph_pass) {
+        let label = match (label, bracket) {
             (Some(label), _) => label,
             (None, Some(_)) => self.bracket_name.as_str(),
             (None, None) if kind == GpuPassKind::Render => "render pass",

@@ -1,0 +1,405 @@
+//! The shareable recording front: a [`Recorder`] handle whose methods take `&self`, for
+//! code that cannot hold `&mut ProfileSession` (render-graph nodes run with `&World`,
+//! encoders recorded on worker threads, renderers that own their pass).
+//!
+//! Query slots are claimed from one atomic word that the session's own passes claim from
+//! too, so the two fronts never hand out the same slot and no lock is taken to claim.
+//! A scope keeps its record (label, attribution, workload) to itself while open and hands
+//! it over, under one short mutex, when it ends; a resolve takes the same mutex once. At
+//! `end_frame` the session merges the records, encoder batch by encoder batch, in the
+//! order the batches were resolved: wgpu does not tell a library when command buffers
+//! are submitted, so *resolve order* is the recorder's submission order.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use sgpt_format::{GpuPassKind, Level, Op};
+
+use crate::meta::Capabilities;
+use crate::session::{EncoderKey, encoder_key};
+use crate::timer::SetHandles;
+
+mod scope;
+
+pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
+
+/// Bit layout of the claim word: `[open:1 | set:7 | generation:24 | count:32]`.
+const OPEN: u64 = 1 << 63;
+const SET_SHIFT: u32 = 56;
+const NO_SET: u64 = 0x7f;
+const GEN_SHIFT: u32 = 32;
+const GEN_MASK: u64 = 0xff_ffff;
+
+/// What the session fixes at `start()`, read by every claim.
+#[derive(Debug)]
+pub(crate) struct FrontSetup {
+    pub(crate) level: Level,
+    pub(crate) capabilities: Capabilities,
+    pub(crate) max_spans: u32,
+    pub(crate) sets: Vec<SetHandles>,
+}
+
+/// The outcome of claiming one span slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// No frame is open.
+    Closed,
+    /// A frame is open, but it has no timer set (pool exhausted, or no timestamps).
+    NoSet { generation: u32 },
+    /// The frame's set is full: the span is refused and must be counted as dropped.
+    Refused { generation: u32 },
+    /// Span slot `slot` (queries `2 * slot` and `2 * slot + 1`) of timer set `set`.
+    Slot { generation: u32, set: usize, slot: u32 },
+}
+
+/// A pipeline as a front scope names it.
+#[derive(Clone, Debug)]
+pub(crate) enum PipelineRef {
+    Compute(wgpu::ComputePipeline),
+    Render(wgpu::RenderPipeline),
+    /// Declared by label (one declaration per label), for code that does not hand us
+    /// its pipeline object.
+    Named {
+        label: String,
+        workgroup_size: Option<[u32; 3]>,
+    },
+}
+
+/// One command recorded through a scope's explicit workload calls.
+#[derive(Clone, Debug)]
+pub(crate) struct FrontCommand {
+    /// Index into the record's `pipelines`.
+    pub(crate) pipeline: Option<usize>,
+    pub(crate) op: Op,
+}
+
+/// A scope's record, handed to the shared frame when the scope ends.
+#[derive(Debug)]
+pub(crate) struct ScopeRecord {
+    /// Creation order across the session: parents before their children.
+    pub(crate) id: u64,
+    pub(crate) generation: u32,
+    pub(crate) encoder: EncoderKey,
+    pub(crate) kind: GpuPassKind,
+    pub(crate) label: String,
+    pub(crate) graph_pass: Option<Arc<str>>,
+    /// The enclosing scope's id.
+    pub(crate) parent: Option<u64>,
+    pub(crate) slot: Option<u32>,
+    pub(crate) pipelines: Vec<PipelineRef>,
+    pub(crate) commands: Vec<FrontCommand>,
+    /// The resolve that covered it (its batch): `None` while unresolved.
+    pub(crate) resolved: Option<u32>,
+    /// A pass timed through a [`PassToken`] (the capture notes its commands may be partial).
+    pub(crate) token: bool,
+}
+
+/// Commands a [`PassToken`] recorded, handed over when it drops (its record was handed
+/// over when it was made, so that a resolve while it lives still finds it).
+#[derive(Debug)]
+pub(crate) struct LateCommands {
+    pub(crate) id: u64,
+    pub(crate) generation: u32,
+    pub(crate) pipelines: Vec<PipelineRef>,
+    pub(crate) commands: Vec<FrontCommand>,
+}
+
+#[derive(Debug, Default)]
+struct FrontFrame {
+    generation: u32,
+    records: Vec<ScopeRecord>,
+    late: Vec<LateCommands>,
+    resolves: u32,
+    /// Reused by resolves: the slots one encoder wrote.
+    scratch: Vec<u32>,
+}
+
+/// What `end_frame` takes from the front.
+#[derive(Debug, Default)]
+pub(crate) struct FrontTaken {
+    /// Slots claimed in the frame by both fronts, refused ones excluded.
+    pub(crate) claimed: u32,
+    /// Spans the front refused (set full).
+    pub(crate) refused: u32,
+    /// In merge order: by resolve batch (unresolved last), then by creation.
+    pub(crate) records: Vec<ScopeRecord>,
+    pub(crate) late: Vec<LateCommands>,
+}
+
+/// The state shared between a session and its [`Recorder`] handles.
+#[derive(Debug, Default)]
+pub(crate) struct FrontShared {
+    claims: AtomicU64,
+    refused: AtomicU32,
+    next_id: AtomicU64,
+    setup: OnceLock<FrontSetup>,
+    frame: Mutex<FrontFrame>,
+}
+
+fn decode(word: u64) -> (bool, Option<usize>, u32, u32) {
+    let set = (word >> SET_SHIFT) & NO_SET;
+    let set = (set != NO_SET).then_some(set as usize);
+    (word & OPEN != 0, set, ((word >> GEN_SHIFT) & GEN_MASK) as u32, word as u32)
+}
+
+impl FrontShared {
+    fn lock(&self) -> MutexGuard<'_, FrontFrame> {
+        // Plain data: a panic while it was held leaves it usable.
+        self.frame.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn set_up(&self, setup: FrontSetup) {
+        // A session starts once (`start` refuses a second time).
+        let _ = self.setup.set(setup);
+    }
+
+    pub(crate) fn setup(&self) -> Option<&FrontSetup> {
+        self.setup.get()
+    }
+
+    /// Opens frame `generation` on timer set `set`: claims start at slot 0.
+    pub(crate) fn open_frame(&self, generation: u64, set: Option<usize>) {
+        let generation = (generation & GEN_MASK) as u32;
+        {
+            let mut frame = self.lock();
+            frame.generation = generation;
+            // Records of an earlier frame handed over after it ended: counted there.
+            frame.records.clear();
+            frame.late.clear();
+            frame.resolves = 0;
+        }
+        self.refused.store(0, Ordering::Relaxed);
+        let set = set.map_or(NO_SET, |set| set as u64 & NO_SET);
+        self.claims.store(OPEN | set << SET_SHIFT | u64::from(generation) << GEN_SHIFT, Ordering::Release);
+    }
+
+    /// Closes the open frame and takes what its scopes handed over.
+    pub(crate) fn close_frame(&self) -> FrontTaken {
+        let word = self.claims.fetch_and(!OPEN, Ordering::AcqRel);
+        let (open, set, generation, count) = decode(word);
+        if !open {
+            return FrontTaken::default();
+        }
+        let max = self.setup().map_or(0, |setup| setup.max_spans);
+        let mut frame = self.lock();
+        let mut records = std::mem::take(&mut frame.records);
+        records.retain(|record| record.generation == generation);
+        records.sort_by_key(|record| (record.resolved.unwrap_or(u32::MAX), record.id));
+        let mut late = std::mem::take(&mut frame.late);
+        late.retain(|late| late.generation == generation);
+        // Without a set no claim got a slot: each was counted where it was refused.
+        let claimed = if set.is_some() { count.min(max) } else { 0 };
+        FrontTaken { claimed, refused: self.refused.swap(0, Ordering::Relaxed), records, late }
+    }
+
+    /// Closes the frame for good (the session stops): nothing more is claimed.
+    pub(crate) fn shut(&self) {
+        self.claims.fetch_and(!OPEN, Ordering::AcqRel);
+    }
+
+    /// Claims one span slot of the open frame.
+    #[inline]
+    pub(crate) fn claim(&self) -> Claim {
+        let word = self.claims.fetch_add(1, Ordering::AcqRel);
+        let (open, set, generation, count) = decode(word);
+        let max = self.setup().map_or(0, |setup| setup.max_spans);
+        match (open, set) {
+            (false, _) => Claim::Closed,
+            (true, None) => Claim::NoSet { generation },
+            (true, Some(_)) if count >= max => Claim::Refused { generation },
+            (true, Some(set)) => Claim::Slot { generation, set, slot: count },
+        }
+    }
+
+    /// The open frame's generation, without claiming.
+    #[inline]
+    pub(crate) fn open_generation(&self) -> Option<u32> {
+        let (open, _, generation, _) = decode(self.claims.load(Ordering::Acquire));
+        open.then_some(generation)
+    }
+
+    pub(crate) fn count_refused(&self) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn query_set(&self, set: usize) -> Option<&wgpu::QuerySet> {
+        self.setup()?.sets.get(set)?.query_set.as_ref()
+    }
+
+    /// Hands a scope's record to the frame.
+    pub(crate) fn hand_over(&self, record: ScopeRecord) {
+        let mut frame = self.lock();
+        if frame.generation == record.generation {
+            frame.records.push(record);
+        }
+    }
+
+    pub(crate) fn hand_over_late(&self, late: LateCommands) {
+        let mut frame = self.lock();
+        if frame.generation == late.generation {
+            frame.late.push(late);
+        }
+    }
+
+    /// Resolves, on `encoder`, the slots of every record handed over for it and not yet
+    /// resolved; those records form the next batch in merge order.
+    pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        let (open, set, generation, _) = decode(self.claims.load(Ordering::Acquire));
+        if !open {
+            return;
+        }
+        let key = encoder_key(encoder);
+        let mut slots = {
+            let mut frame = self.lock();
+            if frame.generation != generation {
+                return;
+            }
+            let batch = frame.resolves;
+            let mut slots = std::mem::take(&mut frame.scratch);
+            slots.clear();
+            let mut any = false;
+            for record in frame.records.iter_mut().filter(|record| record.encoder == key && record.resolved.is_none()) {
+                record.resolved = Some(batch);
+                any = true;
+                slots.extend(record.slot);
+            }
+            if any {
+                frame.resolves += 1;
+            }
+            slots
+        };
+        if let Some(handles) = set.and_then(|set| self.setup()?.sets.get(set)) {
+            slots.sort_unstable();
+            // One resolve per run of consecutive slots.
+            let mut at = 0;
+            while at < slots.len() {
+                let mut end = at + 1;
+                while end < slots.len() && slots[end] == slots[end - 1] + 1 {
+                    end += 1;
+                }
+                handles.resolve(encoder, slots[at] * 2..(slots[end - 1] + 1) * 2);
+                at = end;
+            }
+        }
+        let mut frame = self.lock();
+        if frame.scratch.capacity() < slots.capacity() {
+            frame.scratch = slots;
+        }
+    }
+}
+
+/// A command encoder's identity, for scopes on a pass the caller began on it: a pass
+/// does not tell which encoder it records into, and its timestamps must be resolved on
+/// that encoder. Take it before beginning the pass (the pass borrows the encoder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EncoderId(pub(crate) EncoderKey);
+
+impl EncoderId {
+    /// The identity of `encoder`.
+    #[must_use]
+    pub fn of(encoder: &wgpu::CommandEncoder) -> Self {
+        Self(encoder_key(encoder))
+    }
+}
+
+/// A shareable handle to a [`crate::ProfileSession`]'s recording, from
+/// [`crate::ProfileSession::recorder`]: `Clone`, natively `Send + Sync`, every method
+/// `&self`. Frames still begin and end on the session; between them any number of
+/// clones, on any threads, open scopes on their own encoders and passes.
+///
+/// Call [`Recorder::resolve_queries`] (or the session's, which also resolves these) on
+/// each encoder after its last scope ends and before `finish()`. The session merges each
+/// encoder's scopes at `end_frame` in the order their encoders were resolved, which is
+/// the submission order as far as the recorder can know it: resolve encoders in the order
+/// you submit them if the GPU pass order of the capture should follow submission.
+///
+/// With no frame open (before `start`, between frames, after stop) scopes record
+/// nothing and write no timestamps.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    pub(crate) shared: Arc<FrontShared>,
+}
+
+impl Recorder {
+    /// Whether a frame is open: scopes opened now are recorded.
+    #[must_use]
+    pub fn is_recording(&self) -> bool {
+        self.shared.open_generation().is_some()
+    }
+
+    /// Opens a scope on `encoder`: timestamps written on the encoder at begin and at the
+    /// end (where the device has `TIMESTAMP_QUERY_INSIDE_ENCODERS`), a debug group, and a
+    /// GPU pass of kind `encoder` in the capture.
+    #[must_use = "the scope ends when it is dropped"]
+    pub fn scope<'a>(&'a self, name: &str, encoder: &'a mut wgpu::CommandEncoder) -> EncoderScope<'a> {
+        let key = encoder_key(encoder);
+        Scope::open(&self.shared, name, scope::Target::Borrowed(encoder), key, None, None)
+    }
+
+    /// Opens a scope on `encoder` that is graph pass `graph_pass`, by name (the same name
+    /// gets the same index as [`crate::GraphPassScope::named`] gives it): it and every
+    /// scope and pass opened inside it are attributed to that graph pass.
+    #[must_use = "the scope ends when it is dropped"]
+    pub fn graph_pass<'a>(&'a self, graph_pass: &str, encoder: &'a mut wgpu::CommandEncoder) -> EncoderScope<'a> {
+        let key = encoder_key(encoder);
+        let graph: Arc<str> = Arc::from(graph_pass);
+        Scope::open(&self.shared, graph_pass, scope::Target::Borrowed(encoder), key, None, Some(graph))
+    }
+
+    /// Opens a scope on a pass the caller holds (`&mut wgpu::ComputePass<'_>` or
+    /// `&mut wgpu::RenderPass<'_>`, `forget_lifetime()` ones included), begun on the
+    /// encoder `encoder` names: a region timed inside the pass where the device has
+    /// `TIMESTAMP_QUERY_INSIDE_PASSES`, a GPU pass of kind `marker` in the capture.
+    #[must_use = "the scope ends when it is dropped"]
+    pub fn pass_scope<'a, P: PassTarget>(&'a self, name: &str, encoder: EncoderId, pass: &'a mut P) -> Scope<'a, P> {
+        Scope::open(&self.shared, name, scope::Target::Borrowed(pass), encoder.0, None, None)
+    }
+
+    /// [`Self::pass_scope`] attributed to graph pass `graph_pass`, by name.
+    #[must_use = "the scope ends when it is dropped"]
+    pub fn graph_pass_scope<'a, P: PassTarget>(
+        &'a self,
+        graph_pass: &str,
+        name: &str,
+        encoder: EncoderId,
+        pass: &'a mut P,
+    ) -> Scope<'a, P> {
+        let graph: Arc<str> = Arc::from(graph_pass);
+        Scope::open(&self.shared, name, scope::Target::Borrowed(pass), encoder.0, None, Some(graph))
+    }
+
+    /// The timestamp writes of one compute pass the caller begins itself on `encoder`, and
+    /// the token that records it (its workload calls, its scopes). `None` writes: the
+    /// pass is not timed (no frame open, no timestamps, or the frame's slots are full).
+    pub fn compute_pass_timestamp_writes<'a>(
+        &'a self,
+        label: &str,
+        encoder: &wgpu::CommandEncoder,
+    ) -> (Option<wgpu::ComputePassTimestampWrites<'a>>, PassToken) {
+        let token = PassToken::new(&self.shared, GpuPassKind::Compute, label, encoder_key(encoder), None, None);
+        (token.compute_writes(&self.shared), token)
+    }
+
+    /// The timestamp writes of one render pass the caller begins itself on `encoder`
+    /// (see [`Self::compute_pass_timestamp_writes`]).
+    pub fn render_pass_timestamp_writes<'a>(
+        &'a self,
+        label: &str,
+        encoder: &wgpu::CommandEncoder,
+    ) -> (Option<wgpu::RenderPassTimestampWrites<'a>>, PassToken) {
+        let token = PassToken::new(&self.shared, GpuPassKind::Render, label, encoder_key(encoder), None, None);
+        (token.render_writes(&self.shared), token)
+    }
+
+    /// Resolves the queries of every scope and pass token this front recorded on
+    /// `encoder` and has not resolved yet. Call it after the encoder's last scope ended
+    /// and before `finish()`; calling it again, or on an encoder without scopes, is safe.
+    /// A span never resolved on its own encoder is dropped and counted, never filled in.
+    pub fn resolve_queries(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.shared.resolve(encoder);
+    }
+}
