@@ -293,3 +293,34 @@ fn several_spans_of_a_pass_in_a_frame_resample_as_one_frame() {
     assert_ne!(verdict("once"), Some(Verdict::Slower));
     assert_ne!(verdict("once"), Some(Verdict::Faster));
 }
+
+#[test]
+fn the_comparison_a_pass_at_a_time_is_the_comparison_at_once() {
+    use sgpt_format::compare::ComparisonJob;
+    let options = SynthOptions { frames: 300, passes: 40, level: Level::Structure, seed: 8, ..SynthOptions::default() };
+    let slower = SynthChanges { slow_pass: Some(("simulation.pass2".to_owned(), 0.2)), ..run(2) };
+    let (a, b) = (synth(&options, &run(1)), synth(&options, &slower));
+    let whole = compare(&a, &b, &CompareOptions::default());
+    for per_step in [1usize, 3, 1_000] {
+        let mut job = ComparisonJob::new(a.clone(), b.clone(), &CompareOptions::default());
+        let mut steps = 0;
+        let mut last = job.progress();
+        loop {
+            let mut left = per_step;
+            let done = job.step(&mut || {
+                let go = left > 0;
+                left = left.saturating_sub(1);
+                go
+            });
+            if done {
+                break;
+            }
+            steps += 1;
+            assert!(job.progress() > last && job.progress() < 1.0, "each step prepares a pass or more");
+            last = job.progress();
+        }
+        // The frame time and every pass, `per_step` a step.
+        assert_eq!(steps, (whole.passes.len() + 1).div_ceil(per_step) - 1, "{per_step} a step");
+        assert_eq!(job.finish(), whole, "{per_step} a step");
+    }
+}

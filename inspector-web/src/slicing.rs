@@ -72,7 +72,8 @@ pub enum JobKind {
     Stats,
     /// The selected pass's duration across the range.
     Spark,
-    /// The comparison engine's samples of the two compared ranges, a frame at a time.
+    /// The comparison engine's samples of the two compared ranges, a frame at a time, then
+    /// its verdicts, a pass at a time.
     Compare,
     /// The sampled frames' memory gauges.
     Gauges,
@@ -104,8 +105,8 @@ impl JobKind {
         match self {
             Self::Read | Self::Inflate => Unit::Bytes,
             Self::Open => Unit::Steps,
-            Self::Verify | Self::Spark | Self::Gauges | Self::Icicle | Self::Histogram | Self::Compare => Unit::Frames,
-            Self::Stats => Unit::FramesOrPasses,
+            Self::Verify | Self::Spark | Self::Gauges | Self::Icicle | Self::Histogram => Unit::Frames,
+            Self::Stats | Self::Compare => Unit::FramesOrPasses,
         }
     }
 

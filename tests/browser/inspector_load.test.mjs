@@ -113,8 +113,8 @@ test('a large capture is read, opened, analysed and verified in bounded slices, 
   assertSliced('open', jobs.open);
   // Statistics add every frame, then plan and order each pass.
   assert.ok(assertSliced('stats', jobs.stats) > BIG_FRAMES);
-  // The comparison collects each frame of its two halves once.
-  assert.equal(assertSliced('compare', jobs.compare), BIG_FRAMES);
+  // The comparison collects each frame of its two halves once, then tests each pass.
+  assert.ok(assertSliced('compare', jobs.compare) > BIG_FRAMES);
 
   const cli = sgptJson('stats', closedCapture);
   await showTab(page, 'stats');

@@ -231,9 +231,8 @@ pub struct Comparison {
     pub options: CompareOptions,
 }
 
-type Row<'s> = (&'s Key, Option<&'s Series>, Option<&'s Series>, Option<Verdict>);
-
 /// A side's figures, before the correction.
+#[derive(Debug)]
 struct Estimate {
     median_a: u64,
     median_b: u64,
@@ -242,6 +241,7 @@ struct Estimate {
     degrees_of_freedom: f64,
 }
 
+#[derive(Debug)]
 enum Prepared {
     Done(Finding),
     Tested(Estimate),
@@ -250,91 +250,181 @@ enum Prepared {
 /// Compares B against A. See the module documentation for the method.
 #[must_use]
 pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison {
-    let block_frames = [a, b].map(|side| options.block_frames.unwrap_or_else(|| block_length(&side.frame_ns)).max(1));
-    let too_little = too_little_data(a, b, block_frames);
+    let plan = Plan::new(a, b, options);
+    let prepared = (0..plan.tests()).map(|at| plan.prepare(a, b, at)).collect();
+    plan.finish(a, b, prepared, options)
+}
 
-    let in_b: HashMap<&Key, usize> = b.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
-    let in_a: HashMap<&Key, usize> = a.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
-    // Every pass with spans on some side: its key, A's and B's series, and its verdict
-    // when it is on one side only.
-    let mut rows: Vec<Row<'_>> = Vec::new();
-    for pass in a.passes.iter().filter(|pass| pass.series.len() > 0) {
-        let other = in_b.get(&pass.key).map(|&i| &b.passes[i]);
-        match other.filter(|other| other.series.len() > 0) {
-            Some(other) => rows.push((&pass.key, Some(&pass.series), Some(&other.series), None)),
-            None => {
-                let verdict = if other.is_some_and(|other| other.culled) { Verdict::Culled } else { Verdict::Removed };
-                rows.push((&pass.key, Some(&pass.series), None, Some(verdict)));
+/// [`compare`] a pass at a time, for a caller that must yield between pieces of work (the
+/// web inspector): each [`ComparisonJob::step`] prepares passes for as long as `more()`
+/// allows, and [`ComparisonJob::finish`] corrects and orders them. Its result is exactly
+/// [`compare`]'s.
+#[derive(Debug)]
+pub struct ComparisonJob {
+    a: Samples,
+    b: Samples,
+    options: CompareOptions,
+    plan: Plan,
+    prepared: Vec<Prepared>,
+}
+
+impl ComparisonJob {
+    /// Plans the comparison: matches the passes and finds each side's block length.
+    #[must_use]
+    pub fn new(a: Samples, b: Samples, options: &CompareOptions) -> Self {
+        let plan = Plan::new(&a, &b, options);
+        Self { a, b, options: *options, prepared: Vec::with_capacity(plan.tests()), plan }
+    }
+
+    /// Prepares passes (the frame time first), one per `true` from `more()`; `true` once
+    /// every one is.
+    pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
+        while self.prepared.len() < self.plan.tests() {
+            if !more() {
+                return false;
+            }
+            let at = self.prepared.len();
+            self.prepared.push(self.plan.prepare(&self.a, &self.b, at));
+        }
+        true
+    }
+
+    /// Prepared of all, 0 to 1.
+    #[must_use]
+    pub fn progress(&self) -> f64 {
+        self.prepared.len() as f64 / self.plan.tests().max(1) as f64
+    }
+
+    /// The comparison; prepares whatever [`ComparisonJob::step`] has not.
+    #[must_use]
+    pub fn finish(mut self) -> Comparison {
+        let _ = self.step(&mut || true);
+        self.plan.finish(&self.a, &self.b, self.prepared, &self.options)
+    }
+}
+
+/// A pass on one side or both: its index in A's passes and in B's, and its verdict when
+/// it is on one side only.
+type RowAt = (Option<usize>, Option<usize>, Option<Verdict>);
+
+/// What a comparison tests, before any resampling: the matched passes, each side's block
+/// length, and whether the captures can support a verdict at all.
+#[derive(Debug)]
+struct Plan {
+    block_frames: [usize; 2],
+    too_little: Option<String>,
+    frame_series: [Series; 2],
+    rows: Vec<RowAt>,
+}
+
+impl Plan {
+    fn new(a: &Samples, b: &Samples, options: &CompareOptions) -> Self {
+        let block_frames =
+            [a, b].map(|side| options.block_frames.unwrap_or_else(|| block_length(&side.frame_ns)).max(1));
+        let too_little = too_little_data(a, b, block_frames);
+        let in_b: HashMap<&Key, usize> = b.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
+        let in_a: HashMap<&Key, usize> = a.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
+        // Every pass with spans on some side, with its verdict when it is on one side only.
+        let mut rows: Vec<RowAt> = Vec::new();
+        for (at, pass) in a.passes.iter().enumerate().filter(|(_, pass)| pass.series.len() > 0) {
+            let other = in_b.get(&pass.key).copied();
+            match other.filter(|&i| b.passes[i].series.len() > 0) {
+                Some(other) => rows.push((Some(at), Some(other), None)),
+                None => {
+                    let culled = other.is_some_and(|i| b.passes[i].culled);
+                    rows.push((Some(at), None, Some(if culled { Verdict::Culled } else { Verdict::Removed })));
+                }
             }
         }
-    }
-    for pass in b.passes.iter().filter(|pass| pass.series.len() > 0) {
-        let other = in_a.get(&pass.key).map(|&i| &a.passes[i]);
-        if other.is_some_and(|other| other.series.len() > 0) {
-            continue;
+        for (at, pass) in b.passes.iter().enumerate().filter(|(_, pass)| pass.series.len() > 0) {
+            let other = in_a.get(&pass.key).copied();
+            if other.is_some_and(|i| a.passes[i].series.len() > 0) {
+                continue;
+            }
+            let culled = other.is_some_and(|i| a.passes[i].culled);
+            rows.push((None, Some(at), Some(if culled { Verdict::Unculled } else { Verdict::Added })));
         }
-        let verdict = if other.is_some_and(|other| other.culled) { Verdict::Unculled } else { Verdict::Added };
-        rows.push((&pass.key, None, Some(&pass.series), Some(verdict)));
+        let frame_series = [a, b].map(|side| Series::one_per_frame(side.frame_ns.iter().copied()));
+        Self { block_frames, too_little, frame_series, rows }
     }
 
-    let frame_series = [a, b].map(|side| Series::one_per_frame(side.frame_ns.iter().copied()));
-    let mut prepared = vec![prepare(
-        (&frame_series[0], a.frames),
-        (&frame_series[1], b.frames),
-        "frame time",
-        too_little.as_deref(),
-        block_frames,
-    )];
-    for &(_, series_a, series_b, verdict) in &rows {
-        prepared.push(match (series_a, series_b, verdict) {
-            (Some(series_a), Some(series_b), None) => {
-                prepare((series_a, a.frames), (series_b, b.frames), "pass", too_little.as_deref(), block_frames)
-            }
+    /// The frame time, then each row.
+    fn tests(&self) -> usize {
+        self.rows.len() + 1
+    }
+
+    /// Test `at`: 0 is the frame time, `i + 1` row `i`.
+    fn prepare(&self, a: &Samples, b: &Samples, at: usize) -> Prepared {
+        let too_little = self.too_little.as_deref();
+        let Some(&(in_a, in_b, verdict)) = at.checked_sub(1).and_then(|row| self.rows.get(row)) else {
+            let [frames_a, frames_b] = &self.frame_series;
+            return prepare((frames_a, a.frames), (frames_b, b.frames), "frame time", too_little, self.block_frames);
+        };
+        match (in_a, in_b, verdict) {
+            (Some(in_a), Some(in_b), None) => prepare(
+                (&a.passes[in_a].series, a.frames),
+                (&b.passes[in_b].series, b.frames),
+                "pass",
+                too_little,
+                self.block_frames,
+            ),
             (_, _, verdict) => {
                 Prepared::Done(Finding { verdict: verdict.unwrap_or(Verdict::Inconclusive), reason: None, shift: None })
             }
-        });
+        }
     }
 
-    let (findings, tests) = holm(prepared, options);
-    let mut findings = findings.into_iter();
-    let frame = findings.next().unwrap_or(Finding { verdict: Verdict::Inconclusive, reason: None, shift: None });
-    let mut passes: Vec<PassComparison> = rows
-        .iter()
-        .zip(findings)
-        .map(|(&(key, series_a, series_b, _), finding)| {
-            let (graph_pass, label, kind, span_kind) = key.clone();
-            let only = match (series_a, series_b) {
-                (Some(series), None) => Some((series, a.frames)),
-                (None, Some(series)) => Some((series, b.frames)),
-                _ => None,
-            };
-            PassComparison {
-                label,
-                graph_pass,
-                kind,
-                span_kind,
-                finding,
-                cost_per_frame_ns: only.map(|(series, frames)| cost_per_frame(series, frames)),
-            }
-        })
-        .collect();
-    passes.sort_by(|x, y| {
-        let effect = |pass: &PassComparison| {
-            pass.finding.shift.as_ref().map_or(u128::from(pass.cost_per_frame_ns.unwrap_or(0)), |shift| {
-                u128::from(shift.delta_ns.unsigned_abs())
+    /// Holm's correction over the prepared tests, then the passes in verdict and effect order.
+    fn finish(&self, a: &Samples, b: &Samples, prepared: Vec<Prepared>, options: &CompareOptions) -> Comparison {
+        let (findings, tests) = holm(prepared, options);
+        let mut findings = findings.into_iter();
+        let frame = findings.next().unwrap_or(Finding { verdict: Verdict::Inconclusive, reason: None, shift: None });
+        let mut passes: Vec<PassComparison> = self
+            .rows
+            .iter()
+            .zip(findings)
+            .map(|(&(in_a, in_b, _), finding)| {
+                let pass = in_a.map(|i| &a.passes[i]).or_else(|| in_b.map(|i| &b.passes[i]));
+                let (graph_pass, label, kind, span_kind) = pass.map(|p| p.key.clone()).unwrap_or_default();
+                let only = match (in_a, in_b) {
+                    (Some(i), None) => Some((&a.passes[i].series, a.frames)),
+                    (None, Some(i)) => Some((&b.passes[i].series, b.frames)),
+                    _ => None,
+                };
+                PassComparison {
+                    label,
+                    graph_pass,
+                    kind,
+                    span_kind,
+                    finding,
+                    cost_per_frame_ns: only.map(|(series, frames)| cost_per_frame(series, frames)),
+                }
             })
-        };
-        let key = |pass: &PassComparison| {
-            (pass.graph_pass.clone(), pass.label.clone(), pass.kind.name(), pass.span_kind.name())
-        };
-        x.finding
-            .verdict
-            .cmp(&y.finding.verdict)
-            .then_with(|| effect(y).cmp(&effect(x)))
-            .then_with(|| key(x).cmp(&key(y)))
-    });
-    Comparison { frame, passes, block_frames, tests, correction: Correction::Holm, options: *options }
+            .collect();
+        passes.sort_by(|x, y| {
+            let effect = |pass: &PassComparison| {
+                pass.finding.shift.as_ref().map_or(u128::from(pass.cost_per_frame_ns.unwrap_or(0)), |shift| {
+                    u128::from(shift.delta_ns.unsigned_abs())
+                })
+            };
+            let key = |pass: &PassComparison| {
+                (pass.graph_pass.clone(), pass.label.clone(), pass.kind.name(), pass.span_kind.name())
+            };
+            x.finding
+                .verdict
+                .cmp(&y.finding.verdict)
+                .then_with(|| effect(y).cmp(&effect(x)))
+                .then_with(|| key(x).cmp(&key(y)))
+        });
+        Comparison {
+            frame,
+            passes,
+            block_frames: self.block_frames,
+            tests,
+            correction: Correction::Holm,
+            options: *options,
+        }
+    }
 }
 
 fn cost_per_frame(series: &Series, frames: usize) -> u64 {

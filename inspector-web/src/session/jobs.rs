@@ -1,7 +1,7 @@
 //! The session's long work, a frame or a pass at a time: each job is stepped for as long
 //! as its share of a slice allows, and is finished once, when done.
 
-use sgpt_format::compare::{SampleCollector, Samples};
+use sgpt_format::compare::{CompareOptions, ComparisonJob, SampleCollector, Samples};
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Defect, Frame, GpuPassKind, SpanKind, Topology};
 
@@ -65,7 +65,7 @@ impl<'c> Job<'c> {
             next: first,
             end: (last + 1).min(capture.frames().len()),
         };
-        Job::Compare(Box::new(CompareJob { a: side(base, a), b: side(capture, b), a_done: None }))
+        Job::Compare(Box::new(CompareJob { a: side(base, a), b: side(capture, b), a_done: None, engine: None }))
     }
 
     /// The pass `key`'s time in each frame of `first..=last`.
@@ -125,13 +125,21 @@ impl<'c> Job<'c> {
                 }
             },
             Job::Compare(job) => {
-                if job.a_done.is_none() {
-                    if !job.a.step(more) {
+                if job.engine.is_none() {
+                    if job.a_done.is_none() {
+                        if !job.a.step(more) {
+                            return false;
+                        }
+                        job.a_done = Some(job.a.finish());
+                    }
+                    if !job.b.step(more) {
                         return false;
                     }
-                    job.a_done = Some(job.a.finish());
+                    let a = job.a_done.take().unwrap_or_default();
+                    job.engine = Some(ComparisonJob::new(a, job.b.finish(), &CompareOptions::default()));
                 }
-                job.b.step(more)
+                // The engine prepares a pass a unit.
+                job.engine.as_mut().is_none_or(|engine| engine.step(more))
             }
         }
     }
@@ -217,10 +225,22 @@ impl<'c> Side<'c> {
 }
 
 /// A comparison of two ranges, of one capture or of a baseline and a candidate: the
-/// engine's samples of each, then its verdicts.
+/// engine's samples of each side a frame at a time, then its verdicts a pass at a time.
 #[derive(Debug)]
 pub(super) struct CompareJob<'c> {
     pub(super) a: Side<'c>,
     pub(super) b: Side<'c>,
     pub(super) a_done: Option<Samples>,
+    pub(super) engine: Option<ComparisonJob>,
+}
+
+impl CompareJob<'_> {
+    /// 0 to 1: side A, side B, then the engine's passes.
+    pub(super) fn progress(&self) -> f64 {
+        match (&self.engine, &self.a_done) {
+            (Some(engine), _) => 0.9 + 0.1 * engine.progress(),
+            (None, Some(_)) => 0.45 + 0.45 * self.b.progress(),
+            (None, None) => 0.45 * self.a.progress(),
+        }
+    }
 }

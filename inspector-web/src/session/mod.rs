@@ -13,7 +13,6 @@ mod update;
 
 use std::collections::VecDeque;
 
-use sgpt_format::compare::{self, CompareOptions};
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Frame, SpanKind};
 
@@ -434,8 +433,7 @@ impl<'c> Session<'c> {
             self.updates.push(Update::IcicleProgress(job.progress()));
         }
         if let Some(Job::Compare(job)) = &self.compare {
-            let p = if job.a_done.is_some() { 0.5 + job.b.progress() / 2.0 } else { job.a.progress() / 2.0 };
-            self.updates.push(Update::CompareProgress(p));
+            self.updates.push(Update::CompareProgress(job.progress()));
         }
     }
 
@@ -448,11 +446,9 @@ impl<'c> Session<'c> {
             }
             Job::Stats(job) => Update::Stats(Box::new(job.finish())),
             Job::Spark { values, .. } => Update::Sparkline(sparkline(&values, SPARK_POINTS)),
-            Job::Compare(mut job) => {
-                let samples_b = job.b.finish();
-                let Some(samples_a) = job.a_done.take() else { return };
-                let comparison = compare::compare(&samples_a, &samples_b, &CompareOptions::default());
-                Update::Compare(Box::new(CompareView::new(&comparison)))
+            Job::Compare(job) => {
+                let Some(engine) = job.engine else { return };
+                Update::Compare(Box::new(CompareView::new(&engine.finish())))
             }
             Job::Gauges(scan) => Update::Gauges(scan.finish()),
             Job::Icicle(job) => Update::Icicle(Box::new(job.finish())),
