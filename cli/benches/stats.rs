@@ -1,7 +1,8 @@
 //! Prints how close `sgpt stats` comes to the speed of reading: the roofline (the file's
-//! bytes read; every span decoded, nothing else), the one-decode analysis on rayon pools
-//! of 1 and 2 threads, and the `sgpt stats --json` binary end to end with
-//! `RAYON_NUM_THREADS` 1 and 2, each in M spans/s and as a share of the decode roofline.
+//! bytes read; every span decoded, nothing else), the analysis as it was (two-pass
+//! statistics, then frame timing) and as it is (one decode, on rayon pools of 1 and 2
+//! threads), and the `sgpt stats --json` binary end to end with `RAYON_NUM_THREADS` 1 and
+//! 2, each in M spans/s and as a share of the decode roofline.
 //! Run: `cargo bench -p sgpt-cli --bench stats`.
 //!
 //! On `target/bench-captures/hour.sgpt` (216,000 frames × 200 passes, 43.2 M spans) when it
@@ -13,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
+use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::{Capture, Frame, synth};
 
 const REPETITIONS: usize = 5;
@@ -45,6 +48,14 @@ fn capture_path() -> (PathBuf, bool) {
     (small, false)
 }
 
+/// The machine's load average, where it can be read: the machine is shared, and a
+/// second thread only helps when a second core is free.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
 fn main() {
     let (path, hour) = capture_path();
     let bytes = std::fs::read(&path).expect("read the capture");
@@ -59,6 +70,7 @@ fn main() {
         bytes.len() as f64 / 1e6,
         if hour { "" } else { " (hour.sgpt absent: a tenth of the hour, generated)" }
     );
+    println!("load average before: {}", load());
     let rate = |time: Duration| spans / time.as_secs_f64() / 1e6;
 
     let read = median_time(|| drop(black_box(std::fs::read(&path).expect("read"))));
@@ -91,7 +103,17 @@ fn main() {
         rate(whole) / roofline
     );
 
-    println!("analysis in process (analysis::scan::scan_parallel: statistics and frame timing, one decode)");
+    let before = median_time(|| {
+        black_box((pass_stats(&capture, 0..frames), frame_timing(&capture, 0..frames)));
+    });
+    println!("analysis in process");
+    println!(
+        "  before: pass_stats then frame_timing (three decodes), 1 thread: {:.3} s, {:.0} M spans/s ({:.2})",
+        before.as_secs_f64(),
+        rate(before),
+        rate(before) / roofline
+    );
+    println!("  scan_parallel (statistics and frame timing from one decode) on a pool of");
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
         let options = ScanOptions { chunks: 0, ..ScanOptions::default() };
@@ -99,7 +121,7 @@ fn main() {
             pool.install(|| black_box(scan_parallel(&capture, 0..frames, &options, &|_| {})));
         });
         println!(
-            "  {threads} thread{}: {:.3} s, {:.0} M spans/s ({:.2} of the decode roofline)",
+            "    {threads} thread{}: {:.3} s, {:.0} M spans/s ({:.2} of the decode roofline)",
             if threads == 1 { " " } else { "s" },
             time.as_secs_f64(),
             rate(time),
@@ -126,5 +148,6 @@ fn main() {
             rate(time) / roofline
         );
     }
+    println!("load average after: {}", load());
     println!("goals: ≥ 100 M spans/s on one core, ≥ 170 M spans/s on two, ≤ 0.45 s for the hour");
 }

@@ -199,11 +199,10 @@ pub(crate) fn select_ranks(values: &mut [u64], [median, p95]: [u64; 2]) -> [u64;
 /// [`StatsAccumulator::finish`] does whatever is left at once. [`pass_stats`] is this
 /// accumulator fed every frame of a range.
 ///
-/// Where the time goes (`perf record` of `sgpt stats --json` on the one-hour synthetic
-/// capture, 216,000 frames and 43.2 M spans): decoding the span columns about 42 %, both
-/// passes' `decode_columns` together, since the second pass decodes every frame again;
-/// `finish_step`'s exact-bucket pass 22 %; `add_frame` 10 %; the frame-timing figures
-/// `sgpt stats` also prints 7 %. Decoding twice is the first cost to remove.
+/// This accumulator decodes every frame twice, and keeps memory bounded by the passes: the
+/// inspector's way. Where the whole range is at hand and memory may grow with the spans
+/// in the windows around the median and p95, [`scan::scan`] (and `scan_parallel`, behind
+/// the `parallel` feature, which `sgpt stats` uses) gives the same report from one decode.
 #[derive(Debug)]
 pub struct StatsAccumulator<'c, 'a> {
     capture: &'c Capture<'a>,

@@ -3,12 +3,17 @@
 //! threads and merge exactly: the figures are [`pass_stats`]'s and
 //! [`frame_timing`](super::frame_timing::frame_timing)'s to the nanosecond.
 //!
-//! Why it exists (`perf record` of `sgpt stats --json` on the one-hour synthetic capture,
-//! 216,000 frames × 200 passes, 43.2 M spans, 2.6 s): every frame was decoded three times,
-//! about half the time: the statistics' first pass 18 %, their exact second pass 17 %
-//! (whose `finish_step` bucket search took another 21 %), frame timing's full decode 16 %;
-//! `add_frame` 9 %, frame timing's own work 7 % (a sort of every frame's spans among it),
-//! reading the file 7 %.
+//! Where the time went (`perf record` of `sgpt stats --json` on the one-hour synthetic
+//! capture, 216,000 frames × 200 passes, 43.2 M spans, 2.6 s on one core): each frame
+//! was decoded three times, about half the time: the statistics' first pass 18 %, their
+//! exact second pass 17 % (its bucket search in `finish_step` another 21 %), frame
+//! timing's full decode 16 %; `add_frame` 9 %; frame timing's own work 7 % (sorting every
+//! frame's spans among it); reading the file 7 %.
+//!
+//! Where it goes now (the same capture, one thread, about 1 s): the one decode 39 %;
+//! adding spans to the statistics 25 %; frame timing 17 %; reading the file 11 % (page
+//! faults included); sampling for the windows and the layout 3 %; opening 2 %; merging
+//! and selecting 4 %. `cargo bench -p sgpt-cli --bench stats` prints the figures.
 //!
 //! How the order statistics stay exact in one pass: a systematic sample of the range
 //! (every k-th frame, about [`SAMPLE_FRAMES`] of them, decoded beforehand; about 2 % of
@@ -18,6 +23,10 @@
 //! so the median and p95 are selected among the kept values. Should a rank fall outside
 //! its window after all, the statistics are computed again by [`pass_stats`]: slower,
 //! never different. Small ranges keep every duration and need no sample.
+//!
+//! The price is memory: the kept durations (8 bytes each, about a tenth of them on the
+//! hour) and each chunk's frame-timing values (48 bytes a frame) beside the capture;
+//! `sgpt stats` on the hour peaks near 290 MB resident where the file is 185 MB.
 //!
 //! ```
 //! use sgpt_format::{Capture, analysis, synth};
@@ -56,7 +65,7 @@ const PROGRESS_EVERY: usize = 1024;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ScanOptions {
     /// Contiguous chunks the range is split into (at least 1; at most one a frame). For
-    /// [`scan_parallel`], 0 picks four a thread.
+    /// `scan_parallel`, 0 picks four a thread.
     pub chunks: usize,
     /// Whether to compute frame timing too (it needs whole frames decoded, not only spans).
     pub frame_timing: bool,
@@ -273,8 +282,18 @@ impl<'c, 'a> Plan<'c, 'a> {
         let mut frame = Frame::default();
         let mut spans = Vec::new();
         let mut since = 0;
+        // Frames mostly share their topology with the one before: one lookup a run of them.
+        let mut last: Option<(TopologyId, Option<&[u32]>)> = None;
         for index in self.chunks[at].clone() {
-            let table = self.table(index);
+            let id = self.capture.frames()[index].topology;
+            let table = match last {
+                Some((last_id, table)) if last_id == id => table,
+                _ => {
+                    let table = self.table(index);
+                    last = Some((id, table));
+                    table
+                }
+            };
             let decoded = match &mut chunk.timing {
                 Some(timing) => match self.capture.frame_into(index, &mut frame) {
                     Ok(()) => {
