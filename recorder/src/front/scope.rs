@@ -176,9 +176,9 @@ impl Ops {
     }
 }
 
-/// The workload calls scopes and tokens share: the caller's pass is not a wrapper of
-/// ours, so what it encodes is recorded only when told. These calls record; they encode
-/// nothing.
+/// The workload calls of encoder scopes and tokens: the caller's pass is not a wrapper
+/// of ours, so what it encodes is recorded only when told. These calls record; they
+/// encode nothing (there is no pass here to encode on).
 macro_rules! workload_calls {
     () => {
         /// Records a dispatch of `x * y * z` workgroups (the caller encodes it).
@@ -194,12 +194,6 @@ macro_rules! workload_calls {
         /// Records an indexed draw (the caller encodes it).
         pub fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
             self.ops.draw_indexed(indices, base_vertex, instances);
-        }
-
-        /// Sets the pipeline of the commands recorded next, declared by `label` (once per
-        /// label) with its workgroup size, if known (`None`: unknown, never zero).
-        pub fn pipeline(&mut self, label: &str, workgroup_size: Option<[u32; 3]>) {
-            self.ops.pipeline(PipelineRef::Named { label: label.to_owned(), workgroup_size });
         }
 
         /// Sets the pipeline of the commands recorded next, by identity (name it with
@@ -245,17 +239,23 @@ impl<R: ScopeTarget> std::fmt::Debug for Scope<'_, R> {
     }
 }
 
-fn new_record(
-    shared: &FrontShared,
+/// Where a record sits: its frame, its encoder, what encloses it.
+struct Place {
     generation: u32,
     encoder: EncoderKey,
-    kind: GpuPassKind,
-    label: &str,
     parent: Option<u64>,
     graph_pass: Option<Arc<str>>,
+}
+
+fn new_record(
+    shared: &FrontShared,
+    place: Place,
+    kind: GpuPassKind,
+    label: &str,
     slot: Option<u32>,
     token: bool,
 ) -> ScopeRecord {
+    let Place { generation, encoder, parent, graph_pass } = place;
     ScopeRecord {
         id: shared.next_id(),
         generation,
@@ -285,8 +285,14 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         let Some((generation, slot)) = begin(shared, can_time(shared, R::KIND)) else {
             return Self::inert(shared, target, encoder);
         };
-        let record =
-            new_record(shared, generation, encoder, R::KIND, name, parent, graph_pass, slot.map(|(s, _)| s), false);
+        let record = new_record(
+            shared,
+            Place { generation, encoder, parent, graph_pass },
+            R::KIND,
+            name,
+            slot.map(|(s, _)| s),
+            false,
+        );
         let target_mut = target.get_mut();
         target_mut.push_debug_group(name);
         let mut end_query = None;
@@ -333,14 +339,57 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
     /// Ends the scope (same as dropping it).
     pub fn end(self) {}
 
-    workload_calls!();
+    /// Sets the pipeline of the commands recorded next, declared by `label` (once per
+    /// label) with its workgroup size, if known (`None`: unknown, never zero). Records
+    /// only: wgpu needs the pipeline object to encode.
+    pub fn pipeline(&mut self, label: &str, workgroup_size: Option<[u32; 3]>) {
+        self.ops.pipeline(PipelineRef::Named { label: label.to_owned(), workgroup_size });
+    }
+}
+
+/// On a compute pass the scope holds, a workload call records the command and encodes it.
+impl Scope<'_, wgpu::ComputePass<'_>> {
+    /// Sets `pipeline` on the pass and records it for the commands that follow (name it
+    /// with [`crate::ProfileSession::describe_compute_pipeline`]).
+    pub fn compute_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
+        self.ops.pipeline(PipelineRef::Compute(pipeline.clone()));
+        self.target.get_mut().set_pipeline(pipeline);
+    }
+
+    /// Dispatches `x * y * z` workgroups on the pass and records the dispatch. (A
+    /// `dispatch_workgroups` through the deref is encoded and not recorded.)
+    pub fn dispatch(&mut self, x: u32, y: u32, z: u32) {
+        self.ops.dispatch(x, y, z);
+        self.target.get_mut().dispatch_workgroups(x, y, z);
+    }
+}
+
+/// On a render pass the scope holds, a workload call records the command and encodes it.
+impl Scope<'_, wgpu::RenderPass<'_>> {
+    /// Sets `pipeline` on the pass and records it for the commands that follow (name it
+    /// with [`crate::ProfileSession::describe_render_pipeline`]).
+    pub fn render_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
+        self.ops.pipeline(PipelineRef::Render(pipeline.clone()));
+        self.target.get_mut().set_pipeline(pipeline);
+    }
+
+    /// Draws on the pass and records the draw. (A draw through the deref is encoded and
+    /// not recorded.)
+    pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
+        self.ops.draw(vertices.clone(), instances.clone());
+        self.target.get_mut().draw(vertices, instances);
+    }
+
+    /// Draws indexed on the pass and records the draw.
+    pub fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
+        self.ops.draw_indexed(indices.clone(), base_vertex, instances.clone());
+        self.target.get_mut().draw_indexed(indices, base_vertex, instances);
+    }
 }
 
 impl Scope<'_, wgpu::CommandEncoder> {
     fn claim_pass(&self) -> Option<(u32, Option<(u32, usize)>)> {
-        if self.record.is_none() {
-            return None;
-        }
+        self.record.as_ref()?;
         begin(self.shared, can_time(self.shared, GpuPassKind::Compute))
     }
 
@@ -353,17 +402,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
         let (generation, slot) = claim?;
         let parent = self.record.as_ref().map(|record| record.id);
         let graph_pass = self.record.as_ref().and_then(|record| record.graph_pass.clone());
-        Some(new_record(
-            self.shared,
-            generation,
-            self.encoder,
-            kind,
-            label,
-            parent,
-            graph_pass,
-            slot.map(|(s, _)| s),
-            false,
-        ))
+        let place = Place { generation, encoder: self.encoder, parent, graph_pass };
+        Some(new_record(self.shared, place, kind, label, slot.map(|(s, _)| s), false))
     }
 
     /// Begins a compute pass timed by its own timestamp writes, nested in this scope;
@@ -448,6 +488,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
         let token = self.token(GpuPassKind::Render, label);
         (token.render_writes(self.shared), token)
     }
+
+    workload_calls!();
 
     fn token(&self, kind: GpuPassKind, label: &str) -> PassToken {
         let parent = self.record.as_ref().map(|record| record.id);
@@ -534,8 +576,14 @@ impl PassToken {
             ops: Ops::new(shared, claim.is_some()),
         };
         if let Some((generation, slot)) = claim {
-            let record =
-                new_record(shared, generation, encoder, kind, label, parent, graph_pass, slot.map(|(s, _)| s), true);
+            let record = new_record(
+                shared,
+                Place { generation, encoder, parent, graph_pass },
+                kind,
+                label,
+                slot.map(|(s, _)| s),
+                true,
+            );
             token.id = Some(record.id);
             token.generation = generation;
             token.slot = slot;
@@ -585,6 +633,12 @@ impl PassToken {
 
     /// Ends the token (same as dropping it).
     pub fn end(self) {}
+
+    /// Sets the pipeline of the commands recorded next, declared by `label` (once per
+    /// label) with its workgroup size, if known (`None`: unknown, never zero).
+    pub fn pipeline(&mut self, label: &str, workgroup_size: Option<[u32; 3]>) {
+        self.ops.pipeline(PipelineRef::Named { label: label.to_owned(), workgroup_size });
+    }
 
     workload_calls!();
 }

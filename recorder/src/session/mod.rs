@@ -274,7 +274,10 @@ impl ProfileSession {
             level: self.options.level,
             capabilities,
             max_spans: self.options.max_spans_per_frame,
-            sets: pool.as_ref().map(|pool| pool.sets.iter().map(|set| set.handles()).collect()).unwrap_or_default(),
+            sets: pool
+                .as_ref()
+                .map(|pool| pool.sets.iter().map(crate::timer::TimerSet::handles).collect())
+                .unwrap_or_default(),
         });
         let clock = CpuClock::start();
         self.state = State::Recording(Box::new(Active {

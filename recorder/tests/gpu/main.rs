@@ -5,6 +5,7 @@
 
 mod naming;
 mod resolve_order;
+mod threads;
 
 use std::sync::{Arc, Mutex};
 
