@@ -318,8 +318,12 @@ impl EncoderId {
 /// you submit them if the GPU pass order of the capture should follow submission.
 ///
 /// With no frame open (before `start`, between frames, after stop) scopes record
-/// nothing and write no timestamps.
-#[derive(Clone, Debug)]
+/// nothing and write no timestamps; [`Recorder::default`] is a handle to no session, so a
+/// program run without one keeps the same code path.
+///
+/// `Send + Sync` natively only: on wasm32 wgpu's handles (held here) are not `Send`, and
+/// the browser gives wgpu one thread anyway.
+#[derive(Clone, Debug, Default)]
 pub struct Recorder {
     pub(crate) shared: Arc<FrontShared>,
 }
