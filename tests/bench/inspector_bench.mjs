@@ -3,6 +3,11 @@
 //
 //   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]
 //                                        [--cpu-slowdown 4] [--speedscope-limit-s 120]
+//                                        [--pair hour]
+//
+// `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
+// --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
+// (`?file=B&base=A`) to its verdicts, in one run.
 //
 // Setup generates `sgpt synth` captures (200 passes a frame, level timing) into
 // target/bench-captures/ (never committed): ~10 MB, ~100 MB and one hour at 60 fps
@@ -267,6 +272,45 @@ async function speedscope(browser, base, capture) {
   return { outcome, elapsed, jsonBytes };
 }
 
+/** The candidate of a pair: another run of `capture`'s workload (`sgpt synth --run 2`). */
+function pairOf(capture) {
+  const file = join(OUT, `${capture.size}-run2.sgpt`);
+  if (!existsSync(file)) {
+    console.log(sh(SGPT, ['synth', '--frames', String(capture.frames), '--passes', '200', '--level', 'timing', '--run', '2', '-o', file]));
+  }
+  return file;
+}
+
+/** Wall time of the CLI on the captures, in ms (its output is not read). */
+function timed(cliArgs) {
+  const started = Date.now();
+  const result = spawnSync(SGPT, cliArgs, { stdio: ['ignore', 'ignore', 'inherit'] });
+  // `sgpt diff` exits 3 when it finds a change; only a failure to run is an error.
+  if (result.status !== 0 && result.status !== 3) throw new Error(`sgpt ${cliArgs.join(' ')} failed`);
+  return Date.now() - started;
+}
+
+/** A baseline and a candidate in one page: from navigation to the Compare view's verdicts. */
+async function pairInBrowser(browser, base, capture, candidate) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.__longTasks.push(entry.duration); })
+      .observe({ type: 'longtask', buffered: true });
+    addEventListener('TrunkApplicationStarted', (event) => { window.__wasm = event.detail.wasm; });
+  });
+  const started = Date.now();
+  await page.goto(`${base}/?file=/bench/${candidate.split('/').at(-1)}&base=/bench/${capture.size}.sgpt`);
+  await page.waitForFunction(() => document.body.dataset.compare === 'ready' || document.body.dataset.state === 'error', null, { polling: 100, timeout: 1_800_000 });
+  const elapsed = Date.now() - started;
+  const tasks = await page.evaluate(() => window.__longTasks);
+  const wasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
+  await context.close();
+  return { elapsed, longest: Math.max(0, ...tasks), over50: tasks.filter((t) => t > 50).length, wasmBytes };
+}
+
+const pairs = option('--pair', '').split(',').filter(Boolean);
 const captures = setup();
 const server = await serve();
 const base = `http://127.0.0.1:${server.address().port}`;
@@ -295,6 +339,19 @@ for (const capture of captures) {
   } else {
     console.log(`  speedscope 1.25.0        ${other.outcome} after ${ms(other.elapsed)} on ${mb(other.jsonBytes)} of JSON: inspector is > ${(other.elapsed / figures.firstView).toFixed(1)}× faster`);
   }
+}
+for (const size of pairs) {
+  const capture = captures.find((c) => c.size === size);
+  if (!capture) throw new Error(`--pair ${size} needs ${size} in --sizes`);
+  const candidate = pairOf(capture);
+  const stats = timed(['stats', capture.file, '--json']);
+  const diff = timed(['diff', capture.file, candidate]);
+  const page = await pairInBrowser(browser, base, capture, candidate);
+  console.log(`
+${size} against another run of it (two captures, ${mb(capture.bytes)} each)`);
+  console.log(`  sgpt stats on one        ${ms(stats)}`);
+  console.log(`  sgpt diff on the two     ${ms(diff)} = ${(diff / stats).toFixed(2)}× sgpt stats (target ≤ 2×)`);
+  console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
 }
 await browser.close();
 server.close();
