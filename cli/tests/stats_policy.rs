@@ -2,6 +2,7 @@
 //! means, and how passes with equal totals are ordered.
 
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 use sgpt_format::{Frame, GpuPass, Level, Meta, Span, Topology, Writer};
@@ -32,7 +33,10 @@ fn capture() -> Vec<u8> {
 }
 
 fn stats_json(bytes: &[u8]) -> Value {
-    let path = std::env::temp_dir().join(format!("sgpt-stats-policy-{}.sgpt", std::process::id()));
+    // One file per call: the tests run at once, and one must not remove another's file.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("sgpt-stats-policy-{}-{call}.sgpt", std::process::id()));
     std::fs::write(&path, bytes).expect("the temp dir is writable");
     let output = Command::new(env!("CARGO_BIN_EXE_sgpt"))
         .args(["stats", path.to_str().expect("UTF-8 temp path"), "--json"])
