@@ -58,6 +58,21 @@
 //! frame's values. A span never resolved is dropped and counted in the frame's
 //! `dropped_spans`, never filled in.
 //!
+//! Code that cannot hold `&mut ProfileSession` (render-graph nodes run with `&World`,
+//! encoders recorded on worker threads, a renderer that owns its pass) records through a
+//! [`Recorder`] from [`ProfileSession::recorder`]: `Clone`, natively `Send + Sync`, every
+//! method `&self`. Its scopes (`recorder.scope(name, &mut encoder)`, nested with
+//! `scope.scope(name)`, passes with `scoped_compute_pass` / `scoped_render_pass`, regions in
+//! a pass the caller holds with `pass_scope`, `forget_lifetime()` ones included) and its
+//! pass tokens (`compute_pass_timestamp_writes` / `render_pass_timestamp_writes` for the
+//! caller's own descriptor) claim query slots from the same atomic word as the session's
+//! passes; each scope hands its record over under one short lock when it ends.
+//! `recorder.resolve_queries(&mut encoder)` (or the session's, which resolves both)
+//! resolves them per encoder, and `end_frame` merges them in resolve order: wgpu does not
+//! tell a library when a command buffer is submitted, so the order in which encoders were
+//! resolved is the recorder's submission order. The same guarantees hold: a span is read
+//! only from the encoder that wrote it, and one never resolved there is dropped and counted.
+//!
 //! Where the device has `TIMESTAMP_QUERY_INSIDE_ENCODERS` (native Vulkan, Metal, D3D12; no
 //! browser has it), [`timer_features`] requests it and each [`GraphPassScope`] is also timed
 //! on the encoder: a GPU pass of kind `encoder`, named as the graph pass, whose span covers

@@ -252,26 +252,7 @@ impl FrontShared {
         if !open {
             return;
         }
-        let key = encoder_key(encoder);
-        let mut slots = {
-            let mut frame = self.lock();
-            if frame.generation != generation {
-                return;
-            }
-            let batch = frame.resolves;
-            let mut slots = std::mem::take(&mut frame.scratch);
-            slots.clear();
-            let mut any = false;
-            for record in frame.records.iter_mut().filter(|record| record.encoder == key && record.resolved.is_none()) {
-                record.resolved = Some(batch);
-                any = true;
-                slots.extend(record.slot);
-            }
-            if any {
-                frame.resolves += 1;
-            }
-            slots
-        };
+        let Some(mut slots) = self.batch(encoder_key(encoder), generation) else { return };
         if let Some(handles) = set.and_then(|set| self.setup()?.sets.get(set)) {
             slots.sort_unstable();
             // One resolve per run of consecutive slots.
@@ -289,6 +270,28 @@ impl FrontShared {
         if frame.scratch.capacity() < slots.capacity() {
             frame.scratch = slots;
         }
+    }
+
+    /// Makes the records of encoder `key` not yet resolved the next batch of frame
+    /// `generation`, and returns their slots (`None`: another frame is open).
+    fn batch(&self, key: EncoderKey, generation: u32) -> Option<Vec<u32>> {
+        let mut frame = self.lock();
+        if frame.generation != generation {
+            return None;
+        }
+        let batch = frame.resolves;
+        let mut slots = std::mem::take(&mut frame.scratch);
+        slots.clear();
+        let mut any = false;
+        for record in frame.records.iter_mut().filter(|record| record.encoder == key && record.resolved.is_none()) {
+            record.resolved = Some(batch);
+            any = true;
+            slots.extend(record.slot);
+        }
+        if any {
+            frame.resolves += 1;
+        }
+        Some(slots)
     }
 }
 
@@ -405,5 +408,72 @@ impl Recorder {
     /// A span never resolved on its own encoder is dropped and counted, never filled in.
     pub fn resolve_queries(&self, encoder: &mut wgpu::CommandEncoder) {
         self.shared.resolve(encoder);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn front(max_spans: u32) -> FrontShared {
+        let front = FrontShared::default();
+        let capabilities = Capabilities { timestamps: true, inside_passes: true, inside_encoders: true };
+        front.set_up(FrontSetup { level: Level::Workload, capabilities, max_spans, sets: Vec::new() });
+        front
+    }
+
+    fn record(front: &FrontShared, generation: u32, encoder: EncoderKey, slot: Option<u32>) -> ScopeRecord {
+        ScopeRecord {
+            id: front.next_id(),
+            generation,
+            encoder,
+            kind: GpuPassKind::Encoder,
+            label: String::new(),
+            graph_pass: None,
+            parent: None,
+            slot,
+            pipelines: Vec::new(),
+            commands: Vec::new(),
+            resolved: None,
+            token: false,
+        }
+    }
+
+    #[test]
+    fn slots_are_claimed_in_order_only_while_a_frame_is_open_and_refused_past_the_set() {
+        let front = front(2);
+        assert_eq!(front.claim(), Claim::Closed, "before the first frame");
+        front.open_frame(7, Some(1));
+        assert_eq!(front.claim(), Claim::Slot { generation: 7, set: 1, slot: 0 });
+        assert_eq!(front.claim(), Claim::Slot { generation: 7, set: 1, slot: 1 });
+        assert_eq!(front.claim(), Claim::Refused { generation: 7 });
+        let taken = front.close_frame();
+        assert_eq!(taken.claimed, 2, "refused claims are not slots");
+        assert_eq!(front.claim(), Claim::Closed, "between frames");
+        front.open_frame(8, None);
+        assert_eq!(front.claim(), Claim::NoSet { generation: 8 });
+        assert_eq!(front.close_frame().claimed, 0, "without a set nothing was claimed");
+    }
+
+    #[test]
+    fn records_merge_by_resolve_batch_then_creation_and_late_ones_are_left_out() {
+        let front = front(8);
+        front.open_frame(1, Some(0));
+        let stale = record(&front, 0, 5, None);
+        let (a, b, c) = (record(&front, 1, 10, Some(4)), record(&front, 1, 20, None), record(&front, 1, 30, Some(5)));
+        let ids = [a.id, b.id, c.id];
+        front.hand_over(stale);
+        for record in [a, b, c] {
+            front.hand_over(record);
+        }
+        // Encoder 20 resolved first, then 10; 30 never. A second resolve of 20 finds nothing.
+        assert_eq!(front.batch(20, 1), Some(vec![]));
+        assert_eq!(front.batch(10, 1), Some(vec![4]));
+        assert_eq!(front.batch(20, 1), Some(vec![]));
+        assert_eq!(front.batch(10, 2), None, "another frame's resolve");
+        let taken = front.close_frame();
+        let order: Vec<u64> = taken.records.iter().map(|record| record.id).collect();
+        assert_eq!(order, [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
+        assert_eq!(taken.records[2].resolved, None);
     }
 }
