@@ -206,6 +206,14 @@ fn main() {
         "  read and aggregate per-pass stats: {:.0} M spans/s   (target ≥ 100)",
         spans as f64 / stats_time.as_secs_f64() / 1e6
     );
+    let scan_time = median_time(|| {
+        black_box(analysis::scan::scan(&capture, 0..frames, &analysis::scan::ScanOptions::default()));
+    });
+    println!(
+        "  per-pass stats and frame timing from one decode (analysis::scan, one thread): {:.0} M spans/s; \
+         on the hour and two threads: cargo bench -p sgpt-cli --bench stats",
+        spans as f64 / scan_time.as_secs_f64() / 1e6
+    );
 
     // --- Allocations ------------------------------------------------------------------
     println!("\nallocations");
