@@ -240,6 +240,10 @@ pub struct FrameTimingAccumulator<'c, 'a> {
     spans: Vec<(u64, u64)>,
     /// The frame being added's spans, swapped into `spans` once its pair is counted.
     incoming: Vec<(u64, u64)>,
+    /// For `spans` when they came in order: the length of their union and their last end.
+    /// A pair whose later frame begins after that end covers exactly the union, so
+    /// `covered` need not walk the spans again.
+    union: Option<(u64, u64)>,
     /// What the first frame added gave: `None` before any, `Some(None)` when it did not
     /// decode. A later chunk's first frame pairs with the chunk before's last on merging.
     first: Option<Option<Previous>>,
@@ -287,6 +291,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             previous: None,
             spans: Vec::new(),
             incoming: Vec::new(),
+            union: None,
             first: None,
             frames: 0,
             frames_with_spans: 0,
@@ -355,12 +360,21 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         incoming.clear();
         let (mut first, mut zeros, mut sorted) = (u64::MAX, 0u64, true);
         let mut last = (0, 0);
+        // The union as `covered` walks it: spans in order all begin at or after the first,
+        // so starting from 0 or from the first begin comes to the same.
+        let (mut reach, mut union, mut last_end) = (0u64, 0u64, 0u64);
         for span in frame.spans.iter().filter(|span| span.kind == SpanKind::Pass) {
             let covers = (span.begin_ns, span.end_ns.max(span.begin_ns));
             first = first.min(span.begin_ns);
             zeros += u64::from(covers.1 == covers.0);
             sorted &= covers >= last;
             last = covers;
+            let begin = covers.0.max(reach);
+            if covers.1 > begin {
+                union += covers.1 - begin;
+                reach = covers.1;
+            }
+            last_end = last_end.max(covers.1);
             incoming.push(covers);
         }
         let gpu_begin = (!incoming.is_empty()).then_some(first);
@@ -375,6 +389,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             incoming.sort_unstable();
         }
         self.incoming = std::mem::replace(&mut self.spans, incoming);
+        self.union = sorted.then_some((union, last_end));
         let this = Previous { gpu_begin, cpu_begin: cpu.begin_ns, index };
         self.previous = Some(this);
         self.first.get_or_insert(Some(this));
@@ -385,7 +400,10 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         if let (Some(earlier), Some(later)) = (previous.gpu_begin, gpu_begin) {
             if later > earlier {
                 let interval = later - earlier;
-                let covered = covered(&self.spans, earlier, later);
+                let covered = match self.union {
+                    Some((union, last_end)) if last_end <= later => union,
+                    _ => covered(&self.spans, earlier, later),
+                };
                 self.gpu_interval.add(interval);
                 self.coverage.add((u128::from(covered) * u128::from(PPM) / u128::from(interval)) as u64);
                 self.covered_ns += u128::from(covered);
@@ -448,6 +466,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.defects.extend(later.defects);
         self.previous = later.previous;
         self.spans = later.spans;
+        self.union = later.union;
         self.first.get_or_insert(first);
     }
 
