@@ -664,14 +664,14 @@ impl Active {
             return claimed;
         }
         let set_id = pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id));
-        // Scope id → GPU pass index, for the children merged after their parents.
-        let mut passes: Vec<(u64, u32)> = Vec::with_capacity(records.len());
+        // Scope id → GPU pass index, for the children merged after their parents (a map:
+        // many children share one parent far back in the list).
+        let mut passes: std::collections::HashMap<u64, u32> = std::collections::HashMap::with_capacity(records.len());
         for record in records {
-            let parent = record.parent.and_then(|id| passes.iter().rev().find(|(known, _)| *known == id));
-            let parent = parent.map(|&(_, index)| index);
+            let parent = record.parent.and_then(|id| passes.get(&id).copied());
             let index =
                 self.structure.register_front_pass(record.kind, &record.label, parent, record.graph_pass.as_deref());
-            passes.push((record.id, index));
+            passes.insert(record.id, index);
             if let (Some(slot), Some(query_set)) = (record.slot, set_id) {
                 let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
                 pending.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
