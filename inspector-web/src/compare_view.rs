@@ -64,17 +64,8 @@ impl CompareView {
             .passes
             .iter()
             .map(|pass| {
-                let label = if pass.label.is_empty() { "(no label)" } else { &pass.label };
-                let mut name = match &pass.graph_pass {
-                    Some(graph) if graph != label => format!("{graph} › {label}"),
-                    _ => label.to_owned(),
-                };
-                if pass.span_kind == sgpt_format::SpanKind::SubPass {
-                    name.push_str(" (sub-pass region)");
-                }
-                if pass.kind == sgpt_format::GpuPassKind::Encoder {
-                    name.push_str(" (encoder)");
-                }
+                let name =
+                    crate::stats_table::pass_name(pass.graph_pass.as_deref(), &pass.label, pass.kind, pass.span_kind);
                 row(name, &pass.finding)
             })
             .collect();

@@ -25,6 +25,7 @@ use std::ops::Range;
 use sgpt_format::analysis::{PassStats, median_p95};
 use sgpt_format::{Capture, GpuPassKind, SpanKind, Topology, TopologyId};
 
+use crate::slicing::FrameCursor;
 use crate::units;
 
 /// At most this many bars besides the 0 ns one: enough to see a shape, few enough that
@@ -415,8 +416,7 @@ impl PassKey {
 pub struct HistogramJob<'c, 'a> {
     capture: &'c Capture<'a>,
     key: PassKey,
-    range: Range<usize>,
-    next: usize,
+    cursor: FrameCursor,
     /// Per topology id: which of its (pass, span kind) slots, at `2 p + k`, are the pass;
     /// `None` when the topology was lost.
     tables: std::collections::HashMap<TopologyId, Option<Vec<bool>>>,
@@ -429,13 +429,10 @@ impl<'c, 'a> HistogramJob<'c, 'a> {
     /// The durations of `key` over frame indices `range`, clamped to the capture.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>, range: Range<usize>, key: PassKey) -> Self {
-        let end = range.end.min(capture.frames().len());
-        let start = range.start.min(end);
         Self {
             capture,
             key,
-            range: start..end,
-            next: start,
+            cursor: FrameCursor::new(range, capture.frames().len()),
             tables: std::collections::HashMap::new(),
             durations: Vec::new(),
             scratch: Vec::new(),
@@ -446,20 +443,16 @@ impl<'c, 'a> HistogramJob<'c, 'a> {
     /// Reads one frame for each time `more()` returns `true`. Returns `true` once every
     /// frame is read and [`HistogramJob::finish`] only bins.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
-        while self.next < self.range.end {
-            if !more() {
-                return false;
-            }
-            self.add_frame(self.next);
-            self.next += 1;
+        while let Some(index) = self.cursor.next_frame(more) {
+            self.add_frame(index);
         }
-        true
+        self.cursor.done()
     }
 
     /// Progress from 0 to 1, in frames.
     #[must_use]
     pub fn progress(&self) -> f64 {
-        if self.range.is_empty() { 1.0 } else { (self.next - self.range.start) as f64 / self.range.len() as f64 }
+        self.cursor.progress()
     }
 
     /// The histogram; reads whatever frames are left first.

@@ -39,6 +39,7 @@ use std::ops::Range;
 
 use sgpt_format::{Capture, GpuPassKind, SpanKind, Topology, TopologyId};
 
+use crate::slicing::FrameCursor;
 use crate::summary::clip;
 use crate::timeline::{CHAR_PX, fit_text};
 use crate::units;
@@ -157,8 +158,7 @@ struct Building {
 #[derive(Debug)]
 pub struct IcicleJob<'c, 'a> {
     capture: &'c Capture<'a>,
-    range: Range<usize>,
-    next: usize,
+    cursor: FrameCursor,
     nodes: Vec<Building>,
     child_of: HashMap<(u32, NodeKind, String), u32>,
     /// Per topology id: index into `tables`, or `None` when the topology was lost.
@@ -181,8 +181,6 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
     /// The icicle over frame indices `range`, clamped to the capture.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>, range: Range<usize>) -> Self {
-        let end = range.end.min(capture.frames().len());
-        let start = range.start.min(end);
         let root = Building {
             name: "all GPU spans".into(),
             kind: NodeKind::Root,
@@ -195,8 +193,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
         };
         Self {
             capture,
-            range: start..end,
-            next: start,
+            cursor: FrameCursor::new(range, capture.frames().len()),
             nodes: vec![root],
             child_of: HashMap::new(),
             table_of: HashMap::new(),
@@ -215,20 +212,16 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
     /// Adds one frame for each time `more()` returns `true`, until the range is done.
     /// Returns `true` once [`IcicleJob::finish`] is ready (it then only sums the nodes).
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
-        while self.next < self.range.end {
-            if !more() {
-                return false;
-            }
-            self.add_frame(self.next);
-            self.next += 1;
+        while let Some(index) = self.cursor.next_frame(more) {
+            self.add_frame(index);
         }
-        true
+        self.cursor.done()
     }
 
     /// Progress from 0 to 1, in frames.
     #[must_use]
     pub fn progress(&self) -> f64 {
-        if self.range.is_empty() { 1.0 } else { (self.next - self.range.start) as f64 / self.range.len() as f64 }
+        self.cursor.progress()
     }
 
     /// The icicle; adds whatever frames are left first.
@@ -275,7 +268,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
         let mut bare = self.bare;
         bare.total_ns = u64::try_from(self.bare_ns).unwrap_or(u64::MAX);
         Icicle {
-            range: self.range,
+            range: self.cursor.range(),
             frames: self.frames,
             skipped_frames: self.skipped_frames,
             spans: self.spans,

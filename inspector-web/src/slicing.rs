@@ -257,6 +257,51 @@ impl<C: Clock + Copy> Share<C> {
     }
 }
 
+/// A walk over a range of frame indices that a sliced job steps through a frame for each
+/// unit its share of a slice allows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameCursor {
+    range: std::ops::Range<usize>,
+    next: usize,
+}
+
+impl FrameCursor {
+    /// Frame indices `range`, clamped to a capture of `frames` frames.
+    #[must_use]
+    pub fn new(range: std::ops::Range<usize>, frames: usize) -> Self {
+        let end = range.end.min(frames);
+        let start = range.start.min(end);
+        Self { range: start..end, next: start }
+    }
+
+    /// The next frame index, when one is left and `more()` allows it.
+    pub fn next_frame(&mut self, more: &mut dyn FnMut() -> bool) -> Option<usize> {
+        if self.next >= self.range.end || !more() {
+            return None;
+        }
+        self.next += 1;
+        Some(self.next - 1)
+    }
+
+    /// Every frame of the range was handed out.
+    #[must_use]
+    pub fn done(&self) -> bool {
+        self.next >= self.range.end
+    }
+
+    /// Progress from 0 to 1, in frames; 1 for an empty range.
+    #[must_use]
+    pub fn progress(&self) -> f64 {
+        if self.range.is_empty() { 1.0 } else { (self.next - self.range.start) as f64 / self.range.len() as f64 }
+    }
+
+    /// The range walked, clamped.
+    #[must_use]
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.range.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::cell::Cell;
@@ -350,5 +395,32 @@ mod tests {
             assert!(job.cap() >= piece, "{}", job.name());
             assert!(!job.unit().name().is_empty());
         }
+    }
+
+    #[test]
+    fn a_frame_cursor_hands_out_each_frame_once_within_the_capture_and_the_allowance() {
+        let mut cursor = FrameCursor::new(3..100, 10);
+        assert_eq!(cursor.range(), 3..10, "clamped to the capture");
+        let mut seen = Vec::new();
+        let mut left = 4;
+        while let Some(index) = cursor.next_frame(&mut || {
+            left -= 1;
+            left >= 0
+        }) {
+            seen.push(index);
+        }
+        assert_eq!(seen, [3, 4, 5, 6], "one frame for each unit allowed");
+        assert!(!cursor.done() && (cursor.progress() - 4.0 / 7.0).abs() < 1e-12);
+        let mut asked = 0;
+        while let Some(index) = cursor.next_frame(&mut || {
+            asked += 1;
+            true
+        }) {
+            seen.push(index);
+        }
+        assert_eq!(seen, [3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(asked, 3, "not asked again once every frame is out");
+        assert!(cursor.done() && cursor.progress() == 1.0);
+        assert!(FrameCursor::new(12..20, 10).done(), "a range past the capture is done at once");
     }
 }

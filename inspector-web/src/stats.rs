@@ -6,14 +6,15 @@
 
 use std::ops::Range;
 
+use crate::slicing::FrameCursor;
+
 use sgpt_format::Capture;
 use sgpt_format::analysis::{StatsAccumulator, StatsReport};
 
 /// Statistics over a range of frames, computed by [`StatsJob::step`].
 #[derive(Debug)]
 pub struct StatsJob<'c, 'a> {
-    range: Range<usize>,
-    next: usize,
+    cursor: FrameCursor,
     stats: StatsAccumulator<'c, 'a>,
 }
 
@@ -21,32 +22,22 @@ impl<'c, 'a> StatsJob<'c, 'a> {
     /// Statistics over frame indices `range`, clamped to the capture.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>, range: Range<usize>) -> Self {
-        let end = range.end.min(capture.frames().len());
-        let start = range.start.min(end);
-        Self { range: start..end, next: start, stats: StatsAccumulator::new(capture) }
+        Self { cursor: FrameCursor::new(range, capture.frames().len()), stats: StatsAccumulator::new(capture) }
     }
 
     /// Adds frames, then finishes, one frame or pass at a time for as long as `more()`
     /// returns `true`. Returns `true` once the report is ready.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
-        while self.next < self.range.end {
-            if !more() {
-                return false;
-            }
-            self.stats.add_frame(self.next);
-            self.next += 1;
+        while let Some(index) = self.cursor.next_frame(more) {
+            self.stats.add_frame(index);
         }
-        self.stats.finish_step(more)
+        self.cursor.done() && self.stats.finish_step(more)
     }
 
     /// Progress from 0 to 1: adding frames is the first half, finishing the second.
     #[must_use]
     pub fn progress(&self) -> f64 {
-        if self.next < self.range.end {
-            (self.next - self.range.start) as f64 / self.range.len() as f64 / 2.0
-        } else {
-            0.5 + self.stats.finish_progress() / 2.0
-        }
+        if !self.cursor.done() { self.cursor.progress() / 2.0 } else { 0.5 + self.stats.finish_progress() / 2.0 }
     }
 
     /// The report; quick once [`StatsJob::step`] returned `true`.

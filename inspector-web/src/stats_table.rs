@@ -112,16 +112,28 @@ impl TableState {
 /// `graph pass › label`, or the label alone; sub-pass regions say so.
 #[must_use]
 pub fn display_name(pass: &PassStats) -> String {
-    let label = if pass.label.is_empty() { "(no label)" } else { &pass.label };
-    let mut name = match &pass.graph_pass {
+    pass_name(pass.graph_pass.as_deref(), &pass.label, pass.kind, pass.span_kind)
+}
+
+/// A pass's name wherever passes are listed by key (statistics, comparison): `graph ›
+/// label` (the label alone when they are the same), marked when it is a sub-pass region or
+/// a graph pass timed on its encoder, since those share their names with other rows.
+#[must_use]
+pub fn pass_name(
+    graph_pass: Option<&str>,
+    label: &str,
+    kind: sgpt_format::GpuPassKind,
+    span_kind: sgpt_format::SpanKind,
+) -> String {
+    let label = if label.is_empty() { "(no label)" } else { label };
+    let mut name = match graph_pass {
         Some(graph) if graph != label => format!("{graph} › {label}"),
         _ => label.to_owned(),
     };
-    if pass.span_kind == sgpt_format::SpanKind::SubPass {
+    if span_kind == sgpt_format::SpanKind::SubPass {
         name.push_str(" (sub-pass region)");
     }
-    // A graph pass timed on its encoder shares its name with the pass it brackets.
-    if pass.kind == sgpt_format::GpuPassKind::Encoder {
+    if kind == sgpt_format::GpuPassKind::Encoder {
         name.push_str(" (encoder)");
     }
     name

@@ -7,7 +7,7 @@ use sgpt_format::{Capture, Defect, Frame, GpuPassKind, SpanKind, Topology};
 
 use crate::histogram::HistogramJob;
 use crate::icicle::IcicleJob;
-use crate::slicing::JobKind;
+use crate::slicing::{FrameCursor, JobKind};
 use crate::stats::StatsJob;
 use crate::verify::ReadBack;
 
@@ -23,8 +23,7 @@ pub(super) enum Job<'c> {
     Stats(StatsJob<'c, 'c>),
     Spark {
         masks: PassMasks,
-        next: usize,
-        end: usize,
+        cursor: FrameCursor,
         values: Vec<Option<u64>>,
     },
     Compare(Box<CompareJob<'c>>),
@@ -61,16 +60,15 @@ impl<'c> Job<'c> {
         let side = |capture: &'c Capture<'c>, (first, last): (usize, usize)| Side {
             capture,
             collector: Some(SampleCollector::new(capture)),
-            start: first,
-            next: first,
-            end: (last + 1).min(capture.frames().len()),
+            cursor: FrameCursor::new(first..last + 1, capture.frames().len()),
         };
         Job::Compare(Box::new(CompareJob { a: side(base, a), b: side(capture, b), a_done: None, engine: None }))
     }
 
     /// The pass `key`'s time in each frame of `first..=last`.
-    pub(super) fn spark(key: Option<PassKey>, first: usize, last: usize) -> Self {
-        Job::Spark { masks: PassMasks::new(key), next: first, end: last + 1, values: Vec::new() }
+    pub(super) fn spark(capture: &Capture<'_>, key: Option<PassKey>, first: usize, last: usize) -> Self {
+        let cursor = FrameCursor::new(first..last + 1, capture.frames().len());
+        Job::Spark { masks: PassMasks::new(key), cursor, values: Vec::new() }
     }
 
     /// Works on the job for as long as `more()` returns `true`; `true` once it is
@@ -92,17 +90,11 @@ impl<'c> Job<'c> {
             Job::Stats(job) => job.step(more),
             Job::Icicle(job) => job.step(more),
             Job::Histogram(jobs) => jobs.0.step(more) && jobs.1.as_mut().is_none_or(|base| base.step(more)),
-            Job::Spark { masks, next, end, values } => {
-                let end = (*end).min(capture.frames().len());
+            Job::Spark { masks, cursor, values } => {
                 if values.capacity() == 0 {
-                    values.reserve_exact(end.saturating_sub(*next));
+                    values.reserve_exact(cursor.range().len());
                 }
-                while *next < end {
-                    if !more() {
-                        return false;
-                    }
-                    let index = *next;
-                    *next += 1;
+                while let Some(index) = cursor.next_frame(more) {
                     let entry = capture.frames()[index];
                     let mask = masks.of(capture, entry.topology);
                     let mut total: Option<u64> = None;
@@ -113,7 +105,7 @@ impl<'c> Job<'c> {
                     });
                     values.push(total);
                 }
-                true
+                cursor.done()
             }
             // The scan counts in sampled frames; one is a frame decode.
             Job::Gauges(scan) => loop {
@@ -195,27 +187,21 @@ pub(super) struct Side<'c> {
     capture: &'c Capture<'c>,
     /// Taken when the side is finished.
     pub(super) collector: Option<SampleCollector<'c, 'c>>,
-    start: usize,
-    next: usize,
-    end: usize,
+    cursor: FrameCursor,
 }
 
 impl<'c> Side<'c> {
     fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
         let Some(collector) = self.collector.as_mut() else { return true };
-        while self.next < self.end {
-            if !more() {
-                return false;
-            }
-            collector.add_frame(self.next);
-            self.next += 1;
+        while let Some(index) = self.cursor.next_frame(more) {
+            collector.add_frame(index);
         }
-        true
+        self.cursor.done()
     }
 
     /// The share of the side's frames collected, 0 to 1.
     pub(super) fn progress(&self) -> f64 {
-        (self.next.saturating_sub(self.start)) as f64 / self.end.saturating_sub(self.start).max(1) as f64
+        self.cursor.progress()
     }
 
     /// The samples, once every frame is collected.

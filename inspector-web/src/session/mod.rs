@@ -379,7 +379,7 @@ impl<'c> Session<'c> {
             return;
         }
         self.series_for = series;
-        self.replace(Job::spark(key, first, last));
+        self.replace(Job::spark(self.capture, key, first, last));
         let key =
             self.capture.topology(self.frame.topology).and_then(|t| HistogramKey::of_pass(t, pass, SpanKind::Pass));
         if let Some(key) = key {
