@@ -289,6 +289,12 @@ impl ComparisonJob {
         true
     }
 
+    /// How many frames of A and of B could not be analysed and were skipped.
+    #[must_use]
+    pub fn skipped_frames(&self) -> [usize; 2] {
+        [self.a.defects.len(), self.b.defects.len()]
+    }
+
     /// Prepared of all, 0 to 1.
     #[must_use]
     pub fn progress(&self) -> f64 {
