@@ -42,6 +42,8 @@ pub struct CompareView {
     pub counts: Vec<(Verdict, usize)>,
     /// The method, the correction and the blocks, in one sentence.
     pub method: String,
+    /// Frames of A and of B that could not be read, left out of the comparison.
+    pub skipped_frames: [usize; 2],
 }
 
 impl CompareView {
@@ -88,7 +90,26 @@ impl CompareView {
             threshold * 100.0,
             units::duration(comparison.options.min_effect_ns),
         );
-        Self { frame, rows, threshold_at: (threshold / scale / 2.0).min(0.5), counts, method }
+        Self { frame, rows, threshold_at: (threshold / scale / 2.0).min(0.5), counts, method, skipped_frames: [0, 0] }
+    }
+
+    /// Says that `skipped` frames of A and of B could not be read and are left out.
+    #[must_use]
+    pub fn with_skipped_frames(mut self, skipped: [usize; 2]) -> Self {
+        self.skipped_frames = skipped;
+        self
+    }
+
+    /// The warning for frames left out, if any were.
+    #[must_use]
+    pub fn skipped_text(&self) -> Option<String> {
+        match self.skipped_frames {
+            [0, 0] => None,
+            [a, b] => Some(format!(
+                "{a} frame{} of A and {b} of B could not be read (see Capture & notes) and are left out of the comparison.",
+                if a == 1 { "" } else { "s" }
+            )),
+        }
     }
 }
 

@@ -54,3 +54,30 @@ fn too_few_frames_are_inconclusive_and_say_why() {
     assert!(view.frame.reason.as_deref().is_some_and(|r| !r.is_empty()), "{:?}", view.frame);
     assert!(view.rows.iter().all(|row| !matches!(row.verdict, Verdict::Slower | Verdict::Faster)));
 }
+
+#[test]
+fn frames_that_cannot_be_read_are_named_as_left_out() {
+    let damaged =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/corrupted.sgpt")).expect("fixture");
+    let capture = Capture::open(&damaged).expect("opens");
+    let frames = capture.frames().len();
+    let mut job = sgpt_format::compare::ComparisonJob::new(
+        Samples::collect(&capture, 0..frames),
+        Samples::collect(&capture, 0..8),
+        &CompareOptions::default(),
+    );
+    let _ = job.step(&mut || true);
+    let skipped = job.skipped_frames();
+    assert_eq!(skipped, [1, 1], "frame 6 is damaged, in both ranges");
+    let view = CompareView::new(&job.finish()).with_skipped_frames(skipped);
+    assert!(view.skipped_text().is_some_and(|t| t.starts_with("1 frame of A and 1 of B")), "{:?}", view.skipped_text());
+    assert!(
+        CompareView::new(&compare(
+            &Samples::collect(&capture, 0..5),
+            &Samples::collect(&capture, 0..5),
+            &CompareOptions::default()
+        ))
+        .skipped_text()
+        .is_none()
+    );
+}

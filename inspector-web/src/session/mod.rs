@@ -448,7 +448,8 @@ impl<'c> Session<'c> {
             Job::Spark { values, .. } => Update::Sparkline(sparkline(&values, SPARK_POINTS)),
             Job::Compare(job) => {
                 let Some(engine) = job.engine else { return };
-                Update::Compare(Box::new(CompareView::new(&engine.finish())))
+                let skipped = engine.skipped_frames();
+                Update::Compare(Box::new(CompareView::new(&engine.finish()).with_skipped_frames(skipped)))
             }
             Job::Gauges(scan) => Update::Gauges(scan.finish()),
             Job::Icicle(job) => Update::Icicle(Box::new(job.finish())),

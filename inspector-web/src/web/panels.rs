@@ -482,6 +482,9 @@ pub fn compare(
         dom.add(root, "p", &text)?;
         return Ok(());
     };
+    if let Some(text) = view.skipped_text() {
+        dom.add_class(root, "p", "warning", &text)?;
+    }
     let counts: Vec<String> = view.counts.iter().map(|(verdict, n)| format!("{n} {}", verdict.name())).collect();
     dom.add(root, "h3", &format!("B against A: {}", counts.join(", ")))?;
     dom.add_class(

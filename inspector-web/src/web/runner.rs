@@ -108,6 +108,11 @@ async fn load(
     let (opened, gauges) = Opened::of(&capture, &name);
     app.apply(Update::Opened(Box::new(opened)));
     if let (Some(base), Some(file)) = (&base, &base_file) {
+        // The baseline's strip and facts are as much work again: a task of their own.
+        yield_now().await.map_err(page)?;
+        if !app.is_current(ticket) {
+            return Ok(());
+        }
         app.apply(Update::BaseOpened(Box::new(BaseOpened::of(base, file))));
     }
     yield_now().await.map_err(page)?;
