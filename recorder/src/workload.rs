@@ -47,8 +47,9 @@ pub(crate) struct Registry {
     render: HashMap<wgpu::RenderPipeline, u32>,
     buffers: HashMap<wgpu::Buffer, u32>,
     bind_groups: HashMap<wgpu::BindGroup, u32>,
-    /// Pipelines the shared recorder's scopes name by label, by kind.
-    named: HashMap<(String, bool), u32>,
+    /// Pipelines the shared recorder's scopes name by label: compute, then render (two
+    /// maps, so a lookup by `&str` allocates nothing).
+    named: [HashMap<String, u32>; 2],
     next_pipeline: u32,
     /// Declarations made since the last frame was handed to the writer.
     pub(crate) pending: Vec<Declaration>,
@@ -105,12 +106,12 @@ impl Registry {
     /// The id of the pipeline a scope of the shared recorder names `label` (declared the
     /// first time, with `workgroup_size` for a compute pipeline).
     pub(crate) fn named_id(&mut self, label: &str, render: bool, workgroup_size: Option<[u32; 3]>) -> u32 {
-        if let Some(&id) = self.named.get(&(label.to_owned(), render)) {
+        if let Some(&id) = self.named[usize::from(render)].get(label) {
             return id;
         }
         let id = self.next_pipeline;
         self.next_pipeline += 1;
-        self.named.insert((label.to_owned(), render), id);
+        self.named[usize::from(render)].insert(label.to_owned(), id);
         let kind = if render { PipelineKind::Render } else { PipelineKind::Compute };
         let info = PipelineInfo { label, ..PipelineInfo::default() };
         let workgroup_size = if render { None } else { workgroup_size };

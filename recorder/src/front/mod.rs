@@ -65,6 +65,79 @@ pub(crate) enum PipelineRef {
     },
 }
 
+/// A list whose first item lives inline: most scopes record one pipeline and one
+/// command, and a scope should cost no allocation for them.
+#[derive(Debug)]
+pub(crate) struct Few<T> {
+    first: Option<T>,
+    rest: Vec<T>,
+}
+
+impl<T> Default for Few<T> {
+    fn default() -> Self {
+        Self { first: None, rest: Vec::new() }
+    }
+}
+
+impl<T> Few<T> {
+    #[inline]
+    pub(crate) fn push(&mut self, item: T) {
+        if self.first.is_none() {
+            self.first = Some(item);
+        } else {
+            self.rest.push(item);
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    pub(crate) fn get(&self, at: usize) -> Option<&T> {
+        match at {
+            0 => self.first.as_ref(),
+            _ => self.rest.get(at - 1),
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().chain(&self.rest)
+    }
+}
+
+/// Longest label kept inline (a label is copied per scope, and most are short).
+const INLINE_LABEL: usize = 30;
+
+/// A scope's label, copied without allocating when it is short.
+#[derive(Clone, Debug)]
+pub(crate) enum Label {
+    Inline { len: u8, bytes: [u8; INLINE_LABEL] },
+    Heap(String),
+}
+
+impl Label {
+    pub(crate) fn new(label: &str) -> Self {
+        if label.len() > INLINE_LABEL {
+            return Self::Heap(label.to_owned());
+        }
+        let mut bytes = [0; INLINE_LABEL];
+        bytes[..label.len()].copy_from_slice(label.as_bytes());
+        Self::Inline { len: label.len() as u8, bytes }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            // Copied whole from a `&str`, so always UTF-8.
+            Self::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            Self::Heap(label) => label,
+        }
+    }
+}
+
 /// One command recorded through a scope's explicit workload calls.
 #[derive(Clone, Debug)]
 pub(crate) struct FrontCommand {
@@ -81,13 +154,13 @@ pub(crate) struct ScopeRecord {
     pub(crate) generation: u32,
     pub(crate) encoder: EncoderKey,
     pub(crate) kind: GpuPassKind,
-    pub(crate) label: String,
+    pub(crate) label: Label,
     pub(crate) graph_pass: Option<Arc<str>>,
     /// The enclosing scope's id.
     pub(crate) parent: Option<u64>,
     pub(crate) slot: Option<u32>,
-    pub(crate) pipelines: Vec<PipelineRef>,
-    pub(crate) commands: Vec<FrontCommand>,
+    pub(crate) pipelines: Few<PipelineRef>,
+    pub(crate) commands: Few<FrontCommand>,
     /// The resolve that covered it (its batch): `None` while unresolved.
     pub(crate) resolved: Option<u32>,
     /// A pass timed through a [`PassToken`] (the capture notes its commands may be partial).
@@ -100,8 +173,8 @@ pub(crate) struct ScopeRecord {
 pub(crate) struct LateCommands {
     pub(crate) id: u64,
     pub(crate) generation: u32,
-    pub(crate) pipelines: Vec<PipelineRef>,
-    pub(crate) commands: Vec<FrontCommand>,
+    pub(crate) pipelines: Few<PipelineRef>,
+    pub(crate) commands: Few<FrontCommand>,
 }
 
 #[derive(Debug, Default)]
@@ -112,7 +185,12 @@ struct FrontFrame {
     resolves: u32,
     /// Reused by resolves: the slots one encoder wrote.
     scratch: Vec<u32>,
+    /// Emptied record buffers, for the children of the next outermost scopes.
+    spare: Vec<Vec<ScopeRecord>>,
 }
+
+/// Spare record buffers kept: about one per thread recording at once.
+const SPARE_BUFFERS: usize = 16;
 
 /// What `end_frame` takes from the front.
 #[derive(Debug, Default)]
@@ -121,8 +199,11 @@ pub(crate) struct FrontTaken {
     pub(crate) claimed: u32,
     /// Spans the front refused (set full).
     pub(crate) refused: u32,
-    /// In merge order: by resolve batch (unresolved last), then by creation.
+    /// In hand-over order; `order` gives the merge order.
     pub(crate) records: Vec<ScopeRecord>,
+    /// Indices into `records` by resolve batch (unresolved last), then by creation: sorted
+    /// apart from the records, which are large and arrive as trees, children first.
+    pub(crate) order: Vec<u32>,
     pub(crate) late: Vec<LateCommands>,
 }
 
@@ -184,12 +265,28 @@ impl FrontShared {
         let mut frame = self.lock();
         let mut records = std::mem::take(&mut frame.records);
         records.retain(|record| record.generation == generation);
-        records.sort_by_key(|record| (record.resolved.unwrap_or(u32::MAX), record.id));
+        let mut order: Vec<u32> = (0..records.len() as u32).collect();
+        order.sort_unstable_by_key(|&at| {
+            let record = &records[at as usize];
+            (record.resolved.unwrap_or(u32::MAX), record.id)
+        });
         let mut late = std::mem::take(&mut frame.late);
         late.retain(|late| late.generation == generation);
         // Without a set no claim got a slot: each was counted where it was refused.
         let claimed = if set.is_some() { count.min(max) } else { 0 };
-        FrontTaken { claimed, refused: self.refused.swap(0, Ordering::Relaxed), records, late }
+        FrontTaken { claimed, refused: self.refused.swap(0, Ordering::Relaxed), records, order, late }
+    }
+
+    /// Gives back the record buffer `close_frame` took, emptied, so the next frame
+    /// reuses its capacity instead of growing a new one.
+    pub(crate) fn recycle(&self, mut records: Vec<ScopeRecord>) {
+        records.clear();
+        let mut frame = self.lock();
+        if records.capacity() > frame.records.capacity() {
+            // Records handed over since the close stay (the next frame clears them).
+            records.append(&mut frame.records);
+            frame.records = records;
+        }
     }
 
     /// Closes the frame for good (the session stops): nothing more is claimed.
@@ -236,6 +333,35 @@ impl FrontShared {
         if frame.generation == record.generation {
             frame.records.push(record);
         }
+    }
+
+    /// Hands a tree of records (an outermost scope's, with its nested ones') to the
+    /// frame under one lock, and keeps the emptied buffer for reuse.
+    pub(crate) fn hand_over_all(&self, records: &mut Vec<ScopeRecord>) {
+        let mut frame = self.lock();
+        let generation = frame.generation;
+        records.retain(|record| record.generation == generation);
+        if frame.records.is_empty() && frame.records.capacity() < records.capacity() {
+            std::mem::swap(&mut frame.records, records);
+        } else {
+            frame.records.append(records);
+        }
+        if records.capacity() > 0 && frame.spare.len() < SPARE_BUFFERS {
+            frame.spare.push(std::mem::take(records));
+        }
+    }
+
+    /// Keeps an emptied record buffer for reuse.
+    pub(crate) fn give_spare(&self, records: Vec<ScopeRecord>) {
+        let mut frame = self.lock();
+        if frame.spare.len() < SPARE_BUFFERS {
+            frame.spare.push(records);
+        }
+    }
+
+    /// An empty record buffer, reused where one was handed back.
+    pub(crate) fn spare_records(&self) -> Vec<ScopeRecord> {
+        self.lock().spare.pop().unwrap_or_default()
     }
 
     pub(crate) fn hand_over_late(&self, late: LateCommands) {
@@ -428,12 +554,12 @@ mod tests {
             generation,
             encoder,
             kind: GpuPassKind::Encoder,
-            label: String::new(),
+            label: Label::new(""),
             graph_pass: None,
             parent: None,
             slot,
-            pipelines: Vec::new(),
-            commands: Vec::new(),
+            pipelines: Few::default(),
+            commands: Few::default(),
             resolved: None,
             token: false,
         }
@@ -472,8 +598,8 @@ mod tests {
         assert_eq!(front.batch(20, 1), Some(vec![]));
         assert_eq!(front.batch(10, 2), None, "another frame's resolve");
         let taken = front.close_frame();
-        let order: Vec<u64> = taken.records.iter().map(|record| record.id).collect();
+        let order: Vec<u64> = taken.order.iter().map(|&at| taken.records[at as usize].id).collect();
         assert_eq!(order, [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
-        assert_eq!(taken.records[2].resolved, None);
+        assert_eq!(taken.records[taken.order[2] as usize].resolved, None);
     }
 }

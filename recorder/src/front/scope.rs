@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sgpt_format::{GpuPassKind, Level, Op};
 
-use super::{Claim, FrontCommand, FrontShared, LateCommands, PipelineRef, ScopeRecord};
+use super::{Claim, Few, FrontCommand, FrontShared, Label, LateCommands, PipelineRef, ScopeRecord};
 use crate::session::EncoderKey;
 
 mod sealed {
@@ -127,8 +127,8 @@ fn can_time(shared: &FrontShared, kind: GpuPassKind) -> bool {
 #[derive(Debug, Default)]
 struct Ops {
     enabled: bool,
-    pipelines: Vec<PipelineRef>,
-    commands: Vec<FrontCommand>,
+    pipelines: Few<PipelineRef>,
+    commands: Few<FrontCommand>,
     current: Option<usize>,
 }
 
@@ -225,6 +225,12 @@ pub struct Scope<'a, R: ScopeTarget> {
     end_query: Option<(u32, usize)>,
     debug_group: bool,
     ops: Ops,
+    /// The enclosing scope's `children`: a nested scope's record waits there, so a tree
+    /// of scopes is handed over under one lock when its outermost scope ends (no resolve
+    /// can run before: the outermost scope borrows the encoder or its pass).
+    up: Option<&'a mut Vec<ScopeRecord>>,
+    /// Records of the scopes nested in this one, ended already.
+    children: Vec<ScopeRecord>,
 }
 
 /// A [`Scope`] on a command encoder.
@@ -261,12 +267,12 @@ fn new_record(
         generation,
         encoder,
         kind,
-        label: label.to_owned(),
+        label: Label::new(label),
         graph_pass,
         parent,
         slot,
-        pipelines: Vec::new(),
-        commands: Vec::new(),
+        pipelines: Few::default(),
+        commands: Few::default(),
         resolved: None,
         token,
     }
@@ -310,11 +316,23 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             end_query,
             debug_group: true,
             ops: Ops::new(shared, true),
+            up: None,
+            children: Vec::new(),
         }
     }
 
     fn inert(shared: &'a Arc<FrontShared>, target: Target<'a, R>, encoder: EncoderKey) -> Self {
-        Self { shared, target, encoder, record: None, end_query: None, debug_group: false, ops: Ops::default() }
+        Self {
+            shared,
+            target,
+            encoder,
+            record: None,
+            end_query: None,
+            debug_group: false,
+            ops: Ops::default(),
+            up: None,
+            children: Vec::new(),
+        }
     }
 
     /// Whether this scope is recorded (a frame was open when it began).
@@ -333,7 +351,11 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
     pub fn scope(&mut self, name: &str) -> Scope<'_, R> {
         let parent = self.record.as_ref().map(|record| record.id);
         let graph_pass = self.record.as_ref().and_then(|record| record.graph_pass.clone());
-        Scope::open(self.shared, name, Target::Borrowed(self.target.get_mut()), self.encoder, parent, graph_pass)
+        let up = parent.map(|_| &mut self.children);
+        let mut scope =
+            Scope::open(self.shared, name, Target::Borrowed(self.target.get_mut()), self.encoder, parent, graph_pass);
+        scope.up = up;
+        scope
     }
 
     /// Ends the scope (same as dropping it).
@@ -421,6 +443,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
         let shared = self.shared;
         let encoder = self.encoder;
         let recording = record.is_some();
+        let up = recording.then_some(&mut self.children);
         let pass = self
             .target
             .get_mut()
@@ -433,6 +456,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
             end_query: None,
             debug_group: false,
             ops: Ops::new(shared, recording),
+            up,
+            children: Vec::new(),
         }
     }
 
@@ -455,6 +480,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
         let shared = self.shared;
         let encoder = self.encoder;
         let recording = record.is_some();
+        let up = recording.then_some(&mut self.children);
         let desc = wgpu::RenderPassDescriptor { label: Some(label), timestamp_writes: writes, ..desc.clone() };
         let pass = self.target.get_mut().begin_render_pass(&desc);
         Scope {
@@ -465,6 +491,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
             end_query: None,
             debug_group: false,
             ops: Ops::new(shared, recording),
+            up,
+            children: Vec::new(),
         }
     }
 
@@ -529,7 +557,24 @@ impl<R: ScopeTarget> Drop for Scope<'_, R> {
         record.commands = ops.commands;
         // An owned pass ends after this, when the field drops: still before any resolve
         // of its encoder, which it borrows.
-        self.shared.hand_over(record);
+        match self.up.take() {
+            Some(up) => {
+                if up.capacity() == 0 {
+                    *up = self.shared.spare_records();
+                }
+                up.push(record);
+                up.append(&mut self.children);
+                if self.children.capacity() > 0 {
+                    // A middle scope's buffer: kept for the next frame's.
+                    self.shared.give_spare(std::mem::take(&mut self.children));
+                }
+            }
+            None if self.children.is_empty() => self.shared.hand_over(record),
+            None => {
+                self.children.push(record);
+                self.shared.hand_over_all(&mut self.children);
+            }
+        }
     }
 }
 

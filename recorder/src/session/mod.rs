@@ -312,6 +312,7 @@ impl ProfileSession {
             providers,
             memory_records: Vec::new(),
             front: Arc::clone(&self.front),
+            front_passes: pipeline::IdMap::default(),
         }));
         Ok(())
     }

@@ -79,6 +79,31 @@ pub(crate) struct Active {
     pub(super) write_error: Option<RecordError>,
     /// The shared recording front: span slots are claimed from it by both fronts.
     pub(super) front: Arc<FrontShared>,
+    /// The merge's scope id → GPU pass map, kept so no frame allocates it.
+    pub(super) front_passes: IdMap<u32>,
+}
+
+/// A map keyed by scope ids: unique integers, so hashing them is a multiply, not SipHash.
+pub(crate) type IdMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        // Fibonacci hashing: spreads consecutive ids over the high bits hashbrown reads.
+        self.0 = id.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 /// What the pass wrappers and brackets (`pass.rs`) ask of the recording state.
@@ -657,7 +682,7 @@ impl Active {
     /// Closes the front's frame and merges its scopes into `pending`, encoder batch by
     /// batch in resolve order. Returns the slots claimed in the frame by both fronts.
     fn merge_front(&mut self, pending: &mut PendingFrame) -> u32 {
-        let FrontTaken { claimed, refused, records, late } = self.front.close_frame();
+        let FrontTaken { claimed, refused, records, order, late } = self.front.close_frame();
         pending.frame.dropped_spans += refused;
         if records.is_empty() {
             pending.frame.dropped_spans += claimed.saturating_sub(pending.slots.len() as u32);
@@ -665,12 +690,23 @@ impl Active {
         }
         let set_id = pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id));
         // Scope id → GPU pass index, for the children merged after their parents (a map:
-        // many children share one parent far back in the list).
-        let mut passes: std::collections::HashMap<u64, u32> = std::collections::HashMap::with_capacity(records.len());
-        for record in records {
+        // many children share one parent far back in the list), kept across frames.
+        let mut passes = std::mem::take(&mut self.front_passes);
+        passes.clear();
+        passes.reserve(records.len());
+        // Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
+        let mut last_graph: Option<(&Arc<str>, u32)> = None;
+        for record in order.iter().map(|&at| &records[at as usize]) {
             let parent = record.parent.and_then(|id| passes.get(&id).copied());
-            let index =
-                self.structure.register_front_pass(record.kind, &record.label, parent, record.graph_pass.as_deref());
+            let bracket = record.graph_pass.as_ref().map(|name| match last_graph {
+                Some((last, index)) if Arc::ptr_eq(last, name) => index,
+                _ => {
+                    let index = self.structure.front_graph_pass(name);
+                    last_graph = Some((name, index));
+                    index
+                }
+            });
+            let index = self.structure.register_front_pass(record.kind, record.label.as_str(), parent, bracket);
             passes.insert(record.id, index);
             if let (Some(slot), Some(query_set)) = (record.slot, set_id) {
                 let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
@@ -681,7 +717,7 @@ impl Active {
             let own = std::iter::once((&record.pipelines, &record.commands));
             let later = late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
             for (pipelines, commands) in own.chain(later) {
-                for command in commands {
+                for command in commands.iter() {
                     any = true;
                     let render =
                         matches!(command.op, Op::Draw { .. } | Op::DrawIndexed { .. } | Op::DrawIndirect { .. });
@@ -697,9 +733,11 @@ impl Active {
                 }
             }
             if record.token && !any {
-                self.timed_only_at(&record.label, pending.frame.frame_number);
+                self.timed_only_at(record.label.as_str(), pending.frame.frame_number);
             }
         }
+        self.front_passes = passes;
+        self.front.recycle(records);
         // A slot claimed with no span: its scope had not ended (or its record came too
         // late) at end_frame. It has no timestamps: dropped, and counted.
         pending.frame.dropped_spans += claimed.saturating_sub(pending.slots.len() as u32);

@@ -182,22 +182,26 @@ impl Structure {
         self.register(kind, label, parent, attachments, self.graph_pass)
     }
 
+    /// The index of the graph pass a shared [`crate::Recorder`] scope names, entered in
+    /// the topology as a bracket would be, without changing the open bracket.
+    pub(super) fn front_graph_pass(&mut self, name: &str) -> u32 {
+        let index = self.graph_pass_named(name);
+        let open = self.graph_pass.take();
+        self.enter_graph_pass(index, name);
+        self.graph_pass = open;
+        index
+    }
+
     /// Registers a GPU pass of the shared [`crate::Recorder`], merged at `end_frame`:
-    /// attributed to the graph pass it names, not to any open bracket.
+    /// attributed to the graph pass it names (`bracket`, from [`Self::front_graph_pass`]),
+    /// not to any open bracket.
     pub(super) fn register_front_pass(
         &mut self,
         kind: GpuPassKind,
         label: &str,
         parent: Option<u32>,
-        graph_pass: Option<&str>,
+        bracket: Option<u32>,
     ) -> u32 {
-        let bracket = graph_pass.map(|name| {
-            let index = self.graph_pass_named(name);
-            let open = self.graph_pass.take();
-            self.enter_graph_pass(index, name);
-            self.graph_pass = open;
-            index
-        });
         self.register(kind, Some(label), parent, &[], bracket)
     }
 
