@@ -341,7 +341,8 @@ impl FrontShared {
         let mut frame = self.lock();
         let generation = frame.generation;
         records.retain(|record| record.generation == generation);
-        if frame.records.is_empty() && frame.records.capacity() < records.capacity() {
+        if frame.records.is_empty() {
+            // No copy: the frame's empty buffer becomes the spare one.
             std::mem::swap(&mut frame.records, records);
         } else {
             frame.records.append(records);
