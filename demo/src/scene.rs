@@ -42,7 +42,7 @@ impl Default for SceneOptions {
     }
 }
 
-/// A heavier dispatch in one HZB pass: after its own dispatch, the pass dispatches again
+/// A heavier dispatch in one HZB pass: before its own dispatch, the pass dispatches
 /// over the first `by` of its rows of workgroups. The HZB passes are idempotent (each
 /// writes what it read reduced), so the image is unchanged and only that pass costs more,
 /// by about `by` (0.1 is 10 %).
@@ -832,11 +832,15 @@ impl Scene {
                     compute.set_bind_group(0, &t.hzb_groups[mip as usize], &[]);
                     let (w, h) = ((t.width >> mip).max(1), (t.height >> mip).max(1));
                     let (columns, rows) = (w.div_ceil(HZB_WORKGROUP), h.div_ceil(HZB_WORKGROUP));
-                    compute.dispatch_workgroups(columns, rows, 1);
+                    // The extra dispatch comes first: on lavapipe a pass's end timestamp
+                    // does not wait for its last dispatch, so extra work after it landed
+                    // outside the span (10 % of rows measured 9 % faster, the encoder 5 %
+                    // slower); before it, every row again doubles the pass as it should.
                     if let Some(heavier) = self.options.heavier.filter(|heavier| heavier.hzb_mip == mip) {
                         let again = ((rows as f32 * heavier.by).ceil() as u32).min(rows);
                         compute.dispatch_workgroups(columns, again, 1);
                     }
+                    compute.dispatch_workgroups(columns, rows, 1);
                 }
             }
             DemoPass::BloomThreshold => {
