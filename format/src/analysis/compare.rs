@@ -75,6 +75,7 @@ mod samples;
 
 use std::collections::HashMap;
 
+pub(crate) use samples::{ChunkSamples, unknown_pass};
 pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;
@@ -251,6 +252,14 @@ enum Prepared {
 #[must_use]
 pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison {
     let plan = Plan::new(a, b, options);
+    // Each test reads only its own series: with `parallel`, they are prepared on rayon's
+    // pool (in test order, so Holm's ties fall the same way).
+    #[cfg(feature = "parallel")]
+    let prepared = {
+        use rayon::prelude::*;
+        (0..plan.tests()).into_par_iter().map(|at| plan.prepare(a, b, at)).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
     let prepared = (0..plan.tests()).map(|at| plan.prepare(a, b, at)).collect();
     plan.finish(a, b, prepared, options)
 }

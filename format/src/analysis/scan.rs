@@ -15,6 +15,14 @@
 //! faults included); sampling for the windows and the layout 3 %; opening 2 %; merging
 //! and selecting 4 %. `cargo bench -p sgpt-cli --bench stats` prints the figures.
 //!
+//! With [`ScanOptions::samples`] the same decode also feeds the comparison engine's
+//! per-frame samples, chunk by chunk over the rows every chunk shares, concatenated in
+//! frame order: exactly [`Samples::collect`]'s. `sgpt diff` of two hours (`perf record`,
+//! 2 threads) spent 39 % of its time in a second, sequential decode of each capture for
+//! the samples (`SampleCollector::add_frame` 12 %, its decode 16 %), 34 % in this scan
+//! and 21 % comparing (on one thread); collected here, span by span straight into each
+//! series, the samples cost about 18 % of the scan's thread time (pushing, page faults).
+//!
 //! How the order statistics stay exact in one pass: a systematic sample of the range
 //! (every k-th frame, about [`SAMPLE_FRAMES`] of them, decoded beforehand; about 2 % of
 //! the hour) places a window of durations around each pass's median and p95, wide enough
@@ -44,6 +52,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::compare::Samples;
+use super::compare::{ChunkSamples, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator};
 use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, select_ranks, sort_passes};
 use crate::error::{Defect, DefectKind};
@@ -71,6 +81,9 @@ pub struct ScanOptions {
     pub frame_timing: bool,
     /// How the windows around each median and p95 are placed.
     pub windows: Windows,
+    /// Whether to collect the comparison engine's per-frame samples too, from the same
+    /// decode: exactly what [`Samples::collect`] gives over the range.
+    pub samples: bool,
 }
 
 /// How [`scan`] places the windows whose durations it keeps for the median and the p95.
@@ -88,7 +101,7 @@ pub enum Windows {
 
 impl Default for ScanOptions {
     fn default() -> Self {
-        Self { chunks: 1, frame_timing: true, windows: Windows::Auto }
+        Self { chunks: 1, frame_timing: true, windows: Windows::Auto, samples: false }
     }
 }
 
@@ -100,6 +113,8 @@ pub struct Scan {
     /// Whether a median or p95 fell outside its window, so the statistics were read
     /// again, by [`pass_stats`]: the same figures, two more decodes of the range.
     pub reread: bool,
+    /// With [`ScanOptions::samples`], the comparison engine's samples of the range.
+    pub samples: Option<Samples>,
 }
 
 /// [`pass_stats`] and, with [`ScanOptions::frame_timing`], frame timing of `frames`
@@ -176,6 +191,7 @@ struct Plan<'c, 'a> {
     keys: Vec<Key>,
     windows: Vec<[Window; 2]>,
     frame_timing: bool,
+    samples: bool,
 }
 
 /// Where span `span` falls in a slot table.
@@ -200,6 +216,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             keys: Vec::new(),
             windows: Vec::new(),
             frame_timing: options.frame_timing,
+            samples: options.samples,
         };
         let entries = &capture.frames()[range.clone()];
         let mut slot_of: HashMap<Key, u32> = HashMap::new();
@@ -278,6 +295,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             defects: Vec::new(),
             range: None,
             timing: self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
+            samples: self.samples.then(|| ChunkSamples::new(self.keys.len(), self.chunks[at].len())),
         };
         let mut frame = Frame::default();
         let mut spans = Vec::new();
@@ -309,14 +327,14 @@ impl<'c, 'a> Plan<'c, 'a> {
             };
             match table {
                 // A lost topology is said before anything is decoded, as `pass_stats` says it.
-                None => chunk.defects.push(self.lost(index)),
+                None => chunk.defect(self.lost(index)),
                 Some(table) if decoded => chunk.add(self.capture, index, table, &frame.spans),
                 // The whole frame did not decode, or was not asked for: its spans may still.
                 Some(table) => {
                     spans.clear();
                     match self.capture.for_each_span(index, |span| spans.push(span)) {
                         Ok(()) => chunk.add(self.capture, index, table, &spans),
-                        Err(defect) => chunk.defects.push(defect),
+                        Err(defect) => chunk.defect(defect),
                     }
                 }
             }
@@ -342,9 +360,39 @@ impl<'c, 'a> Plan<'c, 'a> {
         )
     }
 
+    /// Per slot, `(frame index, graph pass index)` of the first frame of each topology
+    /// holding it: where the samples look whether a pass that never ran was culled.
+    fn probes(&self) -> Vec<Vec<(usize, usize)>> {
+        let mut probes = vec![Vec::new(); self.keys.len()];
+        let mut seen = HashMap::new();
+        for index in self.range.clone() {
+            let id = self.capture.frames()[index].topology;
+            if seen.insert(id, ()).is_some() {
+                continue;
+            }
+            let (Some(topology), Some(table)) = (self.capture.topology(id), self.table(index)) else { continue };
+            for (at, pass) in topology.gpu_passes.iter().enumerate() {
+                if let Some(graph) = pass.graph_pass {
+                    for slot in &table[2 * at..2 * at + 2] {
+                        probes[*slot as usize].push((index, graph as usize));
+                    }
+                }
+            }
+        }
+        probes
+    }
+
     /// Merges the chunks, in order, into the report; `order` selects each slot's median
     /// and p95 (`None` where a rank fell outside its windows).
-    fn finish(self, chunks: Vec<Chunk<'c, 'a>>, order: impl FnOnce(&mut [SlotAcc]) -> Vec<Option<[u64; 2]>>) -> Scan {
+    fn finish(
+        self,
+        mut chunks: Vec<Chunk<'c, 'a>>,
+        order: impl FnOnce(&mut [SlotAcc]) -> Vec<Option<[u64; 2]>>,
+    ) -> Scan {
+        let samples = self.samples.then(|| {
+            let parts = chunks.iter_mut().filter_map(|chunk| chunk.samples.take()).collect();
+            ChunkSamples::finish(self.capture, parts, self.keys.clone(), &self.probes())
+        });
         let mut timing = self.frame_timing.then(|| FrameTimingAccumulator::new(self.capture));
         let mut report = StatsReport::default();
         let mut range: Option<Range<usize>> = None;
@@ -373,7 +421,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         let figures = order(&mut slots);
         if figures.iter().zip(&slots).any(|(figures, slot)| slot.count > 0 && figures.is_none()) {
             // A rank outside its window: the sample misled. The two-pass figures are exact.
-            return Scan { stats: pass_stats(self.capture, self.range), timing, reread: true };
+            return Scan { stats: pass_stats(self.capture, self.range), timing, reread: true, samples };
         }
         for ((slot, figures), key) in slots.iter().zip(figures).zip(self.keys) {
             let Some([median_ns, p95_ns]) = figures.filter(|_| slot.count > 0) else { continue };
@@ -396,7 +444,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             });
         }
         sort_passes(&mut report.passes);
-        Scan { stats: report, timing, reread: false }
+        Scan { stats: report, timing, reread: false, samples }
     }
 }
 
@@ -414,6 +462,7 @@ struct Chunk<'c, 'a> {
     /// From the first to past the last frame analysed.
     range: Option<Range<usize>>,
     timing: Option<FrameTimingAccumulator<'c, 'a>>,
+    samples: Option<ChunkSamples>,
 }
 
 /// Durations a slot collects before it absorbs them in one tight loop: adding a span is
@@ -431,6 +480,14 @@ struct Mark {
 }
 
 impl Chunk<'_, '_> {
+    /// A frame skipped whole, for the statistics and the samples alike.
+    fn defect(&mut self, defect: Defect) {
+        if let Some(samples) = &mut self.samples {
+            samples.defect(defect.clone());
+        }
+        self.defects.push(defect);
+    }
+
     /// Absorbs what is pending and drops the room past the kept durations, once the chunk is done.
     fn seal(&mut self) {
         for (slot, (acc, mark)) in self.slots.iter_mut().zip(&self.marks).enumerate() {
@@ -445,6 +502,9 @@ impl Chunk<'_, '_> {
     fn add(&mut self, capture: &Capture<'_>, index: usize, table: &[u32], spans: &[Span]) {
         let entry = &capture.frames()[index];
         if let Some(span) = spans.iter().find(|span| table_at(span) >= table.len()) {
+            if let Some(samples) = &mut self.samples {
+                samples.defect(unknown_pass(entry.offset, entry.frame_number, span.pass));
+            }
             self.defects.push(Defect::new(
                 DefectKind::Malformed,
                 entry.offset,
@@ -474,6 +534,10 @@ impl Chunk<'_, '_> {
                 mark.pending = 0;
             }
             marks[slot] = mark;
+        }
+        if let Some(samples) = &mut self.samples {
+            samples
+                .add_frame(spans.iter().map(|span| (table[table_at(span)], span.duration_ns())), entry.gpu_duration_ns);
         }
         self.frames += 1;
         self.dropped_spans += u64::from(entry.dropped_spans);

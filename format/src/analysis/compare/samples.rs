@@ -15,7 +15,7 @@ use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
 
 /// Durations in ns, narrow while every one fits in a `u32`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Durations {
     Narrow(Vec<u32>),
     Wide(Vec<u64>),
@@ -28,6 +28,7 @@ impl Default for Durations {
 }
 
 impl Durations {
+    #[inline]
     fn push(&mut self, value: u64) {
         match self {
             Durations::Narrow(values) => match u32::try_from(value) {
@@ -39,6 +40,13 @@ impl Durations {
                 }
             },
             Durations::Wide(values) => values.push(value),
+        }
+    }
+
+    fn reserve(&mut self, additional: usize) {
+        match self {
+            Durations::Narrow(values) => values.reserve(additional),
+            Durations::Wide(values) => values.reserve(additional),
         }
     }
 
@@ -66,7 +74,7 @@ impl Durations {
 }
 
 /// One pass's spans in frame order, over the analysed frames.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Series {
     pub(crate) values: Durations,
     /// `starts[f]..starts[f + 1]` are the spans of analysed frame `f`; `None` while every
@@ -138,6 +146,50 @@ impl Series {
         self.frames_present += 1;
     }
 
+    /// Adds one span of analysed frame `frame`, the spans of a frame in their order and
+    /// frames in order (no frame before it added since): what [`Series::add_frame`] of
+    /// the frame's spans gives, without gathering them first.
+    /// `room`: values to make room for when the first arrives, so that a long series is
+    /// not copied as it grows.
+    #[inline]
+    fn push_span(&mut self, frame: usize, duration: u64, room: usize) {
+        // The usual pass: one narrow span in every frame so far, and this frame's first.
+        if let (Durations::Narrow(values), None, Ok(narrow)) = (&mut self.values, &self.starts, u32::try_from(duration))
+            && self.frames == frame
+            && values.len() == frame
+        {
+            if values.capacity() == 0 {
+                values.reserve(room);
+            }
+            values.push(narrow);
+            self.frames += 1;
+            self.frames_present += 1;
+            return;
+        }
+        if self.frames == frame + 1 {
+            // Another span of the frame this series last opened.
+            self.spell_out();
+            self.values.push(duration);
+            if let Some(end) = self.starts.as_mut().and_then(|starts| starts.last_mut()) {
+                *end += 1;
+            }
+            return;
+        }
+        if self.values.len() == 0 {
+            self.values.reserve(room);
+        }
+        self.catch_up(frame);
+        if self.starts.is_none() && self.values.len() != self.frames {
+            self.spell_out();
+        }
+        self.values.push(duration);
+        if let Some(starts) = &mut self.starts {
+            starts.push(self.values.len() as u32);
+        }
+        self.frames += 1;
+        self.frames_present += 1;
+    }
+
     /// The spans of analysed frames `frames`.
     pub(crate) fn spans_of(&self, frames: Range<usize>) -> Range<usize> {
         match &self.starts {
@@ -149,10 +201,51 @@ impl Series {
     pub(crate) fn len(&self) -> usize {
         self.values.len()
     }
+
+    /// The series of consecutive runs of frames, each caught up to its own frames, as
+    /// one: exactly what adding their frames one after another gives, representation
+    /// included (starts spelled out unless every frame has one span or none has any;
+    /// wide if any value is).
+    fn concat(parts: &[Series]) -> Series {
+        let frames = parts.iter().map(|part| part.frames).sum();
+        let len: usize = parts.iter().map(Series::len).sum();
+        let spelled = len > 0 && !parts.iter().all(|part| part.starts.is_none() && part.len() == part.frames);
+        let starts = spelled.then(|| {
+            let mut starts = Vec::with_capacity(frames + 1);
+            starts.push(0);
+            let mut base = 0u32;
+            for part in parts {
+                match &part.starts {
+                    Some(own) => starts.extend(own[1..].iter().map(|&start| base + start)),
+                    None if part.len() == 0 => starts.extend(std::iter::repeat_n(base, part.frames)),
+                    None => starts.extend((1..=part.frames as u32).map(|frame| base + frame)),
+                }
+                base += part.len() as u32;
+            }
+            starts
+        });
+        let values = if parts.iter().any(|part| matches!(part.values, Durations::Wide(_))) {
+            let mut wide = Vec::with_capacity(len);
+            for part in parts {
+                part.values.extend_into(0..part.len(), &mut wide);
+            }
+            Durations::Wide(wide)
+        } else {
+            let mut narrow = Vec::with_capacity(len);
+            for part in parts {
+                if let Durations::Narrow(values) = &part.values {
+                    narrow.extend_from_slice(values);
+                }
+            }
+            Durations::Narrow(narrow)
+        };
+        let frames_present = parts.iter().map(|part| part.frames_present).sum();
+        Series { values, starts, frames, frames_present }
+    }
 }
 
 /// A pass's series and whether, where it ran in no frame, its graph pass was culled.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct PassSamples {
     pub(crate) key: Key,
     pub(crate) series: Series,
@@ -163,7 +256,7 @@ pub(crate) struct PassSamples {
 
 /// What a comparison reads from one capture (or one frame range of it): per pass, each
 /// analysed frame's span durations; per frame, the GPU frame time from the index.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Samples {
     pub(crate) frames: usize,
     pub(crate) frame_ns: Vec<u64>,
@@ -298,11 +391,7 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             return;
         }
         if let Some(pass) = unknown {
-            self.defects.push(Defect::new(
-                DefectKind::Malformed,
-                entry.offset,
-                format!("frame {} has a span for GPU pass {pass}, beyond its topology's; skipped", entry.frame_number),
-            ));
+            self.defects.push(unknown_pass(entry.offset, entry.frame_number, pass));
             return;
         }
         for &(slot, duration) in &self.scratch {
@@ -328,16 +417,103 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         for pass in &mut self.passes {
             pass.series.catch_up(frames);
         }
-        let mut frame = Frame::default();
-        for (pass, probes) in self.passes.iter_mut().zip(&self.probes) {
-            if pass.series.len() > 0 || probes.is_empty() {
-                continue;
-            }
-            pass.culled = probes.iter().all(|&(index, graph)| {
-                self.capture.frame_into(index, &mut frame).is_ok() && frame.culled.get(graph).copied().unwrap_or(false)
-            });
-        }
+        mark_culled(self.capture, &mut self.passes, &self.probes);
         Samples { frames: self.frame_ns.len(), frame_ns: self.frame_ns, passes: self.passes, defects: self.defects }
+    }
+}
+
+/// Marks each pass without spans culled when the first frame of every topology holding it
+/// (`probes`: frame index, graph pass index) marks its graph pass culled.
+fn mark_culled(capture: &Capture<'_>, passes: &mut [PassSamples], probes: &[Vec<(usize, usize)>]) {
+    let mut frame = Frame::default();
+    for (pass, probes) in passes.iter_mut().zip(probes) {
+        if pass.series.len() > 0 || probes.is_empty() {
+            continue;
+        }
+        pass.culled = probes.iter().all(|&(index, graph)| {
+            capture.frame_into(index, &mut frame).is_ok() && frame.culled.get(graph).copied().unwrap_or(false)
+        });
+    }
+}
+
+/// The defect [`SampleCollector`] records for a frame with a span of a GPU pass its
+/// topology lacks.
+pub(crate) fn unknown_pass(offset: u64, frame_number: u64, pass: u32) -> Defect {
+    Defect::new(
+        DefectKind::Malformed,
+        offset,
+        format!("frame {frame_number} has a span for GPU pass {pass}, beyond its topology's; skipped"),
+    )
+}
+
+/// One chunk of frames' samples for the scan (`analysis::scan`), over the slot table every
+/// chunk shares (its rows, in the order [`SampleCollector`] meets them), so the chunks'
+/// series concatenate, in frame order, into exactly what [`SampleCollector`] collects.
+#[derive(Debug)]
+pub(crate) struct ChunkSamples {
+    series: Vec<Series>,
+    frame_ns: Vec<u64>,
+    defects: Vec<Defect>,
+    /// The chunk's frames: room for a series of one span a frame, the usual pass.
+    room: usize,
+}
+
+impl ChunkSamples {
+    /// For a chunk of `frames` frames.
+    pub(crate) fn new(slots: usize, frames: usize) -> Self {
+        Self {
+            series: vec![Series::default(); slots],
+            frame_ns: Vec::with_capacity(frames),
+            defects: Vec::new(),
+            room: frames,
+        }
+    }
+
+    /// Adds an analysed frame: its spans as `(slot, duration)`, and its GPU frame time.
+    /// Span by span, straight into each series: gathering a frame's spans per slot first,
+    /// as [`SampleCollector`] does, cost more than the statistics themselves.
+    pub(crate) fn add_frame(&mut self, spans: impl IntoIterator<Item = (u32, u64)>, frame_ns: u64) {
+        let frame = self.frame_ns.len();
+        let series = &mut self.series[..];
+        for (slot, duration) in spans {
+            series[slot as usize].push_span(frame, duration, self.room);
+        }
+        self.frame_ns.push(frame_ns);
+    }
+
+    /// Records a skipped frame's defect, in frame order.
+    pub(crate) fn defect(&mut self, defect: Defect) {
+        self.defects.push(defect);
+    }
+
+    /// The samples of consecutive chunks, in order. `keys` names the slots; `probes`
+    /// holds, per slot, `(frame index, graph pass index)` of the first frame of each
+    /// topology of the range holding it.
+    pub(crate) fn finish(
+        capture: &Capture<'_>,
+        chunks: Vec<ChunkSamples>,
+        keys: Vec<Key>,
+        probes: &[Vec<(usize, usize)>],
+    ) -> Samples {
+        let mut frame_ns = Vec::with_capacity(chunks.iter().map(|chunk| chunk.frame_ns.len()).sum());
+        let mut defects = Vec::new();
+        let mut parts: Vec<Vec<Series>> = (0..keys.len()).map(|_| Vec::with_capacity(chunks.len())).collect();
+        for chunk in chunks {
+            let frames = chunk.frame_ns.len();
+            for (part, mut series) in parts.iter_mut().zip(chunk.series) {
+                series.catch_up(frames);
+                part.push(series);
+            }
+            frame_ns.extend(chunk.frame_ns);
+            defects.extend(chunk.defects);
+        }
+        let mut passes: Vec<PassSamples> = keys
+            .into_iter()
+            .zip(parts)
+            .map(|(key, parts)| PassSamples { key, series: Series::concat(&parts), culled: false })
+            .collect();
+        mark_culled(capture, &mut passes, probes);
+        Samples { frames: frame_ns.len(), frame_ns, passes, defects }
     }
 }
 

@@ -1,0 +1,205 @@
+//! The comparison engine's samples collected by the one-decode scan, in chunks, are
+//! exactly `Samples::collect`'s (the sequential `SampleCollector`), and so is the
+//! comparison made from them: on synthetic captures of several shapes (drift, a slow
+//! pass, quantized timestamps), on captures whose passes appear, disappear, are culled,
+//! run several times a frame or last past `u32::MAX` ns, on damaged fixtures, over
+//! partial ranges, with and without frame timing, in 1, 2, 3 and 7 chunks.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
+use sgpt_format::compare::{CompareOptions, Samples, compare};
+use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, generate, workload_with};
+use sgpt_format::{Capture, Frame, GpuPass, GpuPassKind, GraphPass, Level, Meta, Span, SpanKind, Topology, Writer};
+
+const CHUNKS: [usize; 4] = [1, 2, 3, 7];
+
+/// Every chunk count, with and without frame timing, against `Samples::collect`.
+fn check(name: &str, bytes: &[u8], range: Range<usize>) -> Samples {
+    let capture = Capture::open(bytes).unwrap_or_else(|error| panic!("{name}: {error}"));
+    let expected = Samples::collect(&capture, range.clone());
+    for chunks in CHUNKS {
+        for frame_timing in [true, false] {
+            for windows in [Windows::Auto, Windows::SampleEvery(3)] {
+                let options = ScanOptions { chunks, frame_timing, windows, samples: true };
+                let got = scan(&capture, range.clone(), &options);
+                assert!(
+                    got.samples.as_ref() == Some(&expected),
+                    "{name}, frames {range:?}, {chunks} chunks, timing {frame_timing}, {windows:?}"
+                );
+            }
+        }
+    }
+    let without = scan(&capture, range, &ScanOptions { chunks: 3, ..ScanOptions::default() });
+    assert!(without.samples.is_none(), "{name}: samples only when asked for");
+    expected
+}
+
+fn whole(name: &str, bytes: &[u8]) -> Samples {
+    let frames = Capture::open(bytes).map(|capture| capture.frames().len()).unwrap_or(0);
+    check(name, bytes, 0..frames)
+}
+
+#[test]
+fn synthetic_captures_of_every_shape_sample_as_the_collector_does() {
+    let shapes = [
+        ("timing", SynthOptions { frames: 240, passes: 40, ..SynthOptions::default() }),
+        ("quantized", SynthOptions { frames: 240, passes: 40, quantize_ns: Some(100_000), ..SynthOptions::default() }),
+        (
+            "verbose",
+            SynthOptions { frames: 120, passes: 30, level: Level::Verbose, seed: 7, ..SynthOptions::default() },
+        ),
+        (
+            "workload",
+            SynthOptions { frames: 90, passes: 25, level: Level::Workload, seed: 3, ..SynthOptions::default() },
+        ),
+    ];
+    for (name, options) in shapes {
+        let bytes = generate(&options);
+        let frames = options.frames as usize;
+        whole(name, &bytes);
+        check(name, &bytes, 17..frames - 11);
+        check(name, &bytes, 5..usize::MAX);
+        check(name, &bytes, 9..9);
+        check(name, &bytes, 9..10);
+    }
+}
+
+#[test]
+fn a_drifting_run_and_a_slower_one_compare_as_from_the_collector() {
+    let options = SynthOptions { frames: 600, passes: 40, level: Level::Timing, seed: 1, quantize_ns: None };
+    let drift = Drift { sigma: 0.015, frames: 30.0 };
+    let a = SynthChanges { run: Some(1), drift: Some(drift), ..SynthChanges::default() };
+    let b = SynthChanges { run: Some(2), slow_pass: Some(("simulation.pass2".into(), 0.2)), ..a.clone() };
+    let [a, b] = [a, b].map(|changes| workload_with(&options, &changes).write(Vec::new()).expect("a Vec"));
+    let (samples_a, samples_b) = (whole("drift A", &a), whole("drift B", &b));
+    let (a, b) = (Capture::open(&a).expect("opens"), Capture::open(&b).expect("opens"));
+    let options = ScanOptions { chunks: 7, samples: true, ..ScanOptions::default() };
+    let scanned = [&a, &b].map(|capture| scan(capture, 0..capture.frames().len(), &options).samples.expect("asked"));
+    let expected = compare(&samples_a, &samples_b, &CompareOptions::default());
+    assert_eq!(compare(&scanned[0], &scanned[1], &CompareOptions::default()), expected);
+    assert!(expected.passes.iter().any(|pass| pass.label == "simulation.pass2"));
+}
+
+fn topology(names: &[&str], culled: &[bool]) -> Topology {
+    Topology {
+        graph_passes: names
+            .iter()
+            .zip(culled)
+            .map(|(&name, &culled)| GraphPass {
+                name: name.into(),
+                ref_count: u32::from(!culled),
+                ..GraphPass::default()
+            })
+            .collect(),
+        gpu_passes: (0..names.len())
+            .map(|i| GpuPass {
+                label: names[i].into(),
+                graph_pass: Some(i as u32),
+                kind: GpuPassKind::Compute,
+                ..GpuPass::default()
+            })
+            .collect(),
+        ..Topology::default()
+    }
+}
+
+/// Frames over three topologies in turn (`kept`, `late` from the second, `gone` only
+/// in the first, `culled` marked culled in the third and never run): per frame, spans
+/// per pass from `spans(frame, pass)` (none, one, several; a sub-pass now and then).
+fn shifting_capture(frames: u64, spans: impl Fn(u64, usize) -> Vec<u64>) -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
+    let names: [&[&str]; 3] = [&["kept", "gone", "culled"], &["kept", "late", "culled"], &["late", "kept", "culled"]];
+    let culled: [&[bool]; 3] = [&[false; 3], &[false; 3], &[false, false, true]];
+    let ids: Vec<_> = names
+        .iter()
+        .zip(culled)
+        .map(|(names, culled)| writer.topology(&topology(names, culled)).expect("a Vec"))
+        .collect();
+    for number in 0..frames {
+        let which = (number * 3 / frames) as usize;
+        let mut frame =
+            Frame { frame_number: number, topology: ids[which], culled: culled[which].to_vec(), ..Frame::default() };
+        let mut t = 20_000_000 * number;
+        for (pass, &label) in names[which].iter().enumerate() {
+            if label == "culled" {
+                continue;
+            }
+            for (at, duration) in spans(number, pass).into_iter().enumerate() {
+                let kind = if at == 2 { SpanKind::SubPass } else { SpanKind::Pass };
+                frame.spans.push(Span {
+                    pass: pass as u32,
+                    kind,
+                    begin_ns: t,
+                    end_ns: t + duration,
+                    ..Span::default()
+                });
+                t += duration + 1_000;
+            }
+        }
+        writer.frame(&frame).expect("frame numbers increase");
+    }
+    writer.finish().expect("a Vec")
+}
+
+#[test]
+fn passes_that_appear_disappear_repeat_or_are_culled_sample_as_the_collector_does() {
+    let noisy = |frame: u64, pass: usize| 40_000 + (frame * 7_919 + pass as u64 * 104_729) % 9_973;
+    // One span a frame, every frame.
+    let regular = shifting_capture(90, |frame, pass| vec![noisy(frame, pass)]);
+    // Gaps, repeats (two and three spans, the third a sub-pass), and a pass that runs
+    // only at the very start, the very end, or once in the middle.
+    let irregular = shifting_capture(120, |frame, pass| match (frame % 7, pass) {
+        (0, _) => Vec::new(),
+        (3, 0) => vec![noisy(frame, pass), 5_000],
+        (5, 1) => vec![noisy(frame, pass), 6_000, 700],
+        _ if pass == 1 && (2..=117).contains(&frame) && frame != 61 => Vec::new(),
+        _ => vec![noisy(frame, pass)],
+    });
+    // Spans past u32::MAX ns, in one chunk only, then everywhere.
+    let long = shifting_capture(60, |frame, pass| {
+        vec![if frame == 44 && pass == 0 { u64::from(u32::MAX) + 99 } else { noisy(frame, pass) }]
+    });
+    let longer = shifting_capture(60, |frame, pass| vec![u64::from(u32::MAX) + noisy(frame, pass)]);
+    for (name, bytes) in [("regular", &regular), ("irregular", &irregular), ("long", &long), ("longer", &longer)] {
+        let frames = Capture::open(bytes).expect("opens").frames().len();
+        whole(name, bytes);
+        // From inside the second topology (so `gone` never appears), and from the third.
+        check(name, bytes, frames / 3 + 5..frames);
+        check(name, bytes, 2 * frames / 3 + 1..frames);
+        check(name, bytes, 1..frames - 1);
+    }
+    let samples = whole("irregular", &irregular);
+    let report = compare(&samples, &whole("regular", &regular), &CompareOptions::default());
+    assert!(!report.passes.is_empty());
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
+    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+#[test]
+fn every_v1_fixture_that_opens_samples_as_the_collector_does_damaged_frames_included() {
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1");
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .expect("fixtures")
+        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".sgpt"))
+        .collect();
+    names.sort();
+    let (mut checked, mut with_defects) = (0, 0);
+    for name in names {
+        let bytes = fixture(&name);
+        if Capture::open(&bytes).is_err() {
+            continue;
+        }
+        let samples = whole(&name, &bytes);
+        checked += 1;
+        with_defects += usize::from(!samples.defects.is_empty());
+    }
+    assert!(checked > 20, "only {checked} fixtures opened");
+    assert!(with_defects > 0, "some fixture has frames the samples skip");
+}
