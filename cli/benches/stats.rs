@@ -2,11 +2,14 @@
 //! bytes read; every span decoded, nothing else), the analysis as it was (two-pass
 //! statistics, then frame timing) and as it is (one decode, on rayon pools of 1 and 2
 //! threads), and the `sgpt stats --json` binary end to end with `RAYON_NUM_THREADS` 1 and
-//! 2, each in M spans/s and as a share of the decode roofline.
+//! 2, each in M spans/s and as a share of the decode roofline; then `sgpt diff --json`
+//! of that capture against a second run of it, on 1 and 2 threads, as a ratio to
+//! `sgpt stats --json` of one on as many threads (the goal: at most 2).
 //! Run: `cargo bench -p sgpt-cli --bench stats`.
 //!
 //! On `target/bench-captures/hour.sgpt` (216,000 frames × 200 passes, 43.2 M spans) when it
-//! exists, else on a 21,600-frame synthetic capture written beside it, which it says.
+//! exists, else on a 21,600-frame synthetic capture written beside it, which it says;
+//! the diff against `hour-run2.sgpt`, else against a second synthetic run (another seed).
 //! Each figure is the median of several runs; the machine is shared, so ratios travel better.
 
 use std::hint::black_box;
@@ -39,13 +42,41 @@ fn capture_path() -> (PathBuf, bool) {
     if hour.exists() {
         return (hour, true);
     }
-    let small = root.join("bench-stats-21600.sgpt");
+    (small_capture(&root, "bench-stats-21600.sgpt", 0), false)
+}
+
+/// A tenth of the hour, generated once with `seed`.
+fn small_capture(root: &Path, name: &str, seed: u64) -> PathBuf {
+    let small = root.join(name);
     if !small.exists() {
-        let options = synth::SynthOptions { frames: 21_600, passes: 200, ..Default::default() };
-        std::fs::create_dir_all(&root).expect("bench-captures folder");
+        let options = synth::SynthOptions { frames: 21_600, passes: 200, seed, ..Default::default() };
+        std::fs::create_dir_all(root).expect("bench-captures folder");
         std::fs::write(&small, synth::generate(&options)).expect("write the capture");
     }
-    (small, false)
+    small
+}
+
+/// The capture `sgpt diff` compares the first against: a second run of it.
+fn second_run(first: &Path, hour: bool) -> PathBuf {
+    let root = first.parent().expect("a folder");
+    let run2 = root.join("hour-run2.sgpt");
+    if hour && run2.exists() {
+        return run2;
+    }
+    small_capture(root, "bench-stats-21600-run2.sgpt", 2)
+}
+
+/// The median time of `sgpt args…` with `RAYON_NUM_THREADS=threads`, output discarded.
+fn sgpt_time(args: &[&std::ffi::OsStr], threads: &str) -> Duration {
+    median_time(|| {
+        let status = Command::new(env!("CARGO_BIN_EXE_sgpt"))
+            .args(args)
+            .env("RAYON_NUM_THREADS", threads)
+            .stdout(Stdio::null())
+            .status()
+            .expect("run sgpt");
+        assert!(status.success());
+    })
 }
 
 /// The machine's load average, where it can be read: the machine is shared, and a
@@ -130,17 +161,10 @@ fn main() {
     }
 
     println!("`sgpt stats --json` end to end (read, open, analyse, print)");
+    let mut stats_times = Vec::new();
     for threads in ["1", "2"] {
-        let time = median_time(|| {
-            let status = Command::new(env!("CARGO_BIN_EXE_sgpt"))
-                .args(["stats", "--json"])
-                .arg(&path)
-                .env("RAYON_NUM_THREADS", threads)
-                .stdout(Stdio::null())
-                .status()
-                .expect("run sgpt");
-            assert!(status.success());
-        });
+        let time = sgpt_time(&["stats".as_ref(), "--json".as_ref(), path.as_os_str()], threads);
+        stats_times.push(time);
         println!(
             "  RAYON_NUM_THREADS={threads}: {:.3} s, {:.0} M spans/s ({:.2} of the decode roofline)",
             time.as_secs_f64(),
@@ -148,6 +172,18 @@ fn main() {
             rate(time) / roofline
         );
     }
+
+    let run2 = second_run(&path, hour);
+    println!("`sgpt diff --json` end to end of it against {} (both read, analysed, sampled, compared)", run2.display());
+    for (threads, stats) in ["1", "2"].into_iter().zip(stats_times) {
+        let time = sgpt_time(&["diff".as_ref(), "--json".as_ref(), path.as_os_str(), run2.as_os_str()], threads);
+        println!(
+            "  RAYON_NUM_THREADS={threads}: {:.3} s, {:.2} × `sgpt stats --json` of one on as many threads",
+            time.as_secs_f64(),
+            time.as_secs_f64() / stats.as_secs_f64()
+        );
+    }
     println!("load average after: {}", load());
     println!("goals: ≥ 100 M spans/s on one core, ≥ 170 M spans/s on two, ≤ 0.45 s for the hour");
+    println!("       `sgpt diff` of two hours ≤ 2 × `sgpt stats` of one");
 }
