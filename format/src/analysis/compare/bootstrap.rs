@@ -14,12 +14,21 @@
 //! give. (Resampling medians directly would be noisier: the bootstrap variance of a
 //! median converges only at the rate `n^(−1/4)`.)
 //!
+//! Under slow switching between levels (lavapipe's small passes) blocks of at most
+//! `3√n` frames see too little: the variance is at least the AR(1) one of the same terms,
+//! and a wide share interval is mapped through the sorted values (Woodruff) rather than
+//! through a local density; see [`median_error`].
+//!
 //! Assumptions: within a capture, frames are stationary and dependence fades within a
 //! block; the durations near the median are resolved finely enough that the spacing of
 //! order statistics measures a density (ties make it zero, and the caller says
 //! inconclusive instead).
 
 use super::samples::Series;
+
+/// The normal quantile the share's interval is mapped at where it is wider than the
+/// density's bandwidth: about that of Holm's level for 30 tests at α = 0.05.
+const WOODRUFF_Z: f64 = 3.0;
 
 /// Fewest blocks a capture must hold for its resamples to say anything about variance.
 pub(crate) const MIN_BLOCKS: usize = 10;
@@ -40,10 +49,20 @@ pub(crate) fn block_length(series: &[u64]) -> usize {
         return 1;
     }
     let floor = (n as f64).cbrt().ceil() as usize;
-    let ceiling = ((3.0 * (n as f64).sqrt()).ceil() as usize).min(n / 3).max(1);
-    let ranks = ranks(series);
-    let mean = (n as f64 - 1.0) / 2.0;
-    let centred: Vec<f64> = ranks.iter().map(|&r| r - mean).collect();
+    automatic_length(&ranks(series)).max(floor).min(ceiling(n))
+}
+
+/// `min(3√n, n/3)`: the longest block, so a capture always holds at least 3.
+fn ceiling(n: usize) -> usize {
+    ((3.0 * (n as f64).sqrt()).ceil() as usize).min(n / 3).max(1)
+}
+
+/// Politis and White's `b̂` on `values` (at least 4), at most [`ceiling`], with no floor.
+fn automatic_length(values: &[f64]) -> usize {
+    let n = values.len();
+    let (floor, ceiling) = (1, ceiling(n));
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let centred: Vec<f64> = values.iter().map(|&r| r - mean).collect();
     let variance = centred.iter().map(|x| x * x).sum::<f64>() / n as f64;
     if variance == 0.0 {
         return floor.min(ceiling);
@@ -54,16 +73,26 @@ pub(crate) fn block_length(series: &[u64]) -> usize {
     let significant = 2.0 * (log_n / n as f64).sqrt();
     let run = ((log_n.sqrt().ceil()) as usize).max(5);
     let max_lag = ((n as f64).sqrt().ceil() as usize + run).min(n - 1);
-    let correlations: Vec<f64> = (0..=max_lag).map(|lag| autocovariance(lag) / variance).collect();
+    // Computed only as far as the search needs (the result is the same as computing
+    // every lag up to `max_lag`): each costs `n`, and every pass of a long capture is
+    // searched.
+    let mut correlations = vec![1.0];
+    let extend = |correlations: &mut Vec<f64>, to: usize| {
+        while correlations.len() <= to {
+            correlations.push(autocovariance(correlations.len()) / variance);
+        }
+    };
     let mut m_hat = max_lag;
     for m in 0..max_lag {
-        let after = &correlations[m + 1..(m + 1 + run).min(max_lag + 1)];
-        if after.iter().all(|r| r.abs() < significant) {
+        let end = (m + 1 + run).min(max_lag + 1);
+        extend(&mut correlations, end - 1);
+        if correlations[m + 1..end].iter().all(|r| r.abs() < significant) {
             m_hat = m;
             break;
         }
     }
     let big_m = (2 * m_hat).min(max_lag);
+    extend(&mut correlations, big_m);
     // The flat-top lag window.
     let window = |k: usize| {
         if big_m == 0 {
@@ -159,6 +188,23 @@ pub(crate) fn block_variance(u: &[f64], block: usize) -> f64 {
     squares / block as f64
 }
 
+/// The AR(1) long-run variance of `Σ u` (`u` centred) and the effective number of
+/// independent terms, when the lag-1 autocorrelation is positive.
+fn ar1_variance(u: &[f64]) -> Option<(f64, f64)> {
+    let n = u.len();
+    let variance = u.iter().map(|x| x * x).sum::<f64>() / n as f64;
+    if n < 4 || variance <= 0.0 {
+        return None;
+    }
+    let lag1 = u.iter().zip(&u[1..]).map(|(x, y)| x * y).sum::<f64>() / n as f64;
+    // Capped below 1 so that a capture that never switches gives a finite variance.
+    let rho = (lag1 / variance).min(0.999);
+    (rho > 0.0).then(|| {
+        let inflation = (1.0 + rho) / (1.0 - rho);
+        (n as f64 * variance * inflation, n as f64 / inflation)
+    })
+}
+
 /// The median of `series` (over `frames` analysed frames) and its standard error when
 /// frames are resampled in blocks of `block`.
 pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> MedianError {
@@ -169,7 +215,6 @@ pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> Medi
     let h = bandwidth(n);
     let low = quantile_at(&mut values, 0.5 - h);
     let high = quantile_at(&mut values, 0.5 + h);
-    drop(values);
     let degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
     if high == low {
         return MedianError { median, standard_error: None, degrees_of_freedom };
@@ -187,10 +232,43 @@ pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> Medi
         .collect();
     let share = at_or_below as f64 / n as f64;
     let u: Vec<f64> = counts.iter().map(|&(below, total)| below as f64 - share * total as f64).collect();
-    let share_error = block_variance(&u, block).sqrt() / n as f64;
+    // The capture's length comes from its frame times, but on lavapipe a small pass can
+    // switch between two levels (3 µs and 24 µs) for a hundred frames at a time while the
+    // frame time barely shows it: the blocks must also fit the dependence of this
+    // statistic's own per-frame terms, so `b̂` on them (no floor: independent terms keep
+    // the given length, 1 included) raises the given length.
+    let block = if frames >= 4 { block.max(automatic_length(&u)) } else { block };
+    let mut degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
+    let mut variance = block_variance(&u, block);
+    // Blocks no longer than `min(3√n, n/3)` see little of a level that holds for hundreds
+    // of frames, and their variance is biased low there. The lag-1 autocorrelation `ρ` of
+    // the same terms, read as an AR(1) (exact for a two-level switching process), gives
+    // a second long-run variance, `n var(u) (1 + ρ) / (1 − ρ)`, from `n (1 − ρ) / (1 + ρ)`
+    // effectively independent frames; the larger variance, and the fewer degrees of
+    // freedom, are kept. For weak dependence this is at most the block variance's size.
+    if let Some((ar1, effective)) = ar1_variance(&u) {
+        if ar1 > variance {
+            variance = ar1;
+        }
+        degrees_of_freedom = degrees_of_freedom.min((effective - 1.0).max(1.0));
+    }
+    let share_error = variance.sqrt() / n as f64;
     // The density at the median is about 2h / (high − low): the standard error of the
-    // median is that of the share divided by it.
-    let standard_error = share_error * (high - low) as f64 / (2.0 * h);
+    // median is that of the share divided by it. Where the share itself is uncertain by
+    // more than h/2 (slow switching between levels, as on lavapipe), a local density
+    // says nothing about where the median of another run lands: the spacing is taken
+    // over the shares the share's own ±2 se reach instead (Woodruff's interval, mapped
+    // through the sorted values, not linearised). A smooth unimodal pass keeps h.
+    let reach = (WOODRUFF_Z * share_error).clamp(h, 0.49);
+    let standard_error = if reach > h {
+        // The farther end from the median, so the symmetric interval the caller makes
+        // still reaches it (a median between two levels is far from one of them).
+        let (low, high) = (quantile_at(&mut values, 0.5 - reach), quantile_at(&mut values, 0.5 + reach));
+        (high - median).max(median - low) as f64 / WOODRUFF_Z
+    } else {
+        share_error * (high - low) as f64 / (2.0 * h)
+    };
+    drop(values);
     MedianError { median, standard_error: Some(standard_error), degrees_of_freedom }
 }
 
@@ -249,5 +327,57 @@ mod tests {
             })
             .collect();
         assert!(block_length(&drifting) > 40, "{}", block_length(&drifting));
+    }
+
+    /// A small pass as lavapipe runs it: about 4 µs or about 24 µs, switching level once
+    /// per 100 frames on average (`SWITCH` a frame), so a 600-frame capture holds only a
+    /// few regimes, and the frame time does not show them.
+    const SWITCH: f64 = 0.01;
+
+    fn switching(rng: &mut Rng, n: usize) -> Series {
+        let mut high = rng.unit() < 0.5;
+        Series::one_per_frame((0..n).map(|_| {
+            if rng.unit() < SWITCH {
+                high = !high;
+            }
+            let level = if high { 24_000.0 } else { 4_000.0 };
+            (level * (0.1 * rng.normal()).exp()) as u64
+        }))
+    }
+
+    #[test]
+    fn a_pass_switching_levels_gets_blocks_of_its_own_and_honest_intervals() {
+        // The frame time's blocks are the floor (9 frames for 600): the pass's own
+        // dependence must lengthen them. Two independent runs then differ by more than
+        // the t quantile at a Holm level for 30 tests in few pairs (measured: 10 of 200);
+        // with the frame time's blocks and the local density alone, in about half (95).
+        let mut rng = Rng::new(11);
+        let (pairs, n) = (200, 600);
+        let (mut own, mut given, mut longer) = (0, 0, 0);
+        for _ in 0..pairs {
+            let (a, b) = (switching(&mut rng, n), switching(&mut rng, n));
+            let (ea, eb) = (median_error(&a, n, 9), median_error(&b, n, 9));
+            longer += usize::from(ea.degrees_of_freedom < 1.5 * n as f64 / 9.0);
+            let delta = (eb.median as f64 - ea.median as f64).abs();
+            let (Some(sa), Some(sb)) = (ea.standard_error, eb.standard_error) else { continue };
+            let df = ea.degrees_of_freedom.min(eb.degrees_of_freedom);
+            own += usize::from(delta > super::super::normal::student_t_quantile(1.0 - 0.05 / 60.0, df) * sa.hypot(sb));
+            // The same with blocks of 9: the error the frame time's length alone gives.
+            let fixed = |series: &Series| {
+                let mut values = Vec::new();
+                series.values.extend_into(0..n, &mut values);
+                let median = lower_median(&mut values);
+                let h = bandwidth(n);
+                let spread = (quantile_at(&mut values, 0.5 + h) - quantile_at(&mut values, 0.5 - h)) as f64;
+                let share = values.iter().filter(|&&v| v <= median).count() as f64 / n as f64;
+                let u: Vec<f64> = (0..n).map(|f| f64::from(u8::from(series.values.get(f) <= median)) - share).collect();
+                block_variance(&u, 9).sqrt() / n as f64 * spread / (2.0 * h)
+            };
+            let critical = super::super::normal::student_t_quantile(1.0 - 0.05 / 60.0, 1.5 * n as f64 / 9.0);
+            given += usize::from(delta > critical * fixed(&a).hypot(fixed(&b)));
+        }
+        assert!(longer * 100 >= 90 * pairs, "blocks longer than 9 frames in {longer} of {pairs}");
+        assert!(own * 100 <= 10 * pairs, "own blocks: {own} of {pairs} pairs beyond the quantile");
+        assert!(given * 100 >= 30 * pairs, "the frame time's blocks: only {given} of {pairs}");
     }
 }
