@@ -5,14 +5,24 @@
 //!
 //! - False alarms: pairs of runs of one workload (same passes, different frame-to-frame
 //!   draws and drift), the share of pairs where anything is flagged slower or faster;
-//!   once with the automatic block length and once resampling single frames, which treats
-//!   the drifting frames as independent; then both again under a drift twice as strong and
+//!   once with the automatic block length and once with a given length of 1 (single
+//!   frames, which treats the drifting frames as independent, except where a statistic's
+//!   own terms show dependence); then both again under a drift twice as strong and
 //!   twice as slow, where 600 frames hold only ten of its correlation times.
 //! - Power: one pass made 10 % slower over 600 frames and 5 % slower over 3,600 frames,
 //!   the share of pairs where it is flagged slower, and where anything else is flagged.
 //! - Quantized: the same pairs floored to 100 µs, how often each verdict is
 //!   inconclusive and how often it is a wrong slower or faster.
+//! - Real: pairs of `sgpt-demo` recordings on the local Vulkan adapter (lavapipe here),
+//!   600 and 3,600 frames, A and B unchanged and S with `hzb copy depth` 10 % heavier:
+//!   false alarms (A vs B) and power (A vs S), each pair's flagged passes listed. They are
+//!   recorded once by `target/release/sgpt-demo` (build it first) into
+//!   `target/compare-real/` and read from there after; delete that folder to record anew.
+//!   `-- --real-only` prints only these; `SGPT_REAL_PAIRS` and `SGPT_REAL_LONG_PAIRS`
+//!   set how many pairs (6 and 3).
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
 
 use sgpt_format::compare::{CompareOptions, Comparison, Samples, Verdict, compare};
@@ -111,7 +121,102 @@ fn share(part: usize, whole: usize) -> String {
     format!("{:5.1} % ({part}/{whole})", 100.0 * part as f64 / whole.max(1) as f64)
 }
 
+/// Where the real recordings are cached: `target/compare-real` of the workspace.
+fn real_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/compare-real")
+}
+
+/// The pass the real recordings slow down (`compare_demo.sh`'s default).
+const REAL_SLOW: &str = "hzb copy depth";
+
+/// `name` in the cache, recorded by `target/release/sgpt-demo` when it is missing
+/// (`frames` at level timing; `slow` adds `--slow-pass` by 10 %). `None` when it is missing
+/// and cannot be recorded.
+fn real_capture(name: &str, frames: u64, slow: bool) -> Option<Vec<u8>> {
+    let path = real_dir().join(format!("{name}.sgpt"));
+    if !path.exists() {
+        let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/sgpt-demo");
+        std::fs::create_dir_all(real_dir()).ok()?;
+        let mut command = Command::new(demo);
+        command.args(["--frames", &frames.to_string(), "--level", "timing", "--no-memory", "-o"]).arg(&path);
+        if slow {
+            command.args(["--slow-pass", REAL_SLOW, "--slow-by", "10"]);
+        }
+        let status = command.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().ok()?;
+        if !status.success() {
+            return None;
+        }
+    }
+    std::fs::read(path).ok()
+}
+
+/// Real recordings: A and B of the unchanged demo scene, S with `REAL_SLOW` 10 % heavier,
+/// `frames` long, cached as `{prefix}a1.sgpt` and so on.
+fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
+    println!("\nreal sgpt-demo recordings, {frames} frames at level timing (cached in {})", real_dir().display());
+    let (mut compared, mut false_alarms, mut slowed, mut found, mut wrong_s, mut inconclusive) = (0, 0, 0, 0, 0, 0);
+    for pair in 1..=pairs {
+        let (Some(a), Some(b)) = (
+            real_capture(&format!("{prefix}a{pair}"), frames, false),
+            real_capture(&format!("{prefix}b{pair}"), frames, false),
+        ) else {
+            println!("  no recordings: build sgpt-demo (cargo build --release -p sgpt-demo) on a Vulkan adapter");
+            return;
+        };
+        let (a, b) = (samples(&a), samples(&b));
+        let report = compare(&a, &b, engine);
+        let flagged: Vec<String> = std::iter::once(&report.frame)
+            .filter(|f| is_flagged(f.verdict))
+            .map(|f| format!("frame time {}", f.verdict.name()))
+            .chain(report.passes.iter().filter(|p| is_flagged(p.finding.verdict)).map(|p| {
+                format!(
+                    "{} {} {:+.1} %",
+                    p.label,
+                    p.finding.verdict.name(),
+                    100.0 * p.finding.shift.as_ref().and_then(|s| s.change).unwrap_or(0.0)
+                )
+            }))
+            .collect();
+        compared += 1;
+        false_alarms += usize::from(!flagged.is_empty());
+        let Some(s) = real_capture(&format!("{prefix}s{pair}"), frames, true) else { continue };
+        let report_s = compare(&a, &samples(&s), engine);
+        let target = report_s.passes.iter().find(|p| p.label == REAL_SLOW);
+        let verdict = target.map_or(Verdict::Removed, |p| p.finding.verdict);
+        let change = target.and_then(|p| p.finding.shift.as_ref()).and_then(|s| s.change).unwrap_or(0.0);
+        let interval =
+            target.and_then(|p| p.finding.shift.as_ref()).and_then(sgpt_format::compare::Shift::interval_change);
+        slowed += 1;
+        found += usize::from(verdict == Verdict::Slower);
+        inconclusive += usize::from(verdict == Verdict::Inconclusive);
+        let others = flagged_besides(&report_s, Some(REAL_SLOW));
+        wrong_s += usize::from(others > 0);
+        println!(
+            "  pair {pair}: A vs B flagged {:?}; A vs S: {REAL_SLOW} {} {:+.1} % {}, {others} others flagged (blocks {:?})",
+            flagged,
+            verdict.name(),
+            100.0 * change,
+            interval.map_or(String::new(), |[l, h]| format!("[{:+.1}, {:+.1}] %", 100.0 * l, 100.0 * h)),
+            report.block_frames,
+        );
+    }
+    println!("  false alarms (A vs B, anything flagged)        {}", share(false_alarms, compared));
+    println!(
+        "  power ({REAL_SLOW} +10 % flagged slower)   {}   inconclusive {}",
+        share(found, slowed),
+        share(inconclusive, slowed)
+    );
+    println!("  A vs S with another pass flagged               {}", share(wrong_s, slowed));
+}
+
 fn main() {
+    let pairs_from = |name: &str, default| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    let (real_pairs, real_long_pairs) = (pairs_from("SGPT_REAL_PAIRS", 6), pairs_from("SGPT_REAL_LONG_PAIRS", 3));
+    if std::env::args().any(|arg| arg == "--real-only") {
+        real("", 600, real_pairs, &CompareOptions::default());
+        real("l", 3_600, real_long_pairs, &CompareOptions::default());
+        return;
+    }
     let quick = std::env::args().any(|arg| arg == "--quick");
     let pairs = if quick { 8 } else { 40 };
     let long_pairs = if quick { 4 } else { 20 };
@@ -141,7 +246,7 @@ fn main() {
     let iid = CompareOptions { block_frames: Some(1), ..engine };
     let rates = measure(&short, pairs, None, &iid);
     println!(
-        "  600 frames   single frames     {}   (frames treated as independent)",
+        "  600 frames   single frames     {}   (a given length of 1: independent frames, unless a pass's own terms show dependence)",
         share(rates.any_flagged, rates.pairs)
     );
     for (name, engine) in [("block bootstrap", engine), ("single frames  ", iid)] {
@@ -187,6 +292,9 @@ fn main() {
             share(rates.any_flagged, rates.pairs)
         );
     }
+
+    real("", 600, real_pairs, &engine);
+    real("l", 3_600, real_long_pairs, &engine);
 
     let frames = if quick { 36_000 } else { 216_000 };
     println!("\ncost: two captures of {frames} frames × {} passes", short.passes);
