@@ -155,6 +155,7 @@ fn real_capture(name: &str, frames: u64, slow: bool) -> Option<Vec<u8>> {
 fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
     println!("\nreal sgpt-demo recordings, {frames} frames at level timing (cached in {})", real_dir().display());
     let (mut compared, mut false_alarms, mut slowed, mut found, mut wrong_s, mut inconclusive) = (0, 0, 0, 0, 0, 0);
+    let (mut wrong, mut verdicts) = (0, 0);
     for pair in 1..=pairs {
         let (Some(a), Some(b)) = (
             real_capture(&format!("{prefix}a{pair}"), frames, false),
@@ -179,6 +180,8 @@ fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
             .collect();
         compared += 1;
         false_alarms += usize::from(!flagged.is_empty());
+        wrong += flagged.len();
+        verdicts += report.passes.len() + 1;
         let Some(s) = real_capture(&format!("{prefix}s{pair}"), frames, true) else { continue };
         let report_s = compare(&a, &samples(&s), engine);
         let target = report_s.passes.iter().find(|p| p.label == REAL_SLOW);
@@ -201,6 +204,7 @@ fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
         );
     }
     println!("  false alarms (A vs B, anything flagged)        {}", share(false_alarms, compared));
+    println!("  A vs B verdicts flagged slower or faster       {}", share(wrong, verdicts));
     println!(
         "  power ({REAL_SLOW} +10 % flagged slower)   {}   inconclusive {}",
         share(found, slowed),
