@@ -469,15 +469,16 @@ impl ChunkSamples {
         }
     }
 
-    /// Adds an analysed frame: its spans as `(slot, duration)`, and its GPU frame time.
-    /// Span by span, straight into each series: gathering a frame's spans per slot first,
-    /// as [`SampleCollector`] does, cost more than the statistics themselves.
-    pub(crate) fn add_frame(&mut self, spans: impl IntoIterator<Item = (u32, u64)>, frame_ns: u64) {
-        let frame = self.frame_ns.len();
-        let series = &mut self.series[..];
-        for (slot, duration) in spans {
-            series[slot as usize].push_span(frame, duration, self.room);
-        }
+    /// Adds a span of the frame being analysed, whose spans come in their order. Span by
+    /// span, straight into each series: gathering a frame's spans per slot first, as
+    /// [`SampleCollector`] does, cost more than the statistics themselves.
+    #[inline]
+    pub(crate) fn push(&mut self, slot: usize, duration: u64) {
+        self.series[slot].push_span(self.frame_ns.len(), duration, self.room);
+    }
+
+    /// Ends the frame being analysed, whose spans were pushed, with its GPU frame time.
+    pub(crate) fn end_frame(&mut self, frame_ns: u64) {
         self.frame_ns.push(frame_ns);
     }
 
