@@ -34,11 +34,15 @@
 //! - **Estimate**: the shift of the lower median (the one `sgpt stats` shows) over all
 //!   spans, `B − A` in ns, and relative to A's median.
 //! - **Interval**: each side's median gets a standard error from the circular block
-//!   bootstrap over consecutive frames (blocks of `L` frames, `L` chosen per capture from
-//!   its frame times): the bootstrap variance of the share of spans at or below the
-//!   median, computed exactly rather than by drawing resamples, carried to the median
-//!   through the density there (estimated from the spacing of the order statistics
-//!   around it). The sides are independent runs, so their errors add in quadrature. The
+//!   bootstrap over consecutive frames (blocks of `L` frames, `L` the longer of the
+//!   capture's choice from its frame times and the pass's own from its per-frame terms):
+//!   the bootstrap variance of the share of spans at or below the median, computed
+//!   exactly rather than by drawing resamples, never below the AR(1) long-run variance of
+//!   those terms, carried to the median through the density there (estimated from the
+//!   spacing of the order statistics around it), or, when that share is itself uncertain,
+//!   read from the sorted values its interval reaches (Woodruff). A pass that switches
+//!   between levels for hundreds of frames, as lavapipe's small passes do, is wide, not
+//!   precise. The sides are independent runs, so their errors add in quadrature. The
 //!   interval is `shift ± t·se`, `t` the Student t quantile of the level Holm's procedure
 //!   gives the test, with the Welch–Satterthwaite combination of each side's `3F / 2L`
 //!   degrees of freedom (a variance from few blocks is uncertain itself).
