@@ -154,6 +154,11 @@ impl App {
     /// The session showed the chosen item, `index` in the shown frame's topology: it is
     /// selected in every view, and the timeline frames it.
     pub(super) fn revealed(&self, kind: ItemKind, index: u32) {
+        // A graph pass or a resource is the selection now: the pass shown before is not.
+        if kind != ItemKind::Pass && self.ui.borrow().state.pass.is_some() {
+            self.ui.borrow_mut().state.pass = None;
+            self.send(Command::Pass(None));
+        }
         {
             let mut ui = self.ui.borrow_mut();
             match kind {
