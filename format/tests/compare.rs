@@ -4,7 +4,11 @@
 
 use sgpt_format::compare::{CompareOptions, Comparison, MIN_FRAMES, PassComparison, Samples, Verdict, compare};
 use sgpt_format::synth::{Drift, Rng, SynthChanges, SynthOptions, workload_with};
-use sgpt_format::{Capture, Frame, GpuPass, GpuPassKind, GraphPass, Level, Meta, Span, Topology, Writer};
+use sgpt_format::{Capture, Frame, GpuPassKind, Level, Meta, Span, Topology, Writer};
+
+#[path = "support/topologies.rs"]
+mod topologies;
+use topologies::topology;
 
 fn samples_of(bytes: &[u8]) -> Samples {
     let capture = Capture::open(bytes).expect("a capture written here opens");
@@ -97,29 +101,6 @@ fn capture(
         writer.frame(&frame).expect("frame numbers increase");
     }
     writer.finish().expect("writing into a Vec succeeds")
-}
-
-fn topology(names: &[&str], culled: &[bool]) -> Topology {
-    Topology {
-        graph_passes: names
-            .iter()
-            .zip(culled)
-            .map(|(&name, &culled)| GraphPass {
-                name: name.into(),
-                ref_count: u32::from(!culled),
-                ..GraphPass::default()
-            })
-            .collect(),
-        gpu_passes: (0..names.len())
-            .map(|i| GpuPass {
-                label: names[i].into(),
-                graph_pass: Some(i as u32),
-                kind: GpuPassKind::Compute,
-                ..GpuPass::default()
-            })
-            .collect(),
-        ..Topology::default()
-    }
 }
 
 fn noisy(rng: &mut Rng, median: f64) -> Option<u64> {

@@ -12,6 +12,10 @@ use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::synth::{SynthOptions, generate};
 use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology, Writer};
 
+#[path = "support/shapes.rs"]
+mod shapes;
+use shapes::shapes;
+
 const CHUNKS: [usize; 4] = [1, 2, 3, 7];
 
 /// Every chunk count and choice of windows against the single-threaded figures; returns
@@ -43,19 +47,7 @@ const EVERY_WAY: [Windows; 4] = [Windows::Auto, Windows::All, Windows::SampleEve
 
 #[test]
 fn synthetic_captures_of_every_shape_scan_to_the_single_threaded_figures() {
-    let shapes = [
-        ("timing", SynthOptions { frames: 240, passes: 40, ..SynthOptions::default() }),
-        ("quantized", SynthOptions { frames: 240, passes: 40, quantize_ns: Some(100_000), ..SynthOptions::default() }),
-        (
-            "verbose",
-            SynthOptions { frames: 120, passes: 30, level: Level::Verbose, seed: 7, ..SynthOptions::default() },
-        ),
-        (
-            "workload",
-            SynthOptions { frames: 90, passes: 25, level: Level::Workload, seed: 3, ..SynthOptions::default() },
-        ),
-    ];
-    for (name, options) in shapes {
+    for (name, options) in shapes() {
         let bytes = generate(&options);
         check(name, &bytes, 0..options.frames as usize, &EVERY_WAY);
         // A range that starts and ends inside the capture, one past its end (clamped), an empty one.

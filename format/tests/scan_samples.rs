@@ -11,7 +11,14 @@ use std::path::PathBuf;
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
 use sgpt_format::compare::{CompareOptions, Samples, compare};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, generate, workload_with};
-use sgpt_format::{Capture, Frame, GpuPass, GpuPassKind, GraphPass, Level, Meta, Span, SpanKind, Topology, Writer};
+use sgpt_format::{Capture, Frame, Level, Meta, Span, SpanKind, Writer};
+
+#[path = "support/shapes.rs"]
+mod shapes;
+#[path = "support/topologies.rs"]
+mod topologies;
+use shapes::shapes;
+use topologies::topology;
 
 const CHUNKS: [usize; 4] = [1, 2, 3, 7];
 
@@ -43,19 +50,7 @@ fn whole(name: &str, bytes: &[u8]) -> Samples {
 
 #[test]
 fn synthetic_captures_of_every_shape_sample_as_the_collector_does() {
-    let shapes = [
-        ("timing", SynthOptions { frames: 240, passes: 40, ..SynthOptions::default() }),
-        ("quantized", SynthOptions { frames: 240, passes: 40, quantize_ns: Some(100_000), ..SynthOptions::default() }),
-        (
-            "verbose",
-            SynthOptions { frames: 120, passes: 30, level: Level::Verbose, seed: 7, ..SynthOptions::default() },
-        ),
-        (
-            "workload",
-            SynthOptions { frames: 90, passes: 25, level: Level::Workload, seed: 3, ..SynthOptions::default() },
-        ),
-    ];
-    for (name, options) in shapes {
+    for (name, options) in shapes() {
         let bytes = generate(&options);
         let frames = options.frames as usize;
         whole(name, &bytes);
@@ -80,29 +75,6 @@ fn a_drifting_run_and_a_slower_one_compare_as_from_the_collector() {
     let expected = compare(&samples_a, &samples_b, &CompareOptions::default());
     assert_eq!(compare(&scanned[0], &scanned[1], &CompareOptions::default()), expected);
     assert!(expected.passes.iter().any(|pass| pass.label == "simulation.pass2"));
-}
-
-fn topology(names: &[&str], culled: &[bool]) -> Topology {
-    Topology {
-        graph_passes: names
-            .iter()
-            .zip(culled)
-            .map(|(&name, &culled)| GraphPass {
-                name: name.into(),
-                ref_count: u32::from(!culled),
-                ..GraphPass::default()
-            })
-            .collect(),
-        gpu_passes: (0..names.len())
-            .map(|i| GpuPass {
-                label: names[i].into(),
-                graph_pass: Some(i as u32),
-                kind: GpuPassKind::Compute,
-                ..GpuPass::default()
-            })
-            .collect(),
-        ..Topology::default()
-    }
 }
 
 /// Frames over three topologies in turn (`kept`, `late` from the second, `gone` only
