@@ -17,8 +17,8 @@ pub enum Command {
     /// Show a search result: a frame where it is, and it selected there. `places` are the
     /// topologies that hold it, each with its index there.
     Reveal { kind: ItemKind, places: Vec<Place> },
-    /// Show GPU pass `PassKey` (a statistics row) where it runs, selected.
-    RevealPass(super::PassKey),
+    /// Show the pass of a statistics row (its key) where it runs, selected.
+    RevealPass(crate::histogram::PassKey),
     /// Compare two ranges of frame indices.
     Compare((usize, usize), (usize, usize)),
     /// Export the capture as Chrome Trace JSON.

@@ -3,9 +3,9 @@
 
 use sgpt_format::compare::{CompareOptions, ComparisonJob, SampleCollector, Samples};
 use sgpt_format::memory_analysis::GaugeScan;
-use sgpt_format::{Capture, Defect, Frame, GpuPassKind, SpanKind, Topology};
+use sgpt_format::{Capture, Defect, Frame, SpanKind};
 
-use crate::histogram::HistogramJob;
+use crate::histogram::{HistogramJob, PassKey};
 use crate::icicle::IcicleJob;
 use crate::slicing::{FrameCursor, JobKind};
 use crate::stats::StatsJob;
@@ -137,22 +137,6 @@ impl<'c> Job<'c> {
     }
 }
 
-/// A GPU pass across topologies: graph pass name, label and kind (labels are not keys:
-/// two graph passes may each open a pass labelled "main").
-pub type PassKey = (Option<String>, String, GpuPassKind);
-
-/// The key of GPU pass `index` in `topology`.
-#[must_use]
-pub fn key_of(topology: &Topology, index: usize) -> Option<PassKey> {
-    topology.gpu_passes.get(index).map(|g| {
-        (
-            g.graph_pass.and_then(|i| topology.graph_passes.get(i as usize)).map(|p| p.name.clone()),
-            g.label.clone(),
-            g.kind,
-        )
-    })
-}
-
 /// For each topology met, which of its GPU passes are the pass a key names; built once a
 /// topology, so each span is one lookup.
 #[derive(Debug)]
@@ -171,7 +155,12 @@ impl PassMasks {
             Some(at) => at,
             None => {
                 let mask = capture.topology(topology).map_or_else(Vec::new, |t| {
-                    (0..t.gpu_passes.len()).map(|index| key_of(t, index) == self.key).collect()
+                    let key = self.key.as_ref();
+                    (0..t.gpu_passes.len() as u32)
+                        .map(|index| {
+                            key.is_some_and(|key| PassKey::of_pass(t, index, key.span_kind).as_ref() == Some(key))
+                        })
+                        .collect()
                 });
                 self.masks.push((topology, mask));
                 self.masks.len() - 1

@@ -17,13 +17,12 @@ use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Frame, SpanKind};
 
 pub use command::{Command, Restore};
-pub use jobs::{PassKey, key_of};
 pub use opened::{BaseOpened, Opened};
 pub use update::{FrameView, Update};
 
 use crate::compare_view::CompareView;
 use crate::frame_detail::FrameDetail;
-use crate::histogram::{HistogramJob, PassKey as HistogramKey};
+use crate::histogram::{HistogramJob, PassKey};
 use crate::icicle::IcicleJob;
 use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
@@ -202,8 +201,9 @@ impl<'c> Session<'c> {
                     .capture
                     .topologies()
                     .filter_map(|(topology, t)| {
-                        let index = (0..t.gpu_passes.len()).find(|&i| key_of(t, i).as_ref() == Some(&key))?;
-                        Some(Place { topology, index: index as u32 })
+                        let index = (0..t.gpu_passes.len() as u32)
+                            .find(|&i| PassKey::of_pass(t, i, key.span_kind).as_ref() == Some(&key))?;
+                        Some(Place { topology, index })
                     })
                     .collect();
                 self.reveal(ItemKind::Pass, &places);
@@ -372,16 +372,14 @@ impl<'c> Session<'c> {
 
     fn start_spark(&mut self, pass: u32) {
         // Remembered by key: indices differ between topologies, labels alone are not keys.
-        let key = self.capture.topology(self.frame.topology).and_then(|t| key_of(t, pass as usize));
+        let key = self.capture.topology(self.frame.topology).and_then(|t| PassKey::of_pass(t, pass, SpanKind::Pass));
         let (first, last) = self.range;
         let series = Some((key.clone(), self.range));
         if self.series_for == series {
             return;
         }
         self.series_for = series;
-        self.replace(Job::spark(self.capture, key, first, last));
-        let key =
-            self.capture.topology(self.frame.topology).and_then(|t| HistogramKey::of_pass(t, pass, SpanKind::Pass));
+        self.replace(Job::spark(self.capture, key.clone(), first, last));
         if let Some(key) = key {
             // The baseline's over all its frames: its frames are not the candidate's.
             let base = self.base.map(|base| HistogramJob::new(base, 0..base.frames().len(), key.clone()));

@@ -88,7 +88,7 @@ impl App {
                 let key = {
                     let ui = self.ui.borrow();
                     let pass = value.parse::<usize>().ok().and_then(|i| ui.stats.as_ref()?.passes.get(i).cloned());
-                    pass.map(|pass| (pass.graph_pass, pass.label, pass.kind))
+                    pass.as_ref().map(crate::histogram::PassKey::of_stats)
                 };
                 if let Some(key) = key {
                     self.send(Command::RevealPass(key));
