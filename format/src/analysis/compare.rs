@@ -158,6 +158,7 @@ pub enum Correction {
 }
 
 impl Correction {
+    /// The stable name used in JSON output (`comparison.correction` in `sgpt diff --json`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -172,7 +173,10 @@ pub const METHOD: &str = "circular block bootstrap of the median shift";
 /// The shift of a median from A to B, all in ns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shift {
+    /// The lower median in A: of the pass's span durations over every analysed frame, or,
+    /// for the frame time, of the frames' `gpu_duration_ns`.
     pub median_a_ns: u64,
+    /// The same lower median in B.
     pub median_b_ns: u64,
     /// `median B − median A`.
     pub delta_ns: i64,
@@ -202,19 +206,28 @@ impl Shift {
 /// A verdict with its reason and, where the pass is on both sides, its shift.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
+    /// The judgement (`verdict` in `sgpt diff --json`).
     pub verdict: Verdict,
     /// Why, for `inconclusive`; `None` otherwise.
     pub reason: Option<String>,
+    /// The estimate and interval, for a pass on both sides that reached the bootstrap;
+    /// `None` for a pass on one side only and for an `inconclusive` decided before it (too
+    /// few frames or blocks, ties, a degenerate interval).
     pub shift: Option<Shift>,
 }
 
 /// One pass compared.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PassComparison {
+    /// The GPU pass's label; with the next three fields, the key the passes were matched on.
     pub label: String,
+    /// The name of the graph pass that opened the GPU pass; `None` without one.
     pub graph_pass: Option<String>,
+    /// The GPU pass's kind.
     pub kind: GpuPassKind,
+    /// Whole pass or region inside one.
     pub span_kind: SpanKind,
+    /// The verdict, its reason and its shift.
     pub finding: Finding,
     /// For a pass on one side only: its total duration per analysed frame there.
     pub cost_per_frame_ns: Option<u64>,
@@ -232,7 +245,9 @@ pub struct Comparison {
     pub block_frames: [usize; 2],
     /// The tests in Holm's family.
     pub tests: usize,
+    /// The multiple-comparison correction applied over the `tests`.
     pub correction: Correction,
+    /// The options the comparison ran with.
     pub options: CompareOptions,
 }
 

@@ -52,9 +52,13 @@ const PPM: u64 = 1_000_000;
 pub struct Summary {
     /// Values summarised (frames, or pairs of frames for intervals).
     pub count: u64,
+    /// The smallest value, always exact.
     pub min: u64,
+    /// The lower median of the values kept.
     pub median: u64,
+    /// The nearest-rank 95th percentile of the values kept.
     pub p95: u64,
+    /// The largest value, always exact.
     pub max: u64,
     /// Whether the median and p95 are exact; `false` past [`SAMPLE_LIMIT`] values, where
     /// they come from a systematic sample (the minimum and maximum are always exact).
@@ -77,6 +81,8 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// Adds one value; past [`SAMPLE_LIMIT`] kept values, every other kept value is
+    /// dropped and the stride doubles.
     pub fn add(&mut self, value: u64) {
         if self.seen == 0 {
             (self.min, self.max, self.stride) = (value, value, 1);
@@ -100,11 +106,13 @@ impl Sample {
         self.seen += 1;
     }
 
+    /// Values added, kept or not.
     #[must_use]
     pub fn len(&self) -> u64 {
         self.seen
     }
 
+    /// Whether no value was added.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.seen == 0
@@ -137,12 +145,14 @@ impl Sample {
 /// A figure over the capture, or why there is none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Figure {
+    /// The order statistics of the values measured (at least one).
     Measured(Summary),
     /// A sentence saying why the figure cannot be computed from this capture.
     Unavailable(String),
 }
 
 impl Figure {
+    /// The statistics, `None` when the figure is unavailable.
     #[must_use]
     pub fn summary(&self) -> Option<&Summary> {
         match self {
@@ -151,6 +161,7 @@ impl Figure {
         }
     }
 
+    /// Why the figure is unavailable (the CLI's `unavailable`), `None` when measured.
     #[must_use]
     pub fn reason(&self) -> Option<&str> {
         match self {
@@ -165,10 +176,16 @@ impl Figure {
 pub struct FrameTiming {
     /// Frames analysed: the range less the frames in `defects`.
     pub frames: u64,
+    /// GPU frame interval in ns on the GPU clock, one value per consecutive pair of frames
+    /// that both have pass spans, the later beginning after the earlier (`gpu_interval_ns`).
     pub gpu_interval: Figure,
+    /// CPU frame interval in ns on the CPU clock: consecutive `cpu.begin_ns`, one value per
+    /// pair whose later begin is after the earlier (`cpu_interval_ns`).
     pub cpu_interval: Figure,
     /// `cpu.end_ns − cpu.begin_ns` per frame.
     pub cpu_frame_time: Figure,
+    /// `cpu.readback_ns − cpu.submit_ns` per frame on the CPU clock, over the frames that
+    /// have both and do not read back before they submit (`submit_to_readback_ns`).
     pub latency: Figure,
     /// Coverage in parts per million (see [`FrameTiming::coverage_share`]).
     pub coverage_ppm: Figure,
@@ -185,6 +202,8 @@ pub struct FrameTiming {
     pub latency_negative: u64,
     /// Pass spans that read exactly 0 ns (quantized timestamps): they cover nothing.
     pub zero_spans: u64,
+    /// Frames that did not decode and were left out, each breaking the pairs on either
+    /// side of it.
     pub defects: Vec<Defect>,
 }
 
@@ -283,6 +302,7 @@ fn covered(spans: &[(u64, u64)], from: u64, to: u64) -> u64 {
 }
 
 impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
+    /// An accumulator over `capture` with no frame added yet.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>) -> Self {
         Self {
@@ -488,6 +508,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         }
     }
 
+    /// The figures over the frames added; each figure without a value names why.
     #[must_use]
     pub fn finish(self) -> FrameTiming {
         let figure = |sample: &Sample, reason: &dyn Fn() -> String| match sample.summary() {

@@ -115,6 +115,7 @@ impl FrameSampler {
         self.regular() + usize::from(self.has_tail())
     }
 
+    /// Whether there is no frame to sample.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.frames == 0
@@ -155,6 +156,7 @@ impl FrameSampler {
 /// One domain's per-frame gauges, as a scan read them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DomainGauges {
+    /// The domain, as its counters spell it (`memory/<domain>/<field>`).
     pub name: String,
     /// The last reading of each field of [`MEMORY_GAUGE_FIELDS`], in its order; `None` when
     /// no frame read sampled it.
@@ -191,11 +193,15 @@ impl DomainGauges {
 pub struct ProviderSummary {
     /// The metric, e.g. `wasm.linear_memory`.
     pub name: String,
+    /// The unit of the first counter (by id) declared for the metric.
     pub unit: CounterUnit,
     /// Frames read that sampled it.
     pub samples: u64,
+    /// The latest reading, from the last frame read that sampled it.
     pub last: Option<u64>,
+    /// The smallest reading over the frames read.
     pub min: Option<u64>,
+    /// The largest reading over the frames read.
     pub max: Option<u64>,
     /// Why it is unavailable, from the writer's NOTE `provider <metric> unavailable:
     /// <reason>`; only when it is unavailable.
@@ -203,6 +209,7 @@ pub struct ProviderSummary {
 }
 
 impl ProviderSummary {
+    /// Whether any frame read sampled it (`available` in `sgpt memory --json`).
     #[must_use]
     pub fn is_available(&self) -> bool {
         self.samples > 0
@@ -219,7 +226,11 @@ impl ProviderSummary {
 /// A provider's summary and, when the scan kept series, its value per sampled position.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProviderGauge {
+    /// The metric over the frames read.
     pub summary: ProviderSummary,
+    /// The reading at each sampled position ([`Gauges::sampler`]), the frame's last when
+    /// it has several; empty unless the scan kept series. `None` where that frame has no
+    /// reading or did not decode.
     pub values: Vec<Option<u64>>,
 }
 
@@ -435,14 +446,23 @@ impl DomainSource {
 /// One domain's counters; `None` where the source has no such value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DomainRow {
+    /// The domain's name, or `domain <id>` when the memory record does not define it.
     pub name: String,
+    /// Bytes live in the domain.
     pub live_bytes: Option<u64>,
+    /// Blocks live in the domain.
     pub live_blocks: Option<u64>,
+    /// The domain's own peak of live bytes; peaks of different domains are never summed.
     pub peak_bytes: Option<u64>,
+    /// Bytes allocated, as the domain's counter reads.
     pub allocated_bytes: Option<u64>,
+    /// Bytes freed, as the domain's counter reads.
     pub freed_bytes: Option<u64>,
+    /// Allocations, as the domain's counter reads.
     pub allocations: Option<u64>,
+    /// Frees, as the domain's counter reads.
     pub frees: Option<u64>,
+    /// Allocations the backend refused.
     pub failures: Option<u64>,
     /// `false` once a counter saturated; `None` without a validity reading.
     pub valid: Option<bool>,
@@ -451,7 +471,11 @@ pub struct DomainRow {
 /// The domain table and its source; no source and no rows without memory data.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DomainTable {
+    /// Where the rows come from; `None` without memory data (`"source": "none"` in
+    /// `sgpt memory --json`).
     pub source: Option<DomainSource>,
+    /// One row per domain: in the terminal checkpoint's order from a memory record, in the
+    /// order of their first counter id from gauges.
     pub rows: Vec<DomainRow>,
 }
 
@@ -498,17 +522,25 @@ pub fn domain_table(records: &[MemoryRecord], gauges: Option<&Gauges>) -> Domain
 /// One allocation site's traffic over every record's journal.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SiteTraffic {
+    /// The site id the journals use; 0 is the unknown site.
     pub id: u32,
     /// Empty when the site is only a location, or no record defines it.
     pub name: String,
+    /// The source file; empty when no record defines the site.
     pub file: String,
+    /// The line in `file`; 0 when no record defines the site.
     pub line: u32,
+    /// The column in `file`; 0 when no record defines the site.
     pub column: u32,
+    /// Allocations journaled at this site.
     pub allocations: u64,
+    /// Bytes those allocations requested, saturating.
     pub allocated_bytes: u64,
     /// Frees of blocks allocated at this site, unknown-baseline ones included.
     pub frees: u64,
+    /// The sizes of those freed blocks, summed, saturating.
     pub freed_bytes: u64,
+    /// Allocations at this site that the backend refused.
     pub failures: u64,
 }
 
@@ -550,9 +582,14 @@ pub fn site_ranking(records: &[MemoryRecord]) -> Vec<SiteTraffic> {
 /// Allocations of sizes in `[min_bytes, max_bytes]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SizeBucket {
+    /// The smallest size the bucket holds, a power of two; 0 for the first bucket, which
+    /// holds sizes 0 and 1.
     pub min_bytes: u64,
+    /// The largest size it holds, inclusive: twice the power of two, less 1.
     pub max_bytes: u64,
+    /// Allocations journaled with a size in the bucket.
     pub allocations: u64,
+    /// The bytes they requested, summed, saturating.
     pub bytes: u64,
 }
 
@@ -590,8 +627,11 @@ pub struct CheckpointDiff {
     pub capture: u64,
     /// Checkpoint indices in the record, and their names.
     pub from: usize,
+    /// The later checkpoint's index.
     pub to: usize,
+    /// The earlier checkpoint's name.
     pub from_name: String,
+    /// The later checkpoint's name.
     pub to_name: String,
     /// What the later checkpoint's owner expected.
     pub expectation: MemoryExpectation,
@@ -608,8 +648,11 @@ pub struct CheckpointDiff {
     pub released: Vec<MemoryBlock>,
     /// Live at both, oldest (most operations) first.
     pub survivors: Vec<MemorySurvivor>,
+    /// The sizes of `new_live`, summed, saturating.
     pub new_live_bytes: u64,
+    /// The sizes of `released`, summed, saturating.
     pub released_bytes: u64,
+    /// The sizes of `survivors`, summed, saturating.
     pub survivor_bytes: u64,
 }
 
@@ -661,12 +704,14 @@ pub enum ReconciliationStatus {
     /// Complete mode without loss, and per domain the counters' live bytes, the terminal
     /// live set and the journal's net bytes agree.
     Exact,
-    /// They disagree (or a counter saturated).
+    /// They disagree: in complete mode, the three views differ for some domain; in
+    /// activity mode, the tracked live set exceeds the counters.
     Mismatch,
     /// Activity mode: the tracked live set is within the counters; blocks from before the
     /// recording are not tracked.
     Bounded,
-    /// No record with a checkpoint, or a record with loss.
+    /// No record with a checkpoint, a record with loss of any kind, or a domain whose
+    /// counters saturated: bounds are not compared.
     #[default]
     Unavailable,
 }
@@ -687,6 +732,7 @@ impl ReconciliationStatus {
 /// One domain's three views of its live bytes at the terminal checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DomainReconciliation {
+    /// The domain's name, or `domain <id>` when the record does not define it.
     pub domain: String,
     /// The checked counters.
     pub counter_live_bytes: u64,
@@ -697,12 +743,16 @@ pub struct DomainReconciliation {
     pub journal_net_bytes: Option<i128>,
 }
 
+/// What [`reconcile`] found (`reconciliation` in `sgpt memory --json`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reconciliation {
+    /// How far the three views agree.
     pub status: ReconciliationStatus,
     /// Why the status is what it is, in a sentence naming the domain or the loss; `None`
     /// when exact.
     pub reason: Option<String>,
+    /// One entry per domain of the terminal checkpoint, in its order; empty without a
+    /// record with a checkpoint.
     pub domains: Vec<DomainReconciliation>,
 }
 
@@ -825,13 +875,17 @@ pub struct RecordSummary {
     pub mode: MemoryMode,
     /// The operation sequences `[begin_seq, end_seq)` the capture could see.
     pub begin_seq: u64,
+    /// The first operation sequence after what the capture could see.
     pub end_seq: u64,
+    /// Events in the record's journal.
     pub events: usize,
+    /// Checkpoints in the record, the terminal one included.
     pub checkpoints: usize,
     /// No loss of any kind.
     pub complete: bool,
 }
 
+/// One summary per record, in the order given (`captures` in `sgpt memory --json`).
 #[must_use]
 pub fn record_summaries(records: &[MemoryRecord]) -> Vec<RecordSummary> {
     records
@@ -856,8 +910,13 @@ pub fn record_summaries(records: &[MemoryRecord]) -> Vec<RecordSummary> {
 pub struct RecordLoss {
     /// The record's `capture_id`.
     pub capture: u64,
+    /// Operations the journal lost: why, the first lost sequence, the domain and how many;
+    /// `None` without journal loss.
     pub journal: Option<MemoryLoss>,
+    /// Operations lost from the table of live blocks, in the same terms; `None` without.
     pub table: Option<MemoryLoss>,
+    /// Operations whose detail re-entrant hooks lost, at or after a known sequence; `None`
+    /// without.
     pub recursion: Option<MemoryRecursionLoss>,
 }
 
@@ -885,6 +944,7 @@ pub struct HealthTotals {
     pub ownership_errors: u64,
 }
 
+/// The health counts of `records`, summed, saturating.
 #[must_use]
 pub fn health_totals(records: &[MemoryRecord]) -> HealthTotals {
     records.iter().fold(HealthTotals::default(), |totals, record| HealthTotals {

@@ -46,10 +46,13 @@ use crate::reader::Capture;
 /// - `min_ns` is `d[0]`, `max_ns` is `d[n - 1]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassStats {
+    /// The GPU pass's label, as its topology gives it.
     pub label: String,
     /// The name of the graph pass that opened this GPU pass; `None` at level `timing`.
     pub graph_pass: Option<String>,
+    /// Compute, render, marker or encoder (`kind` in the CLI's JSON).
     pub kind: GpuPassKind,
+    /// Whether the row times whole passes or regions inside one (`span_kind`).
     pub span_kind: SpanKind,
     /// Spans measured.
     pub count: u64,
@@ -58,9 +61,13 @@ pub struct PassStats {
     pub zero_count: u64,
     /// Frames with at least one span of this pass.
     pub frames_present: u64,
+    /// The shortest span duration, in ns (an inverted span counts as 0).
     pub min_ns: u64,
+    /// The lower median of the span durations, in ns.
     pub median_ns: u64,
+    /// The nearest-rank 95th percentile of the span durations, in ns.
     pub p95_ns: u64,
+    /// The longest span duration, in ns.
     pub max_ns: u64,
     /// Sum of the durations, saturating at `u64::MAX`.
     pub total_ns: u64,
@@ -481,6 +488,7 @@ impl Slot {
 }
 
 impl<'c, 'a> StatsAccumulator<'c, 'a> {
+    /// An accumulator over `capture` with no frame added yet.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>) -> Self {
         Self {
@@ -749,16 +757,24 @@ impl DeltaStatus {
 /// `B − A` in nanoseconds, so a positive delta is a regression.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PassDelta {
+    /// The pass's label; with the next three fields, the key the reports were matched on.
     pub label: String,
+    /// The name of the graph pass that opened the GPU pass; `None` without one.
     pub graph_pass: Option<String>,
+    /// The GPU pass's kind.
     pub kind: GpuPassKind,
+    /// Whole pass or region inside one.
     pub span_kind: SpanKind,
+    /// The pass in report A; `None` when it is only in B (added).
     pub a: Option<PassStats>,
+    /// The pass in report B; `None` when it is only in A (removed).
     pub b: Option<PassStats>,
     /// Median, p95 and mean deltas exist only for a pass in both reports: a missing pass
     /// has no median, not a median of 0.
     pub median_delta_ns: Option<i64>,
+    /// `p95_ns` of B minus that of A; `None` unless in both.
     pub p95_delta_ns: Option<i64>,
+    /// [`PassStats::mean_ns`] of B minus that of A; `None` unless in both.
     pub mean_delta_ns: Option<i64>,
     /// Delta of [`StatsReport::total_per_frame_ns`]. A pass missing from a report costs
     /// 0 ns per frame there, so this is defined for added and removed passes too.
@@ -768,6 +784,7 @@ pub struct PassDelta {
 }
 
 impl PassDelta {
+    /// Matched, added or removed, from which of `a` and `b` are present.
     #[must_use]
     pub fn status(&self) -> DeltaStatus {
         match (&self.a, &self.b) {
@@ -856,6 +873,7 @@ fn pass_delta(
 /// One frame-graph resource: every version of a name, as they share memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ResourceLifetime {
+    /// The resource's name, shared by all its versions.
     pub name: String,
     /// How many versions (resource nodes) the topology holds for this name.
     pub versions: u32,

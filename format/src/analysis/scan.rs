@@ -108,7 +108,10 @@ impl Default for ScanOptions {
 /// The statistics and, when asked for, the frame timing of a range.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scan {
+    /// Per-pass statistics: exactly [`pass_stats`] over the range.
     pub stats: StatsReport,
+    /// Frame timing over the range, exactly [`frame_timing`](super::frame_timing::frame_timing)'s;
+    /// `None` unless [`ScanOptions::frame_timing`] was set.
     pub timing: Option<FrameTiming>,
     /// Whether a median or p95 fell outside its window, so the statistics were read
     /// again, by [`pass_stats`]: the same figures, two more decodes of the range.

@@ -49,6 +49,7 @@ pub struct TimedOnly {
 }
 
 impl TimedOnly {
+    /// Collects the NOTEs of `capture` that name a pass timed through a `PassTimer`.
     #[must_use]
     pub fn new(capture: &Capture<'_>) -> Self {
         let texts =
@@ -72,10 +73,12 @@ impl TimedOnly {
 pub struct PerFrame {
     /// Frames the figures are over.
     pub frames: u64,
+    /// The smallest value; `None` when unknown or over no frame.
     pub min: Option<u64>,
     /// The lower median; `None` when more than [`MAX_DISTINCT_VALUES`] distinct values
     /// occurred (the minimum and maximum are still exact).
     pub median: Option<u64>,
+    /// The largest value; `None` when unknown or over no frame.
     pub max: Option<u64>,
 }
 
@@ -138,6 +141,9 @@ pub enum Recording {
 }
 
 impl Recording {
+    /// The state in words: `recorded`, `not recorded` or `not recorded at this level`.
+    /// These are not the names in `sgpt workload --json` (`recorded`, `not_recorded`,
+    /// `below_level`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -170,15 +176,37 @@ impl PipelineUse {
 /// A direct command's arguments, as encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Shape {
-    Dispatch { x: u32, y: u32, z: u32 },
-    Draw { vertices: u32, instances: u32 },
-    DrawIndexed { indices: u32, instances: u32 },
+    /// A direct dispatch.
+    Dispatch {
+        /// Workgroups along x.
+        x: u32,
+        /// Workgroups along y.
+        y: u32,
+        /// Workgroups along z.
+        z: u32,
+    },
+    /// A direct non-indexed draw.
+    Draw {
+        /// Vertices drawn per instance.
+        vertices: u32,
+        /// Instances drawn.
+        instances: u32,
+    },
+    /// A direct indexed draw.
+    DrawIndexed {
+        /// Indices drawn per instance.
+        indices: u32,
+        /// Instances drawn.
+        instances: u32,
+    },
 }
 
 /// One distinct direct command of a pass: a shape with a pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ShapeUse {
+    /// The declared pipeline id; `None` for commands recorded with no pipeline set.
     pub pipeline: Option<u32>,
+    /// The encoded arguments.
     pub shape: Shape,
     /// Times recorded, over the frames analysed.
     pub commands: u64,
@@ -193,10 +221,13 @@ pub struct ShapeUse {
 /// *resolved* arguments where the capture read them back (level Verbose).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndirectUse {
+    /// The declared pipeline id; `None` for commands recorded with no pipeline set.
     pub pipeline: Option<u32>,
     /// `dispatch`, `draw` or `draw_indexed`.
     pub op: &'static str,
+    /// The declared id of the buffer the arguments are read from, as encoded.
     pub buffer: u32,
+    /// The arguments' byte offset in that buffer, as encoded.
     pub offset: u64,
     /// Times recorded.
     pub commands: u64,
@@ -212,9 +243,14 @@ pub struct IndirectUse {
 /// One GPU pass's workload over the frames analysed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassWorkload {
+    /// The GPU pass's label.
     pub label: String,
+    /// The name of the graph pass that opened the GPU pass; `None` without one.
     pub graph_pass: Option<String>,
+    /// The GPU pass's kind.
     pub kind: GpuPassKind,
+    /// Whether its commands are in the capture; unless `Recorded`, the per-frame figures
+    /// are unknown (`None`) and `invocations_unknown_frames` is 0.
     pub recording: Recording,
     /// Frames the pass ran in: its topology holds it and its graph pass was not culled.
     pub frames: u64,
@@ -229,6 +265,8 @@ pub struct PassWorkload {
     pub invocations: PerFrame,
     /// Frames in which the pass dispatched and its invocations are unknown.
     pub invocations_unknown_frames: u64,
+    /// Every pipeline its commands used (every command is counted here, whether or not it
+    /// made the shape lists), by id, commands with no pipeline set first.
     pub pipelines: Vec<PipelineUse>,
     /// Distinct direct commands: the first [`MAX_SHAPES`] met, most frequent first.
     pub shapes: Vec<ShapeUse>,
@@ -246,16 +284,20 @@ pub struct PassWorkload {
 pub struct WorkloadReport {
     /// The frame indices asked for, clamped to the capture.
     pub range: Range<usize>,
+    /// The capture's level, from META; `None` when META was lost or names none.
     pub level: Option<Level>,
     /// Whether the capture records commands at all: level Workload and up, or, with META
     /// lost, any frame holding a command.
     pub commands_recorded: bool,
     /// Frames analysed: the range less the frames in `defects`.
     pub frames: u64,
+    /// Commands in the frames analysed, those naming a GPU pass beyond their topology left
+    /// out.
     pub commands: u64,
     /// Compute and render passes, and any other pass commands name, in order of first
     /// appearance.
     pub passes: Vec<PassWorkload>,
+    /// Frames that could not be decoded or whose topology was lost, skipped whole.
     pub defects: Vec<Defect>,
 }
 
@@ -340,6 +382,7 @@ fn widen(range: &mut Option<[u64; 2]>, value: u64) {
 }
 
 impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
+    /// An accumulator over `capture` with no frame added yet.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>) -> Self {
         let timed_only = TimedOnly::new(capture);

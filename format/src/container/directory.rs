@@ -22,27 +22,41 @@ use crate::wire::{Cursor, put_varint};
 /// Where a non-frame record is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecordEntry {
+    /// The record's type.
     pub kind: FourCc,
+    /// Absolute file offset of the record's sync.
     pub offset: u64,
+    /// The record's length in bytes, its 16-byte framing included.
     pub len: u64,
 }
 
 /// A frame as the index knows it: enough to draw a frame strip and find the record.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameEntry {
+    /// The application's frame counter, from the FRAM summary.
     pub frame_number: u64,
     /// File offset of the frame's record.
     pub offset: u64,
     /// The record's length, framing included.
     pub len: u64,
+    /// The TOPO id the frame's spans refer to.
     pub topology: TopologyId,
+    /// Nanoseconds on the GPU timestamp clock from the earliest `begin_ns` to the latest
+    /// `end_ns` of the frame's pass spans (sub-passes excluded); 0 with no pass spans or
+    /// when that is negative. Its extremes may come from different query sets, so it is an
+    /// estimate for the frame strip; the spans are the measurement.
     pub gpu_duration_ns: u64,
+    /// Nanoseconds on the CPU clock: the CPU section's end minus its begin, 0 if negative.
     pub cpu_duration_ns: u64,
+    /// Spans the recorder lost to a full timer pool in this frame.
     pub dropped_spans: u32,
+    /// GPU spans the frame record holds.
     pub span_count: u32,
 }
 
 impl FrameEntry {
+    /// The entry for a frame whose summary is `summary` and whose record is at file offset
+    /// `offset`, `len` bytes long with its framing.
     #[must_use]
     pub fn new(summary: &FrameSummary, offset: u64, len: u64) -> Self {
         Self {

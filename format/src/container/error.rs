@@ -8,11 +8,14 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("malformed {what} (at offset {offset:#x})")]
 pub struct DecodeError {
+    /// Absolute byte offset in the file of the offending field (SGPT_FORMAT.md §7.1).
     pub offset: u64,
+    /// The field, named for the defect's detail (`"topology id"`, `"directory span count"`).
     pub what: &'static str,
 }
 
 impl DecodeError {
+    /// A malformed `what` at absolute file offset `offset`.
     #[cold]
     #[must_use]
     pub fn new(offset: u64, what: &'static str) -> Self {
@@ -23,10 +26,24 @@ impl DecodeError {
 /// Why [`crate::Capture::open`] refused the bytes.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpenError {
+    /// The bytes are not a capture: empty, gzip-compressed, a magic other than "SGPT",
+    /// under 16 bytes, or a header checksum that does not match bytes `[0, 8)`.
     #[error("not an sgpt capture: {reason} (at offset {offset:#x})")]
-    NotSgpt { offset: u64, reason: &'static str },
+    NotSgpt {
+        /// Where the check failed: 0 for an empty, gzip or foreign file, 12 for the
+        /// checksum, the file length when the file ends inside the header's checked part.
+        offset: u64,
+        /// What failed, in words.
+        reason: &'static str,
+    },
+    /// The header's `min_reader_version` is above [`crate::READER_VERSION`].
     #[error("needs a newer reader: the capture requires reader version {required}, this reader is version {supported}")]
-    NeedsNewerReader { required: u16, supported: u16 },
+    NeedsNewerReader {
+        /// The capture's `min_reader_version`.
+        required: u16,
+        /// This reader's version, [`crate::READER_VERSION`].
+        supported: u16,
+    },
 }
 
 /// What kind of damage a reader found and worked around.
@@ -79,13 +96,16 @@ impl fmt::Display for DefectKind {
 /// Damage found in a capture, where it is, and what it cost.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Defect {
+    /// What kind of damage; its [`DefectKind::name`] is the JSON `kind`.
     pub kind: DefectKind,
     /// Absolute byte offset in the file.
     pub offset: u64,
+    /// A human-readable sentence saying what was found.
     pub detail: String,
 }
 
 impl Defect {
+    /// A defect of `kind` at absolute file offset `offset`.
     #[cold]
     pub fn new(kind: DefectKind, offset: u64, detail: impl Into<String>) -> Self {
         Self { kind, offset, detail: detail.into() }
@@ -110,14 +130,38 @@ impl From<DecodeError> for Defect {
 /// Why the writer could not record something.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
+    /// The sink's `append` or `patch_header` failed. The writer writes nothing after a
+    /// failed append; what reached the sink before it stays readable.
     #[error("the sink failed: {0}")]
     Sink(#[from] std::io::Error),
+    /// [`crate::Writer::frame`] was given a topology id that no
+    /// [`crate::Writer::topology`] call returned. Nothing was written.
     #[error("frame {frame_number} references topology {topology}, which was never written")]
-    UnknownTopology { frame_number: u64, topology: u32 },
+    UnknownTopology {
+        /// The refused frame's number.
+        frame_number: u64,
+        /// The id it named.
+        topology: u32,
+    },
+    /// [`crate::Writer::frame`] was given a frame number not greater than the previous
+    /// frame's. Nothing was written.
     #[error("frame numbers must increase: {frame_number} follows {previous}")]
-    FrameOrder { frame_number: u64, previous: u64 },
+    FrameOrder {
+        /// The refused frame's number.
+        frame_number: u64,
+        /// The number of the last frame written.
+        previous: u64,
+    },
+    /// A record's payload would exceed [`crate::MAX_PAYLOAD_LEN`]. Nothing was written.
     #[error("a record payload of {len} bytes exceeds the format's limit of {limit} bytes")]
-    RecordTooLarge { len: usize, limit: usize },
+    RecordTooLarge {
+        /// The payload's length in bytes.
+        len: usize,
+        /// [`crate::MAX_PAYLOAD_LEN`].
+        limit: usize,
+    },
+    /// The input breaks a writer rule (a META without a level, an invalid META or
+    /// topology), or the sink failed earlier so nothing more is written. The text says which.
     #[error("{0}")]
     Invalid(&'static str),
 }

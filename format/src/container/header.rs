@@ -16,6 +16,7 @@
 
 use crate::error::OpenError;
 
+/// The header's size in bytes; the META record starts right after it.
 pub const HEADER_LEN: usize = 32;
 /// "SGPT" read as a little-endian u32.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"SGPT");
@@ -30,10 +31,16 @@ pub const FLAG_CLOSED: u32 = 1;
 /// The decoded header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The format version the writer wrote.
     pub format_version: u16,
+    /// The oldest reader version that may read the capture; above
+    /// [`READER_VERSION`] the capture is refused.
     pub min_reader_version: u16,
+    /// Bit 0 is CLOSED, set at stop; the other bits are reserved and ignored.
     pub flags: u32,
+    /// File offset of the DIRE record; 0 until stop.
     pub directory_offset: u64,
+    /// The DIRE record's length, framing included; 0 until stop.
     pub directory_len: u64,
 }
 
@@ -56,6 +63,7 @@ impl Header {
         self.flags & FLAG_CLOSED != 0
     }
 
+    /// The 32 header bytes, with the checksum computed over bytes `[0, 8)`.
     #[must_use]
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];

@@ -67,11 +67,17 @@ pub struct LostFrame {
 /// what the spans mean, and is listed among the defects.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadableCounts {
+    /// Indexed frames that read back (`frames` in the CLI's `validate` and `info` JSON).
     pub frames: usize,
+    /// Frames the index lists (`frames_indexed`, written only when it differs from `frames`).
     pub frames_indexed: usize,
+    /// GPU spans of the frames that read back, as decoded (`spans`).
     pub spans: u64,
+    /// GPU spans the index claims over all its frames (`spans_indexed`).
     pub spans_indexed: u64,
+    /// Dropped spans of the frames that read back, from their decoded records (`dropped_spans`).
     pub dropped_spans: u64,
+    /// Dropped spans the index claims over all its frames (`dropped_spans_indexed`).
     pub dropped_spans_indexed: u64,
     /// Every indexed frame that does not read back, in index order.
     pub lost: Vec<LostFrame>,
@@ -668,6 +674,8 @@ impl<'a> Capture<'a> {
         }
     }
 
+    /// The decoded file header. For a file cut inside the header it has no flags and no
+    /// directory.
     #[must_use]
     pub fn header(&self) -> &Header {
         &self.header
@@ -679,11 +687,14 @@ impl<'a> Capture<'a> {
         self.used_directory
     }
 
+    /// The META record; `None` when none survived (reported as `missing_reference`). With
+    /// several, the first.
     #[must_use]
     pub fn meta(&self) -> Option<&Meta> {
         self.meta.as_ref()
     }
 
+    /// The capture's level, from META; `None` when META was lost or names no level.
     #[must_use]
     pub fn level(&self) -> Option<Level> {
         self.meta.as_ref().and_then(|meta| meta.level)
@@ -707,6 +718,8 @@ impl<'a> Capture<'a> {
         self.frames.iter().map(|frame| u64::from(frame.dropped_spans)).sum()
     }
 
+    /// The topology with TOPO id `id`; `None` when no intact TOPO defines it. An id
+    /// defined twice holds the later definition.
     #[must_use]
     pub fn topology(&self, id: TopologyId) -> Option<&Topology> {
         self.topologies.get(&id)
@@ -717,44 +730,54 @@ impl<'a> Capture<'a> {
         self.topologies.iter().map(|(&id, topology)| (id, topology))
     }
 
+    /// How many distinct topology ids survived.
     #[must_use]
     pub fn topology_count(&self) -> usize {
         self.topologies.len()
     }
 
+    /// The pipeline declared with `id`; `None` when no surviving DECL declares it. A
+    /// later declaration of the same id replaces an earlier one, as for every kind below.
     #[must_use]
     pub fn pipeline(&self, id: u32) -> Option<&Pipeline> {
         self.pipelines.get(&id)
     }
 
+    /// Every declared pipeline, by id.
     pub fn pipelines(&self) -> impl Iterator<Item = &Pipeline> {
         self.pipelines.values()
     }
 
+    /// The counter declared with `id`; `None` when no surviving DECL declares it.
     #[must_use]
     pub fn counter(&self, id: u32) -> Option<&CounterDef> {
         self.counters.get(&id)
     }
 
+    /// Every declared counter, by id.
     pub fn counters(&self) -> impl Iterator<Item = &CounterDef> {
         self.counters.values()
     }
 
+    /// The bind group declared with `id`; `None` when no surviving DECL declares it.
     #[must_use]
     pub fn bind_group(&self, id: u32) -> Option<&BindGroupDef> {
         self.bind_groups.get(&id)
     }
 
+    /// The buffer declared with `id`; `None` when no surviving DECL declares it.
     #[must_use]
     pub fn buffer(&self, id: u32) -> Option<&BufferDef> {
         self.buffers.get(&id)
     }
 
+    /// The query set declared with `id`; `None` when no surviving DECL declares it.
     #[must_use]
     pub fn query_set(&self, id: u8) -> Option<&QuerySetDef> {
         self.query_sets.get(&id)
     }
 
+    /// Every intact NOTE record, in file order.
     #[must_use]
     pub fn notes(&self) -> &[Note] {
         &self.notes

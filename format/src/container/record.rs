@@ -11,6 +11,7 @@
 
 /// "SREC" read as a little-endian u32.
 pub const SYNC: u32 = u32::from_le_bytes(*b"SREC");
+/// Bytes of framing before every payload: sync, type, payload length and checksum.
 pub const RECORD_HEADER_LEN: usize = 16;
 /// The largest payload a writer produces and a reader accepts. A frame is kilobytes;
 /// this bound stops a hostile length from steering a reader (SGPT_FORMAT.md §2.2:
@@ -22,19 +23,28 @@ pub const MAX_PAYLOAD_LEN: usize = 64 << 20;
 pub struct FourCc(pub [u8; 4]);
 
 impl FourCc {
+    /// The capture context: level and JSON; exactly one, first (SGPT_FORMAT.md §3.2).
     pub const META: FourCc = FourCc(*b"META");
+    /// A frame-graph topology, deduplicated by content (§3.3).
     pub const TOPO: FourCc = FourCc(*b"TOPO");
+    /// Declarations of pipelines, counters, bind groups, buffers and query sets (§3.4).
     pub const DECL: FourCc = FourCc(*b"DECL");
+    /// One frame (§3.5).
     pub const FRAM: FourCc = FourCc(*b"FRAM");
+    /// An annotation on a frame (§3.6).
     pub const NOTE: FourCc = FourCc(*b"NOTE");
+    /// The directory: an index of every other record, written last, at stop (§3.7).
     pub const DIRE: FourCc = FourCc(*b"DIRE");
+    /// One exported memory capture (§3.8).
     pub const MEMO: FourCc = FourCc(*b"MEMO");
 
+    /// The four bytes read as a little-endian u32, as a record header holds them.
     #[must_use]
     pub fn to_u32(self) -> u32 {
         u32::from_le_bytes(self.0)
     }
 
+    /// The FourCC whose little-endian u32 is `value`; the inverse of [`FourCc::to_u32`].
     #[must_use]
     pub fn from_u32(value: u32) -> Self {
         FourCc(value.to_le_bytes())
@@ -74,8 +84,12 @@ pub fn checksum(payload: &[u8]) -> u32 {
 /// A record header as found in the file, not yet checked against its payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RecordHeader {
+    /// The record's type.
     pub kind: FourCc,
+    /// Payload bytes after the 16-byte framing, as claimed: not yet checked against
+    /// [`MAX_PAYLOAD_LEN`] or the file's end.
     pub payload_len: u32,
+    /// The stored crc32 (IEEE) of the payload.
     pub checksum: u32,
 }
 

@@ -8,6 +8,8 @@ use std::io::{self, Seek, SeekFrom, Write};
 
 use crate::header::HEADER_LEN;
 
+/// The destination of a [`crate::Writer`]'s bytes: an append-only store whose first 32
+/// bytes can be rewritten once.
 pub trait Sink {
     /// Appends the header (first call) or one whole record (every later call).
     fn append(&mut self, bytes: &[u8]) -> io::Result<()>;
@@ -58,7 +60,9 @@ impl<S: Sink + ?Sized> Sink for &mut S {
 /// Counts bytes and keeps none: for measuring a writer without a sink's own cost.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CountingSink {
+    /// Bytes appended, header included.
     pub bytes: u64,
+    /// `append` calls: the header counts as one, then one per record.
     pub records: u64,
 }
 

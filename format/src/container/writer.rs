@@ -58,6 +58,9 @@ impl<S: Sink> Writer<S> {
         Self::with_options(sink, meta, WriterOptions::default())
     }
 
+    /// Starts a capture as [`Writer::new`] does, with `options`. Fails with
+    /// [`WriteError::Invalid`] when `meta` names no level or is invalid, or when the sink
+    /// fails.
     pub fn with_options(mut sink: S, meta: &Meta, options: WriterOptions) -> Result<Self, WriteError> {
         if meta.level.is_none() {
             return Err(WriteError::Invalid("META must name the capture's level"));

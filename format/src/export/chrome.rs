@@ -70,17 +70,22 @@ pub struct ExportSummary {
     pub events: u64,
     /// Bytes written to the output.
     pub bytes: u64,
+    /// Frames written to the trace: every indexed frame that decoded.
     pub frames_exported: u64,
     /// Frames that failed to decode and were left out; each is in `defects`.
     pub frames_skipped: u64,
+    /// The decode defect of each skipped frame, in index order. Defects found at open are
+    /// not repeated here: they are in [`Capture::defects`].
     pub defects: Vec<Defect>,
 }
 
 /// Why an export stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// Writing to the output failed; what was written before stays, an incomplete trace.
     #[error("could not write the trace: {0}")]
     Io(#[from] io::Error),
+    /// `serde_json` failed for a reason other than I/O.
     #[error("could not serialize the trace: {0}")]
     Json(serde_json::Error),
 }

@@ -306,6 +306,7 @@ pub struct SampleCollector<'c, 'a> {
 }
 
 impl<'c, 'a> SampleCollector<'c, 'a> {
+    /// A collector over `capture` with no frame added yet.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>) -> Self {
         Self {
