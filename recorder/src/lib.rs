@@ -93,6 +93,8 @@ mod frame_scope;
 mod front;
 mod graph;
 mod memory;
+#[doc(hidden)]
+pub mod memory_fixtures;
 mod meta;
 mod options;
 mod pass;
