@@ -118,6 +118,24 @@ impl<'s> FrameScope<'s> {
         first_error.map_or(Ok(index), Err)
     }
 
+    /// One wgpu-profiler frame ended in this frame ([`ProfileSession::wgpu_profiler_frame`]);
+    /// not recording, the profiler is still emptied.
+    #[cfg(feature = "wgpu-profiler")]
+    pub fn wgpu_profiler_frame(
+        &mut self,
+        profiler: &mut wgpu_profiler::GpuProfiler,
+        fetched: Option<Vec<wgpu_profiler::GpuTimerQueryResult>>,
+        timestamp_period: f32,
+    ) -> Result<(), RecordError> {
+        match self.session.as_deref_mut() {
+            Some(session) => session.wgpu_profiler_frame(profiler, fetched, timestamp_period),
+            None => {
+                std::iter::from_fn(|| profiler.process_finished_frame(timestamp_period)).for_each(drop);
+                Ok(())
+            }
+        }
+    }
+
     /// Ends the frame after the application's own last `queue.submit`
     /// ([`ProfileSession::end_frame`]).
     pub fn end(mut self) -> Result<(), RecordError> {

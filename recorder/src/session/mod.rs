@@ -24,6 +24,8 @@ use crate::sink::{BoxedSink, CaptureSink};
 use crate::timer::{TimerPool, WakeSlot};
 use crate::workload::{PipelineInfo, Registry};
 
+#[cfg(feature = "wgpu-profiler")]
+mod bridge;
 mod outcome;
 mod pipeline;
 mod stop;
@@ -295,7 +297,7 @@ impl ProfileSession {
             frame_limit: self.options.frame_limit,
             byte_budget: self.options.byte_budget,
             budget_warned: false,
-            warned: [false; 2],
+            warned: [false; 3],
             warnings: Vec::new(),
             on_bytes,
             next_frame_number: 0,
@@ -313,6 +315,8 @@ impl ProfileSession {
             memory_records: Vec::new(),
             front: Arc::clone(&self.front),
             front_passes: pipeline::IdMap::default(),
+            #[cfg(feature = "wgpu-profiler")]
+            bridge: bridge::Bridge::default(),
         }));
         Ok(())
     }

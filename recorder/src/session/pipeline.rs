@@ -32,6 +32,8 @@ pub(super) enum Warning {
     Unresolved,
     /// Spans whose read-back values their passes did not write.
     Refused,
+    /// Spans of a frame that found every timer set still in flight.
+    NoTimerSet,
 }
 
 /// A recording session's state.
@@ -55,7 +57,7 @@ pub(crate) struct Active {
     pub(super) byte_budget: u64,
     pub(super) budget_warned: bool,
     /// Which [`Warning`]s were raised, by discriminant.
-    pub(super) warned: [bool; 2],
+    pub(super) warned: [bool; 3],
     pub(super) warnings: Vec<String>,
     pub(super) on_bytes: Option<BytesCallback>,
     pub(super) next_frame_number: u64,
@@ -81,6 +83,9 @@ pub(crate) struct Active {
     pub(super) front: Arc<FrontShared>,
     /// The merge's scope id → GPU pass map, kept so no frame allocates it.
     pub(super) front_passes: IdMap<u32>,
+    /// Results of a renderer timed through wgpu-profiler, paired with their frames.
+    #[cfg(feature = "wgpu-profiler")]
+    pub(super) bridge: super::bridge::Bridge,
 }
 
 /// A map keyed by scope ids: unique integers, so hashing them is a multiply, not SipHash.
@@ -239,6 +244,8 @@ impl Active {
 
     /// Writes whatever can be written; `true` once nothing is left in flight.
     pub(super) fn drain(&mut self) -> bool {
+        #[cfg(feature = "wgpu-profiler")]
+        self.bridge_stop();
         self.collect(cfg!(not(target_arch = "wasm32")))
     }
 
@@ -255,6 +262,8 @@ impl Active {
     }
 
     pub(super) fn close(&mut self, reason: StopReason) -> Result<(CaptureSummary, Box<dyn CaptureSink>), RecordError> {
+        #[cfg(feature = "wgpu-profiler")]
+        self.bridge_stop();
         self.collect(false);
         // Anything still in flight (a lost device) is written without its timestamps.
         while let Some(mut pending) = self.in_flight.pop_front() {
@@ -270,6 +279,15 @@ impl Active {
             && let Err(error) = self.note(0, text)
         {
             self.failed(error);
+        }
+        #[cfg(feature = "wgpu-profiler")]
+        if self.write_error.is_none()
+            && let Some(text) = self.bridge_closing_note()
+        {
+            let last = self.next_frame_number.saturating_sub(1);
+            if let Err(error) = self.note(last, text) {
+                self.failed(error);
+            }
         }
         for record in std::mem::take(&mut self.memory_records) {
             if self.write_error.is_some() {
@@ -307,6 +325,11 @@ pub(super) struct PendingFrame {
     pub(super) slots: Vec<SpanSlot>,
     pub(super) mapping: bool,
     pub(super) indirect: Vec<IndirectCopy>,
+    /// Whether the timestamps were read back (a frame held for the bridge is read early,
+    /// so its timer set goes back to the pool).
+    pub(super) read: bool,
+    #[cfg(feature = "wgpu-profiler")]
+    pub(super) bridged: super::bridge::BridgedFrame,
 }
 
 /// Spans a frame's readback refused, by why.
@@ -360,7 +383,10 @@ impl Active {
         pending.set = self.pool.as_mut().and_then(TimerPool::acquire);
         pending.slots.clear();
         pending.mapping = false;
+        pending.read = false;
         pending.indirect.clear();
+        #[cfg(feature = "wgpu-profiler")]
+        pending.bridged.clear();
         let frame = &mut pending.frame;
         frame.frame_number = self.next_frame_number;
         frame.spans.clear();
@@ -442,6 +468,20 @@ impl Active {
         } else {
             Ok(())
         };
+        let reported = if pending.set.is_none()
+            && self.capabilities.timestamps
+            && self.pool.is_some()
+            && pending.frame.dropped_spans > unresolved as u32
+        {
+            let message = format!(
+                "sgpt-recorder: frame {}: every timer set was still waiting for an earlier frame's readback, so {} GPU span(s) have no timestamps; they are dropped and counted in dropped_spans (raise SessionOptions::frames_in_flight)",
+                pending.frame.frame_number,
+                pending.frame.dropped_spans - unresolved as u32
+            );
+            reported.and_then(|()| self.warn_once(Warning::NoTimerSet, pending.frame.frame_number, message))
+        } else {
+            reported
+        };
         if let Some(gauges) = &self.gauges {
             // Sampled once the frame's CPU work is done: the frame's own allocations count.
             gauges.sample(&mut pending.frame.counters);
@@ -453,6 +493,8 @@ impl Active {
             .and_then(|()| self.write_structure())
             .and_then(|()| self.write_provider_notes(pending.frame.frame_number));
         pending.frame.topology = self.structure.id();
+        #[cfg(feature = "wgpu-profiler")]
+        self.bridge_end_frame(&mut pending);
         if let (Some(pool), Some(set)) = (self.pool.as_mut(), pending.set) {
             let queries = if pending.frame.spans.is_empty() { 0 } else { u64::from(claimed) * 2 };
             let indirect = pending.indirect.iter().any(|copy| copy.resolved);
@@ -495,14 +537,49 @@ impl Active {
                     return false;
                 }
             }
+            #[cfg(feature = "wgpu-profiler")]
+            if self.bridge_holds(front) {
+                self.read_back_ready();
+                return false;
+            }
             let Some(mut pending) = self.in_flight.pop_front() else { return true };
             self.complete(&mut pending);
             self.spare.push(pending);
         }
     }
 
+    /// Reads back every frame in flight whose readback landed, in order, without writing
+    /// them, so their timer sets return to the pool while the oldest one is held.
+    #[cfg(feature = "wgpu-profiler")]
+    fn read_back_ready(&mut self) {
+        let mut in_flight = std::mem::take(&mut self.in_flight);
+        for pending in &mut in_flight {
+            let set = pending.set.and_then(|set| self.pool.as_ref().map(|pool| &pool.sets[set]));
+            if pending.mapping && set.is_some_and(|set| set.poll_mapped().is_none()) {
+                break;
+            }
+            self.read_back(pending);
+        }
+        self.in_flight = in_flight;
+    }
+
     /// Reads a frame's timestamps and indirect arguments back and writes its record.
     pub(super) fn complete(&mut self, pending: &mut PendingFrame) {
+        self.read_back(pending);
+        let started = self.clock.now_ns();
+        #[cfg(feature = "wgpu-profiler")]
+        self.bridge_attach(pending);
+        self.dropped_total += u64::from(pending.frame.dropped_spans);
+        pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
+        self.write_frame(&pending.frame);
+    }
+
+    /// Reads a frame's timestamps and indirect arguments back (once), counting what it
+    /// refuses.
+    fn read_back(&mut self, pending: &mut PendingFrame) {
+        if std::mem::replace(&mut pending.read, true) {
+            return;
+        }
         let started = self.clock.now_ns();
         let mut read_ok = false;
         let mut refused = Refused::default();
@@ -572,9 +649,7 @@ impl Active {
             // A failed NOTE is already the session's write error; the frame is still written.
             let _ = self.warn_once(Warning::Refused, pending.frame.frame_number, message);
         }
-        self.dropped_total += u64::from(pending.frame.dropped_spans);
         pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
-        self.write_frame(&pending.frame);
     }
 
     pub(super) fn write_frame(&mut self, frame: &Frame) {
