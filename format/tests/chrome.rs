@@ -308,7 +308,8 @@ fn seeded_corruptions_never_panic_analysis_or_export() {
 
 #[test]
 fn memory_domain_gauges_become_counter_events() {
-    let bytes = sgpt_format::fixtures::all().into_iter().find(|f| f.name == "memory.sgpt").unwrap().bytes;
+    // A frozen v1 record, no longer generated: read as committed.
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/memory.sgpt")).unwrap();
     let (_, _, trace) = export(&bytes);
     let live: Vec<&Value> = with(&trace, "name", "memory/scene/live_bytes");
     assert_eq!(live.len(), 8, "one C event per frame");

@@ -14,7 +14,8 @@ use sgpt_format::{
 };
 
 fn fixture() -> Vec<u8> {
-    sgpt_format::fixtures::all().into_iter().find(|f| f.name == "memory.sgpt").expect("memory fixture").bytes
+    // A frozen v1 record, no longer generated: read as committed.
+    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/memory.sgpt")).expect("memory fixture")
 }
 
 #[expect(clippy::too_many_arguments, reason = "one table row, in the table's column order")]

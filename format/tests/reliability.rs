@@ -170,10 +170,21 @@ fn a_newer_min_reader_version_is_refused_with_both_versions_named() {
     assert!(error.to_string().contains("needs a newer reader"));
 }
 
+/// Every fixture this crate generates, and the committed memory fixtures it cannot (their
+/// MEMO records come from the ledger, or were made by hand and frozen).
+fn generated_and_memory_fixtures() -> Vec<Vec<u8>> {
+    let mut fixtures: Vec<Vec<u8>> = sgpt_format::fixtures::all().into_iter().map(|f| f.bytes).collect();
+    for name in ["memory.sgpt", "memory_activity_loss.sgpt", "memory_ledger.sgpt", "memory_ledger_activity.sgpt"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
+        fixtures.push(std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display())));
+    }
+    fixtures
+}
+
 #[test]
 fn fuzz_target_smoke_over_fixtures_and_seeded_mutations() {
     let mut rng = Rng::new(42);
-    let seeds: Vec<Vec<u8>> = sgpt_format::fixtures::all().into_iter().map(|f| f.bytes).collect();
+    let seeds = generated_and_memory_fixtures();
     for seed in &seeds {
         sgpt_format::fuzz::open_and_walk(seed);
     }
@@ -206,7 +217,7 @@ fn fuzz_target_smoke_over_fixtures_and_seeded_mutations() {
 fn opening_in_steps_of_any_size_finds_exactly_what_one_open_finds() {
     // Splitting the work differently changes nothing (as an incremental
     // parse, png's buf_independent).
-    let mut inputs: Vec<Vec<u8>> = sgpt_format::fixtures::all().into_iter().map(|f| f.bytes).collect();
+    let mut inputs = generated_and_memory_fixtures();
     let mut rng = Rng::new(77);
     let base = known(Level::Structure, 10, 12).bytes;
     for _ in 0..300 {

@@ -452,7 +452,8 @@ mod tests {
     use super::*;
 
     fn fixture() -> Vec<u8> {
-        sgpt_format::fixtures::all().into_iter().find(|f| f.name == "memory.sgpt").expect("memory fixture").bytes
+        // A frozen v1 record, no longer generated: read as committed.
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/memory.sgpt")).expect("memory fixture")
     }
 
     fn strings<const N: usize>(cells: [&str; N]) -> [String; N] {

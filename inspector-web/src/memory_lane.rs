@@ -124,8 +124,9 @@ mod tests {
     use crate::memory::{MemoryView, sampler};
 
     fn fixture_lane() -> MemoryLane {
+        // A frozen v1 record, no longer generated: read as committed.
         let bytes =
-            sgpt_format::fixtures::all().into_iter().find(|f| f.name == "memory.sgpt").expect("memory fixture").bytes;
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/memory.sgpt")).expect("memory fixture");
         let view = MemoryView::new(&Capture::open(&bytes).expect("opens"));
         MemoryLane::new(view.gauges.as_ref().expect("read")).expect("domains")
     }
