@@ -26,6 +26,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The contract between the recorder, the CLI and the inspector: every public item says
+// what it means (units, clocks, what `None` stands for).
+#![warn(missing_docs)]
+
 // The container's primitives, one codec per record, the analyses, the exports, and the
 // project's own dev tooling: the folders say which is which. Crate-internal paths stay
 // short (`crate::wire`, `crate::spans`, …) through the private re-bindings below.
