@@ -257,8 +257,8 @@ fn complete() -> Result<Vec<u8>, String> {
     writer.finish().map_err(|error| error.to_string())
 }
 
-/// The browser-shaped topology of the activity fixture: one graph pass reading an
-/// imported vertex buffer and writing an HDR target.
+/// The activity fixture's topology: one graph pass reading an imported vertex buffer and
+/// writing an HDR target, whose declared bytes the `gpu.declared_bytes` provider reports.
 fn browser_topology() -> Topology {
     Topology {
         graph_passes: vec![GraphPass {

@@ -1,6 +1,7 @@
 // The inspector's Memory view and the memory lane under the frame strip, in headless
-// Chromium, against fixtures/v1/memory.sgpt (format/src/dev/fixtures.rs: three domains, eight
-// frames of gauges, one memory record with the checkpoints loaded, unloaded and end) and
+// Chromium, against fixtures/v1/memory.sgpt (a frozen v1 record, see fixtures/README.md:
+// three domains, eight frames of gauges, one memory record with the checkpoints loaded,
+// unloaded and end) and
 // against `sgpt synth --memory` captures (providers, one unavailable; sampled gauges).
 // The numbers match `sgpt memory`: both come from sgpt_format::memory_analysis.
 
