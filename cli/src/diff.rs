@@ -136,7 +136,7 @@ struct DiffJson<'p> {
     a: SideJson<'p>,
     b: SideJson<'p>,
     /// Sorted by regression: matched passes by median increase, then added, then removed.
-    passes: Vec<DeltaJson>,
+    passes: Vec<DeltaJson<'p>>,
     /// The GPU frame time, judged as a pass is.
     frame: FrameJson,
     comparison: ComparisonJson,

@@ -30,57 +30,32 @@ pub fn defects(defects: &[Defect]) -> Vec<DefectJson> {
     defects.iter().map(DefectJson::from).collect()
 }
 
-/// One pass's statistics, all durations in ns.
+/// One pass's statistics, all durations in ns: the library's [`PassStats`] as it
+/// serializes, then the pass's share of a frame.
 #[derive(Debug, Serialize)]
-pub struct PassJson {
-    pub label: String,
-    pub graph_pass: Option<String>,
-    pub kind: GpuPassKind,
-    pub span_kind: SpanKind,
-    pub count: u64,
-    pub zero_count: u64,
-    pub frames_present: u64,
-    pub min_ns: u64,
-    pub median_ns: u64,
-    pub p95_ns: u64,
-    pub max_ns: u64,
-    pub mean_ns: u64,
-    pub total_ns: u64,
+pub struct PassJson<'r> {
+    #[serde(flatten)]
+    pub stats: &'r PassStats,
     pub total_per_frame_ns: u64,
 }
 
-impl PassJson {
-    pub fn new(report: &StatsReport, pass: &PassStats) -> Self {
-        Self {
-            label: pass.label.clone(),
-            graph_pass: pass.graph_pass.clone(),
-            kind: pass.kind,
-            span_kind: pass.span_kind,
-            count: pass.count,
-            zero_count: pass.zero_count,
-            frames_present: pass.frames_present,
-            min_ns: pass.min_ns,
-            median_ns: pass.median_ns,
-            p95_ns: pass.p95_ns,
-            max_ns: pass.max_ns,
-            mean_ns: pass.mean_ns(),
-            total_ns: pass.total_ns,
-            total_per_frame_ns: report.total_per_frame_ns(pass),
-        }
+impl<'r> PassJson<'r> {
+    pub fn new(report: &StatsReport, pass: &'r PassStats) -> Self {
+        Self { stats: pass, total_per_frame_ns: report.total_per_frame_ns(pass) }
     }
 }
 
 /// One pass compared between A and B; deltas are B − A in ns.
 #[derive(Debug, Serialize)]
-pub struct DeltaJson {
+pub struct DeltaJson<'d> {
     pub label: String,
     pub graph_pass: Option<String>,
     pub kind: GpuPassKind,
     pub span_kind: SpanKind,
     /// `matched`, `added` (only in B) or `removed` (only in A).
     pub status: &'static str,
-    pub a: Option<PassJson>,
-    pub b: Option<PassJson>,
+    pub a: Option<PassJson<'d>>,
+    pub b: Option<PassJson<'d>>,
     pub median_delta_ns: Option<i64>,
     pub p95_delta_ns: Option<i64>,
     pub mean_delta_ns: Option<i64>,
@@ -130,8 +105,8 @@ impl FindingJson {
     }
 }
 
-impl DeltaJson {
-    pub fn new(a: &StatsReport, b: &StatsReport, delta: &PassDelta, finding: &Finding) -> Self {
+impl<'d> DeltaJson<'d> {
+    pub fn new(a: &StatsReport, b: &StatsReport, delta: &'d PassDelta, finding: &Finding) -> Self {
         Self {
             label: delta.label.clone(),
             graph_pass: delta.graph_pass.clone(),

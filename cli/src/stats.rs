@@ -66,7 +66,7 @@ struct StatsJson<'p> {
     spans: u64,
     zero_spans: u64,
     dropped_spans: u64,
-    passes: Vec<PassJson>,
+    passes: Vec<PassJson<'p>>,
     /// Frames skipped because they could not be decoded.
     defects: Vec<DefectJson>,
     /// Frame intervals, latency, span coverage and recorder cost over the range.

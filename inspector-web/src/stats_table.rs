@@ -184,6 +184,7 @@ mod tests {
             median_ns,
             p95_ns: median_ns,
             max_ns: median_ns,
+            mean_ns: PassStats::mean_of(total_ns, 10),
             total_ns,
         }
     }

@@ -44,7 +44,10 @@ use crate::reader::Capture;
 /// - `median_ns` is the lower median, `d[(n - 1) / 2]`;
 /// - `p95_ns` is `d[⌈0.95 n⌉ - 1]`;
 /// - `min_ns` is `d[0]`, `max_ns` is `d[n - 1]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Serialized, it is one pass of `sgpt stats --json` (`cli/README.md`): these fields in
+/// this order, each name as written here.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PassStats {
     /// The GPU pass's label, as its topology gives it.
     pub label: String,
@@ -69,15 +72,19 @@ pub struct PassStats {
     pub p95_ns: u64,
     /// The longest span duration, in ns.
     pub max_ns: u64,
+    /// The mean duration, `total_ns / count` rounded to the nearest nanosecond (see
+    /// [`PassStats::mean_of`]).
+    pub mean_ns: u64,
     /// Sum of the durations, saturating at `u64::MAX`.
     pub total_ns: u64,
 }
 
 impl PassStats {
-    /// The mean duration, `total_ns / count` rounded to the nearest nanosecond.
+    /// The mean `mean_ns` holds for `total_ns` over `count` spans: rounded to the nearest
+    /// nanosecond, 0 with no spans.
     #[must_use]
-    pub fn mean_ns(&self) -> u64 {
-        div_round(self.total_ns, self.count)
+    pub fn mean_of(total_ns: u64, count: u64) -> u64 {
+        div_round(total_ns, count)
     }
 
     fn key(&self) -> KeyRef<'_> {
@@ -694,6 +701,7 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
             report.spans += slot.count;
             report.zero_spans += slot.zero_count;
             let (graph_pass, label, kind, span_kind) = slot.key;
+            let total_ns = u64::try_from(slot.total).unwrap_or(u64::MAX);
             report.passes.push(PassStats {
                 label,
                 graph_pass,
@@ -706,7 +714,8 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
                 median_ns,
                 p95_ns,
                 max_ns: slot.max,
-                total_ns: u64::try_from(slot.total).unwrap_or(u64::MAX),
+                mean_ns: PassStats::mean_of(total_ns, slot.count),
+                total_ns,
             });
         }
         sort_passes(&mut report.passes);
@@ -862,7 +871,7 @@ fn pass_delta(
         b: b.cloned(),
         median_delta_ns: both.map(|(a, b)| delta(a.median_ns, b.median_ns)),
         p95_delta_ns: both.map(|(a, b)| delta(a.p95_ns, b.p95_ns)),
-        mean_delta_ns: both.map(|(a, b)| delta(a.mean_ns(), b.mean_ns())),
+        mean_delta_ns: both.map(|(a, b)| delta(a.mean_ns, b.mean_ns)),
         total_per_frame_delta_ns: delta(per_frame_a, per_frame_b),
         median_change: both
             .filter(|(a, _)| a.median_ns > 0)

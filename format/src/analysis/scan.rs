@@ -431,6 +431,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             report.spans += slot.count;
             report.zero_spans += slot.zero_count;
             let (graph_pass, label, kind, span_kind) = key;
+            let total_ns = u64::try_from(slot.total).unwrap_or(u64::MAX);
             report.passes.push(PassStats {
                 label,
                 graph_pass,
@@ -443,7 +444,8 @@ impl<'c, 'a> Plan<'c, 'a> {
                 median_ns,
                 p95_ns,
                 max_ns: slot.max,
-                total_ns: u64::try_from(slot.total).unwrap_or(u64::MAX),
+                mean_ns: PassStats::mean_of(total_ns, slot.count),
+                total_ns,
             });
         }
         sort_passes(&mut report.passes);
