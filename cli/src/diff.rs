@@ -10,7 +10,7 @@
 //! 10 %), `compare` 38 % (`median_error` 33 %: copies, selections, the per-pass block
 //! length), reading 5 %.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -161,8 +161,8 @@ struct ComparisonJson {
     block_frames: [usize; 2],
     /// Tests in Holm's family: the frame time and each pass that could be judged.
     tests: usize,
-    /// Passes per verdict.
-    verdicts: HashMap<&'static str, usize>,
+    /// Passes per verdict, in the order the passes are sorted by (slower first).
+    verdicts: VerdictCounts,
     /// `slower` or `changed`, `null` without `--fail-on`.
     fail_on: Option<&'static str>,
     /// Whether the gate tripped (exit 3).
@@ -286,12 +286,23 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn verdict_counts(comparison: &Comparison) -> HashMap<&'static str, usize> {
-    let mut counts = HashMap::new();
-    for pass in &comparison.passes {
-        *counts.entry(pass.finding.verdict.name()).or_insert(0) += 1;
+/// Passes per verdict, only the verdicts given, keyed by name. Ordered by [`Verdict`] so
+/// the same comparison always prints the same bytes.
+#[derive(Debug)]
+struct VerdictCounts(BTreeMap<Verdict, usize>);
+
+impl Serialize for VerdictCounts {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(verdict, count)| (verdict.name(), count)))
     }
-    counts
+}
+
+fn verdict_counts(comparison: &Comparison) -> VerdictCounts {
+    let mut counts = BTreeMap::new();
+    for pass in &comparison.passes {
+        *counts.entry(pass.finding.verdict).or_insert(0) += 1;
+    }
+    VerdictCounts(counts)
 }
 
 /// A duration for people: ns below 10 µs, µs with one decimal above.
