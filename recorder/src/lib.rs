@@ -80,6 +80,12 @@
 //! measurement beside the pass spans: a driver whose pass timestamps do not bracket the
 //! work shows there as a pass span far shorter than its bracket.
 //!
+//! With the `wgpu-profiler` feature, a renderer already timed through wgpu-profiler (vello,
+//! and what is built on it) lands in the capture: `ProfileSession::wgpu_profiler_frame`
+//! (also on [`FrameScope`]) pairs each of that profiler's frames with the session frame it
+//! ended in, holds the frame until its results come back, and writes every scope as a GPU
+//! pass of kind `encoder` nested by `parent`, on a query set of its own that a NOTE names.
+//!
 //! Timestamps are stored as the device reported them. Browsers quantize WebGPU
 //! timestamps (Chrome to 100 µs unless `chrome://flags/#enable-webgpu-developer-features`
 //! is on): the recorder neither measures nor corrects that. Read a
