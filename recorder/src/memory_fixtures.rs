@@ -1,7 +1,7 @@
 //! The memory fixtures the real ledger writes (`fixtures/v1/memory_ledger*.sgpt`): a
 //! private [`Ledger`] driven through a script on a simulated clock, its sealed capture
 //! exported and converted by [`memory_record`], and the frames around it gauged by the
-//! session's own [`Gauges`] at each frame's end.
+//! session's own `Gauges` (`memory.rs`) at each frame's end.
 //!
 //! Here in the library rather than in the example that writes them, because the example
 //! and `tests/memory_fixtures.rs` must run the same code and an example cannot be

@@ -16,7 +16,7 @@
 //! A [`Span`]'s `end()` returns `()`: code can emit timings and never read them. A
 //! process-global hub holds the level and one sink; its default sink is none, so
 //! importing this crate emits nothing. The application's entry point attaches a sink:
-//! the browser sink on wasm32 ([`BrowserSink`], the one file in the workspace that names
+//! the browser sink on wasm32 (`BrowserSink`, the one file in the workspace that names
 //! the browser's timing APIs) or the native [`Collector`]. Feature detection is not a
 //! capability check: the time stamp's extended arguments have no capability query
 //! and the function exists everywhere, so only the chosen level decides what is paid.
