@@ -146,6 +146,15 @@ pub fn write_frame_timing(out: &mut impl Write, timing: &FrameTiming) -> io::Res
     for (name, reason) in unavailable {
         writeln!(out, "{name}: not computed: {reason}")?;
     }
+    // With no CPU times anywhere the lines above already say so; a partial absence is
+    // named here, since the CPU counts alone would not say why they are short.
+    if timing.frames_without_cpu > 0 && timing.frames_without_cpu < timing.frames {
+        writeln!(
+            out,
+            "note: {} of {} frames have no CPU times (begin and end 0): the CPU figures leave them out",
+            timing.frames_without_cpu, timing.frames
+        )?;
+    }
     if let (Some(cost), Some(frame)) = (timing.recorder_cost.summary(), timing.cpu_frame_time.summary())
         && frame.median > 0
     {

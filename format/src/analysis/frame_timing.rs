@@ -13,9 +13,13 @@
 //! - **CPU frame interval**: consecutive `cpu.begin_ns`. **CPU frame time**:
 //!   `cpu.end_ns − cpu.begin_ns`. **Latency**: `cpu.readback_ns − cpu.submit_ns`.
 //!
-//! Intervals pair consecutive frames of the capture (indices `i` and `i + 1`); a pair
-//! with a frame that does not decode, or whose later time is not after the earlier one
-//! (a clock that wrapped or went back), gives no interval and is counted.
+//! A frame whose `cpu.begin_ns` and `cpu.end_ns` are both 0 has no CPU times: it is left
+//! out of the CPU frame interval and CPU frame time, never counted as 0 ns.
+//!
+//! Intervals pair consecutive frames of the capture (indices `i` and `i + 1`) that both
+//! have the clock's times (pass spans, CPU times); a pair with a frame that does not
+//! decode gives no interval, and a pair whose later time is not after the earlier one (a
+//! clock that wrapped or went back) gives none and is counted.
 //!
 //! ```
 //! use sgpt_format::{Capture, frame_timing, synth};
@@ -180,9 +184,11 @@ pub struct FrameTiming {
     /// that both have pass spans, the later beginning after the earlier (`gpu_interval_ns`).
     pub gpu_interval: Figure,
     /// CPU frame interval in ns on the CPU clock: consecutive `cpu.begin_ns`, one value per
-    /// pair whose later begin is after the earlier (`cpu_interval_ns`).
+    /// pair of frames that both have CPU times, the later beginning after the earlier
+    /// (`cpu_interval_ns`).
     pub cpu_interval: Figure,
-    /// `cpu.end_ns − cpu.begin_ns` per frame.
+    /// `cpu.end_ns − cpu.begin_ns` per frame with CPU times whose end is not before its
+    /// begin (`cpu_frame_time_ns`).
     pub cpu_frame_time: Figure,
     /// `cpu.readback_ns − cpu.submit_ns` per frame on the CPU clock, over the frames that
     /// have both and do not read back before they submit (`submit_to_readback_ns`).
@@ -196,8 +202,12 @@ pub struct FrameTiming {
     /// Consecutive pairs that gave no GPU interval although both frames had pass spans,
     /// because the later frame's first span does not begin after the earlier one's.
     pub gpu_unordered_pairs: u64,
-    /// The same for the CPU clock.
+    /// The same for the CPU clock: pairs of frames that both have CPU times, the later
+    /// not beginning after the earlier.
     pub cpu_unordered_pairs: u64,
+    /// Frames analysed whose CPU begin and end are both 0: they have no CPU times and are
+    /// left out of the CPU figures.
+    pub frames_without_cpu: u64,
     /// Frames with a readback time before their submit time.
     pub latency_negative: u64,
     /// Pass spans that read exactly 0 ns (quantized timestamps): they cover nothing.
@@ -243,7 +253,8 @@ impl FrameTiming {
 #[derive(Clone, Copy, Debug)]
 struct Previous {
     gpu_begin: Option<u64>,
-    cpu_begin: u64,
+    /// `None` for a frame without CPU times.
+    cpu_begin: Option<u64>,
     /// Its index in the capture: only the next index pairs with it.
     index: usize,
 }
@@ -357,11 +368,13 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
     pub fn add_decoded(&mut self, index: usize, frame: &Frame) {
         self.frames += 1;
         let cpu = frame.cpu;
-        if cpu.begin_ns != 0 || cpu.end_ns != 0 {
+        // Both 0 is the writer's "no CPU times", not a frame that took 0 ns.
+        let cpu_begin = (cpu.begin_ns != 0 || cpu.end_ns != 0).then_some(cpu.begin_ns);
+        if cpu_begin.is_some() {
             self.frames_with_cpu += 1;
-        }
-        if let Some(duration) = cpu.end_ns.checked_sub(cpu.begin_ns) {
-            self.cpu_frame_time.add(duration);
+            if let Some(duration) = cpu.end_ns.checked_sub(cpu.begin_ns) {
+                self.cpu_frame_time.add(duration);
+            }
         }
         self.frames_with_submit += u64::from(cpu.submit_ns.is_some());
         self.frames_with_readback += u64::from(cpu.readback_ns.is_some());
@@ -402,7 +415,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.frames_with_spans += u64::from(gpu_begin.is_some());
 
         if let Some(previous) = self.previous.filter(|previous| previous.index + 1 == index) {
-            self.pair(previous, gpu_begin, cpu.begin_ns);
+            self.pair(previous, gpu_begin, cpu_begin);
         }
         // Spans mostly arrive in order; sorting only when they do not gives the same order.
         if !sorted {
@@ -410,13 +423,13 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         }
         self.incoming = std::mem::replace(&mut self.spans, incoming);
         self.union = sorted.then_some((union, last_end));
-        let this = Previous { gpu_begin, cpu_begin: cpu.begin_ns, index };
+        let this = Previous { gpu_begin, cpu_begin, index };
         self.previous = Some(this);
         self.first.get_or_insert(Some(this));
     }
 
     /// Counts the pair of `previous` (whose pass spans are `self.spans`) and the frame after it.
-    fn pair(&mut self, previous: Previous, gpu_begin: Option<u64>, cpu_begin: u64) {
+    fn pair(&mut self, previous: Previous, gpu_begin: Option<u64>, cpu_begin: Option<u64>) {
         if let (Some(earlier), Some(later)) = (previous.gpu_begin, gpu_begin) {
             if later > earlier {
                 let interval = later - earlier;
@@ -432,9 +445,13 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
                 self.gpu_unordered_pairs += 1;
             }
         }
-        match cpu_begin.checked_sub(previous.cpu_begin).filter(|&interval| interval > 0) {
-            Some(interval) => self.cpu_interval.add(interval),
-            None => self.cpu_unordered_pairs += 1,
+        // As on the GPU clock: a pair is ordered or not only when both frames have times.
+        if let (Some(earlier), Some(later)) = (previous.cpu_begin, cpu_begin) {
+            if later > earlier {
+                self.cpu_interval.add(later - earlier);
+            } else {
+                self.cpu_unordered_pairs += 1;
+            }
         }
     }
 
@@ -503,6 +520,8 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             }
         } else if unordered > 0 {
             format!("no consecutive pair of frames has a later {clock} begin than the one before ({unordered} pairs)")
+        } else if self.defects.is_empty() {
+            format!("no two consecutive frames both have {clock} times")
         } else {
             format!("no two consecutive frames with {clock} times could both be read")
         }
@@ -532,7 +551,13 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         };
         let no_frames = || "no frame could be read".to_owned();
         let cpu_frame_reason = || {
-            if self.frames == 0 { no_frames() } else { "every frame's CPU end precedes its begin".to_owned() }
+            if self.frames == 0 {
+                no_frames()
+            } else if self.frames_with_cpu < self.frames {
+                "every frame with CPU times has its CPU end before its begin".to_owned()
+            } else {
+                "every frame's CPU end precedes its begin".to_owned()
+            }
         };
         let cost_reason = no_frames;
         FrameTiming {
@@ -554,6 +579,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             },
             gpu_unordered_pairs: self.gpu_unordered_pairs,
             cpu_unordered_pairs: self.cpu_unordered_pairs,
+            frames_without_cpu: self.frames - self.frames_with_cpu,
             latency_negative: self.latency_negative,
             zero_spans: self.zero_spans,
             defects: self.defects,
@@ -708,11 +734,77 @@ mod tests {
             timing.cpu_interval.reason(),
             Some("no CPU times in this capture (every frame's begin and end are 0)")
         );
+        assert_eq!(
+            timing.cpu_frame_time.reason(),
+            Some("no CPU times in this capture (every frame's begin and end are 0)")
+        );
+        // No pair has two CPU times to order: none is unordered, as none is on the GPU clock.
+        assert_eq!((timing.cpu_unordered_pairs, timing.gpu_unordered_pairs), (0, 0));
+        assert_eq!(timing.frames_without_cpu, 3);
         assert_eq!(timing.latency.reason(), Some("no readback times in this capture"));
         assert_eq!(
             timing.recorder_cost.reason(),
             Some("recorder_cost_ns is 0 in every frame: the writer recorded no cost")
         );
+    }
+
+    /// Five frames 50,000 ns apart on the CPU, each 4,000 ns long, but frame 2 with no CPU
+    /// times (begin and end 0).
+    fn one_frame_without_cpu_times() -> Vec<u8> {
+        let frames: Vec<Planned> = (0..5)
+            .map(|f| {
+                let mut plan = planned(1_000_000 + f * 100_000, &[(0, 3_000)], 7_000_000 + f * 50_000);
+                if f == 2 {
+                    plan.cpu = CpuTimes::default();
+                }
+                plan
+            })
+            .collect();
+        capture(&frames)
+    }
+
+    #[test]
+    fn a_frame_without_cpu_times_is_left_out_of_the_cpu_figures() {
+        let timing = timing(&one_frame_without_cpu_times());
+        let frame_time = timing.cpu_frame_time.summary().unwrap();
+        // Four frames of 4,000 ns: the frame without CPU times is not a 0 ns frame.
+        assert_eq!((frame_time.count, frame_time.min, frame_time.max), (4, 4_000, 4_000));
+        // Pairs 0–1 and 3–4; the two pairs with frame 2 have no CPU interval and are not
+        // unordered either.
+        let interval = timing.cpu_interval.summary().unwrap();
+        assert_eq!((interval.count, interval.min, interval.max), (2, 50_000, 50_000));
+        assert_eq!(timing.cpu_unordered_pairs, 0);
+        assert_eq!(timing.frames_without_cpu, 1);
+        assert_eq!(timing.gpu_interval.summary().unwrap().count, 4);
+    }
+
+    #[test]
+    fn frames_with_cpu_times_never_consecutive_have_no_cpu_interval_and_say_why() {
+        let frames: Vec<Planned> = (0..4)
+            .map(|f| {
+                let mut plan = planned(f * 100_000 + 1, &[(0, 3_000)], 7_000_000 + f * 50_000);
+                if f % 2 == 1 {
+                    plan.cpu = CpuTimes::default();
+                }
+                plan
+            })
+            .collect();
+        let timing = timing(&capture(&frames));
+        assert_eq!(timing.cpu_interval.reason(), Some("no two consecutive frames both have CPU times"));
+        assert_eq!(timing.cpu_unordered_pairs, 0);
+        assert_eq!(timing.cpu_frame_time.summary().unwrap().count, 2);
+    }
+
+    #[test]
+    fn a_frame_without_cpu_times_breaks_pairs_across_chunk_seams_as_in_one_pass() {
+        use crate::analysis::scan::{ScanOptions, scan};
+        let bytes = one_frame_without_cpu_times();
+        let capture = Capture::open(&bytes).unwrap();
+        let whole = frame_timing(&capture, 0..5);
+        for chunks in 1..=5 {
+            let options = ScanOptions { chunks, frame_timing: true, ..ScanOptions::default() };
+            assert_eq!(scan(&capture, 0..5, &options).timing.as_ref(), Some(&whole), "{chunks} chunks");
+        }
     }
 
     #[test]
