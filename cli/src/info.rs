@@ -197,7 +197,13 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         "adapter",
         &format!(
             "{} (backend {}, {}, driver {} {})",
-            adapter.name, adapter.backend, adapter.device_type, adapter.driver, adapter.driver_info
+            adapter.name,
+            // Either spelling of the browser's WebGPU is named `webgpu` (SGPT_FORMAT.md §3.2);
+            // the JSON keeps the META as written.
+            adapter.backend_name(),
+            adapter.device_type,
+            adapter.driver,
+            adapter.driver_info
         ),
     )?;
     field(

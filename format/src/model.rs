@@ -121,12 +121,22 @@ pub struct AdapterInfo {
     pub driver: String,
     /// Driver detail, such as its version.
     pub driver_info: String,
-    /// The graphics backend, lower case: `vulkan`, `metal`, `dx12`, `gl`, or the browser's
-    /// WebGPU, which SGPT_FORMAT.md §3.2 spells `browser_webgpu` and wgpu's
-    /// `Backend::to_str` (what the reference recorder writes) spells `webgpu`.
+    /// The graphics backend as wgpu's `Backend::to_str` spells it (SGPT_FORMAT.md §3.2):
+    /// `vulkan`, `metal`, `dx12`, `gl`, `webgpu` (the browser's WebGPU) or `noop`. Kept
+    /// as written; [`AdapterInfo::backend_name`] is the name to interpret.
     pub backend: String,
     /// WebGPU's `GPUAdapterInfo.architecture`, where known.
     pub architecture: String,
+}
+
+impl AdapterInfo {
+    /// The backend's name, with `browser_webgpu`, the spelling SGPT_FORMAT.md §3.2 gave
+    /// the browser's WebGPU before it said what the recorder writes, read as `webgpu`:
+    /// readers name and interpret both alike. Any other value is returned as written.
+    #[must_use]
+    pub fn backend_name(&self) -> &str {
+        if self.backend == "browser_webgpu" { "webgpu" } else { &self.backend }
+    }
 }
 
 /// A named number (a limit, a scene count).

@@ -180,7 +180,9 @@ impl Summary {
             closed: header.closed(),
             level: level.map(sgpt_format::Level::name),
             verbose: level == Some(sgpt_format::Level::Verbose),
-            adapter: meta.map(|meta| Adapter { name: clip(&meta.adapter.name), backend: clip(&meta.adapter.backend) }),
+            // Either spelling of the browser's WebGPU reads as `webgpu` (SGPT_FORMAT.md §3.2).
+            adapter: meta
+                .map(|meta| Adapter { name: clip(&meta.adapter.name), backend: clip(meta.adapter.backend_name()) }),
             note: meta.map(|meta| clip(&meta.note)).unwrap_or_default(),
             frames: frames.len() as u64,
             frame_numbers: frames
@@ -417,7 +419,7 @@ mod tests {
         let adapter = |name: &str, backend: &str| Adapter { name: name.into(), backend: backend.into() };
         assert_eq!(adapter("llvmpipe", "vulkan").describe(), "llvmpipe (vulkan)");
         assert_eq!(adapter("llvmpipe", "").describe(), "llvmpipe");
-        assert_eq!(adapter("", "browser_webgpu").describe(), "unnamed (browser_webgpu)");
+        assert_eq!(adapter("", "webgpu").describe(), "unnamed (webgpu)");
         assert_eq!(adapter("", "").describe(), "unnamed");
     }
 

@@ -83,6 +83,20 @@ fn closed_capture_summary_counts_everything_from_the_index() {
 }
 
 #[test]
+fn both_spellings_of_the_browser_backend_name_it_webgpu() {
+    let adapter_of = |backend: &str| {
+        let meta =
+            Meta { adapter: AdapterInfo { backend: backend.into(), ..AdapterInfo::default() }, ..meta(Level::Timing) };
+        let bytes = Writer::new(Vec::new(), &meta).expect("meta names a level").finish().expect("finish");
+        summarize(&bytes).expect("opens").adapter.expect("META read")
+    };
+    // What the recorder writes, and the spelling the spec once gave.
+    assert_eq!(adapter_of("webgpu"), adapter_of("browser_webgpu"));
+    assert_eq!(adapter_of("browser_webgpu").describe(), "unnamed (webgpu)");
+    assert_eq!(adapter_of("vulkan").backend, "vulkan");
+}
+
+#[test]
 fn pass_table_groups_gpu_passes_under_the_graph_pass_that_opened_them() {
     let passes = summarize(&scene_bytes()).expect("opens").passes;
     assert_eq!(passes.topology, Some(0));
