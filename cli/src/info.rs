@@ -234,7 +234,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         &mut out,
         "spans",
         &format!(
-            "{} ({} dropped by a full timer pool)",
+            "{} ({} dropped: begun but never timed)",
             count_text(counts.spans, counts.spans_indexed),
             count_text(counts.dropped_spans, counts.dropped_spans_indexed)
         ),

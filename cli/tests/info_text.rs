@@ -45,3 +45,14 @@ fn both_spellings_of_the_browser_backend_are_named_webgpu_and_the_json_keeps_the
     let json: Value = serde_json::from_str(&info(&capture_on("browser_webgpu"), &["--json"])).expect("JSON");
     assert_eq!(json["meta"]["adapter"]["backend"], "browser_webgpu", "the META as written");
 }
+
+#[test]
+fn dropped_spans_are_named_whatever_their_cause() {
+    // dropped_spans.sgpt: frames 1, 5, 9 and 13 lost 5 spans each.
+    let file = format!("{}/../fixtures/v1/dropped_spans.sgpt", env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(env!("CARGO_BIN_EXE_sgpt")).args(["info", &file]).output().expect("the sgpt binary runs");
+    let text = String::from_utf8(output.stdout).expect("UTF-8 output");
+    let spans = text.lines().find(|line| line.starts_with("spans ")).expect("a spans line");
+    // The count covers every cause SGPT_FORMAT.md §3.5 lists, not only a full timer set.
+    assert!(spans.ends_with(" (20 dropped: begun but never timed)"), "{spans}");
+}

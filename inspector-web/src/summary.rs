@@ -316,7 +316,7 @@ impl Summary {
             fact(
                 format!("{} dropped spans", crate::units::grouped(self.dropped_spans)),
                 format!(
-                    "{} spans dropped by a full timer pool, on {} frame{}",
+                    "{} spans begun but never timed (dropped by the recorder), on {} frame{}",
                     self.dropped_spans,
                     self.frames_with_dropped_spans,
                     if self.frames_with_dropped_spans == 1 { "" } else { "s" }

@@ -311,7 +311,7 @@ fn the_toolbar_names_level_adapter_frames_and_losses_and_flags_what_was_lost() {
     // The scene lost 3 spans on one frame; nothing else is amiss.
     assert_eq!(
         facts.iter().filter(|f| f.alarm).map(|f| f.title.as_str()).collect::<Vec<_>>(),
-        ["3 spans dropped by a full timer pool, on 1 frame"]
+        ["3 spans begun but never timed (dropped by the recorder), on 1 frame"]
     );
 
     let dropped =
