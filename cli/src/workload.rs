@@ -127,14 +127,6 @@ struct AttachmentJson {
     stencil_store: Option<&'static str>,
 }
 
-fn recording_name(recording: Recording) -> &'static str {
-    match recording {
-        Recording::Recorded => "recorded",
-        Recording::NotRecorded => "not_recorded",
-        Recording::BelowLevel => "below_level",
-    }
-}
-
 fn load_name(op: LoadOp) -> &'static str {
     match op {
         LoadOp::Load => "load",
@@ -231,7 +223,7 @@ fn pass_json(capture: &Capture<'_>, pass: &PassWorkload) -> PassJson {
         label: pass.label.clone(),
         graph_pass: pass.graph_pass.clone(),
         kind: pass.kind,
-        recording: recording_name(recording),
+        recording: recording.name(),
         frames: pass.frames,
         dispatches: PerFrameJson::new(&pass.dispatches, recording),
         draws: PerFrameJson::new(&pass.draws, recording),

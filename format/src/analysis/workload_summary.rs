@@ -141,15 +141,14 @@ pub enum Recording {
 }
 
 impl Recording {
-    /// The state in words: `recorded`, `not recorded` or `not recorded at this level`.
-    /// These are not the names in `sgpt workload --json` (`recorded`, `not_recorded`,
-    /// `below_level`).
+    /// The stable name, as `sgpt workload --json` writes it: `recorded`, `not_recorded` or
+    /// `below_level`. Sentences for people belong to the text that prints them.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Recording::Recorded => "recorded",
-            Recording::NotRecorded => "not recorded",
-            Recording::BelowLevel => "not recorded at this level",
+            Recording::NotRecorded => "not_recorded",
+            Recording::BelowLevel => "below_level",
         }
     }
 }
@@ -849,6 +848,13 @@ mod tests {
         // The note names "app" only.
         assert_eq!(pass(&report, "cull").recording, Recording::Recorded);
         assert_eq!(pass(&report, "cull").dispatches.max, Some(0));
+    }
+
+    #[test]
+    fn recording_names_are_the_stable_json_names() {
+        // Snake case like every other `name()`: these are what `sgpt workload --json` writes.
+        let names = [Recording::Recorded, Recording::NotRecorded, Recording::BelowLevel].map(Recording::name);
+        assert_eq!(names, ["recorded", "not_recorded", "below_level"]);
     }
 
     #[test]
