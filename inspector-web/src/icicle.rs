@@ -17,12 +17,20 @@
 //! - a span on a GPU pass of kind `Encoder` with a graph pass is that graph pass measured
 //!   on its encoder (every command of its bracket, copies and clears included): it is the
 //!   graph pass node's own measured time, not a child;
-//! - an encoder-level span with no graph pass (level `timing` records none) brackets
-//!   passes the topology cannot attribute to it: drawing both would count that time twice,
-//!   so such spans are left out of the tree and counted in [`Icicle::bare_encoder`].
+//! - an encoder-level span with no graph pass is an encoder scope. When the topology links
+//!   it through `GpuPass::parent` (it names a parent, or some GPU pass of the topology names
+//!   it as parent: the recorder's nested encoder scopes, the wgpu-profiler bridge's scopes),
+//!   it is a node of kind GPU pass under its parent's node, at the top level when it has
+//!   no parent, and the GPU passes and scopes naming it as parent are its children: the
+//!   topology says what it encloses. A parent out of range, or one that closes a cycle, is
+//!   taken as none;
+//! - an encoder-level span with no graph pass that nothing links (level `timing`'s
+//!   brackets) encloses passes the topology cannot attribute to it: drawing both would
+//!   count that time twice, so such spans are left out of the tree and counted in
+//!   [`Icicle::bare_encoder`].
 //!
 //! **Width.** A node's [`Node::total_ns`] is its own measured time when it has one
-//! (a GPU pass's spans, a region's spans, a graph pass's encoder spans) and that is at
+//! (a GPU pass's spans, an encoder scope's, a region's, a graph pass's encoder spans) and that is at
 //! least what its children sum to; otherwise the sum of its children. Nothing is
 //! estimated: where a measured parent reads less than its children (a quantizing browser,
 //! or a graph pass measured on its encoder in some topologies only), the node is drawn at
@@ -34,7 +42,7 @@
 //! statistics skip them (a frame that fails to decode, uses a lost topology or names a
 //! GPU pass its topology lacks), so the span and 0 ns counts agree with the table's.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use sgpt_format::{Capture, GpuPassKind, SpanKind, Topology, TopologyId};
@@ -109,7 +117,8 @@ impl Node {
     }
 }
 
-/// Encoder-level spans without a graph pass, left out of the tree (see the module docs).
+/// Encoder-level spans without a graph pass that no `parent` links, left out of the tree
+/// (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BareEncoder {
     pub spans: u64,
@@ -142,6 +151,42 @@ const BARE: u32 = u32::MAX - 1;
 /// Scope chains and marker nesting deeper than this are cut (a hostile or cyclic chain).
 const MAX_NESTING: usize = 16;
 
+/// One topology's resolved nodes, and which of its encoder scopes `parent` links.
+#[derive(Debug)]
+struct Table {
+    slots: Vec<u32>,
+    /// GPU pass `p` is an encoder-level pass without a graph pass that has a parent or is one.
+    linked: Vec<bool>,
+}
+
+impl Table {
+    fn new(topology: &Topology) -> Self {
+        let passes = &topology.gpu_passes;
+        let mut named = vec![false; passes.len()];
+        for index in 0..passes.len() {
+            if let Some(parent) = valid_parent(topology, index) {
+                named[parent] = true;
+            }
+        }
+        let linked = (0..passes.len())
+            .map(|index| is_scope(topology, index) && (named[index] || valid_parent(topology, index).is_some()))
+            .collect();
+        Self { slots: vec![UNRESOLVED; passes.len() * 2], linked }
+    }
+}
+
+/// Whether GPU pass `index` is encoder-level with no graph pass.
+fn is_scope(topology: &Topology, index: usize) -> bool {
+    let pass = &topology.gpu_passes[index];
+    pass.kind == GpuPassKind::Encoder && pass.graph_pass.is_none()
+}
+
+/// GPU pass `index`'s parent, `None` when it names none, itself, or one out of range.
+fn valid_parent(topology: &Topology, index: usize) -> Option<usize> {
+    let parent = topology.gpu_passes[index].parent? as usize;
+    (parent != index && parent < topology.gpu_passes.len()).then_some(parent)
+}
+
 #[derive(Debug)]
 struct Building {
     name: String,
@@ -165,7 +210,7 @@ pub struct IcicleJob<'c, 'a> {
     table_of: HashMap<TopologyId, Option<usize>>,
     /// Per topology: for GPU pass `p` and span kind `k`, the node at `2 p + k`, resolved
     /// on first use, so each span costs one indexed load.
-    tables: Vec<Vec<u32>>,
+    tables: Vec<Table>,
     /// One frame's (table slot, duration) pairs, applied once the whole frame decoded.
     scratch: Vec<(usize, u64)>,
     frames: u64,
@@ -289,7 +334,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
             self.skipped_frames += 1;
             return;
         };
-        let slots = self.tables[table].len();
+        let slots = self.tables[table].slots.len();
         let scratch = &mut self.scratch;
         scratch.clear();
         let mut unknown = false;
@@ -309,12 +354,12 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
         let Some(topology) = capture.topology(entry.topology) else { return };
         for at in 0..self.scratch.len() {
             let (slot, duration) = self.scratch[at];
-            let mut node = self.tables[table][slot];
+            let mut node = self.tables[table].slots[slot];
             if node == UNRESOLVED {
                 let pass = (slot / 2) as u32;
                 let kind = if slot % 2 == 0 { SpanKind::Pass } else { SpanKind::SubPass };
-                node = self.resolve(topology, pass, kind);
-                self.tables[table][slot] = node;
+                node = self.resolve(topology, table, pass, kind);
+                self.tables[table].slots[slot] = node;
             }
             self.spans += 1;
             self.zero_spans += u64::from(duration == 0);
@@ -339,51 +384,99 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
             return table;
         }
         let table = self.capture.topology(id).map(|topology| {
-            self.tables.push(vec![UNRESOLVED; topology.gpu_passes.len() * 2]);
+            self.tables.push(Table::new(topology));
             self.tables.len() - 1
         });
         self.table_of.insert(id, table);
         table
     }
 
-    /// The node spans of `kind` on GPU pass `pass` of `topology` measure (see the module docs).
-    fn resolve(&mut self, topology: &Topology, pass: u32, kind: SpanKind) -> u32 {
+    /// The node spans of `kind` on GPU pass `pass` of `topology` measure (see the module
+    /// docs); `table` is the topology's.
+    fn resolve(&mut self, topology: &Topology, table: usize, pass: u32, kind: SpanKind) -> u32 {
         let Some(gpu) = topology.gpu_passes.get(pass as usize) else { return BARE };
         match kind {
             SpanKind::Pass if gpu.kind == GpuPassKind::Encoder => {
                 match gpu.graph_pass.filter(|&graph| (graph as usize) < topology.graph_passes.len()) {
                     Some(graph) => self.graph_node(topology, graph),
+                    None if self.tables[table].linked[pass as usize] => self.scope_node(topology, table, pass, 0),
                     None => BARE,
                 }
             }
-            SpanKind::Pass => {
-                let parent = self.graph_parent(topology, gpu.graph_pass);
-                self.child(parent, NodeKind::GpuPass, &gpu.label)
-            }
-            SpanKind::SubPass => self.region_node(topology, pass, 0),
+            SpanKind::Pass => self.pass_node(topology, table, pass, 0),
+            SpanKind::SubPass => self.region_node(topology, table, pass, 0),
         }
     }
 
     /// The node of marker region `pass`: inside its `parent` pass when it names one.
-    fn region_node(&mut self, topology: &Topology, pass: u32, nesting: usize) -> u32 {
+    fn region_node(&mut self, topology: &Topology, table: usize, pass: u32, nesting: usize) -> u32 {
         let gpu = &topology.gpu_passes[pass as usize];
-        let inside = gpu.parent.filter(|&parent| parent != pass && (parent as usize) < topology.gpu_passes.len());
-        let parent = match inside {
-            Some(parent) if nesting < MAX_NESTING => self.container_node(topology, parent, nesting + 1),
+        let parent = match valid_parent(topology, pass as usize) {
+            Some(parent) if nesting < MAX_NESTING => self.container_node(topology, table, parent as u32, nesting + 1),
             _ => self.graph_parent(topology, gpu.graph_pass),
         };
         self.child(parent, NodeKind::SubPass, &gpu.label)
     }
 
-    /// The node of GPU pass `pass` as the container of a region: a region itself when it
-    /// is a marker inside another pass, else the pass.
-    fn container_node(&mut self, topology: &Topology, pass: u32, nesting: usize) -> u32 {
+    /// The node of GPU pass `pass` as the container of a region or a pass: a region itself
+    /// when it is a marker inside another pass, an encoder scope when `parent` links it,
+    /// else the pass.
+    fn container_node(&mut self, topology: &Topology, table: usize, pass: u32, nesting: usize) -> u32 {
         let gpu = &topology.gpu_passes[pass as usize];
         if gpu.kind == GpuPassKind::Marker && gpu.parent.is_some() {
-            return self.region_node(topology, pass, nesting);
+            return self.region_node(topology, table, pass, nesting);
         }
-        let parent = self.graph_parent(topology, gpu.graph_pass);
+        if self.tables[table].linked[pass as usize] {
+            return self.scope_node(topology, table, pass, nesting);
+        }
+        self.pass_node(topology, table, pass, nesting)
+    }
+
+    /// The node of GPU pass `pass` (not a region): inside the encoder scope its `parent`
+    /// names, else under its graph pass.
+    fn pass_node(&mut self, topology: &Topology, table: usize, pass: u32, nesting: usize) -> u32 {
+        let gpu = &topology.gpu_passes[pass as usize];
+        let parent = match valid_parent(topology, pass as usize) {
+            Some(scope) if nesting < MAX_NESTING && self.tables[table].linked[scope] => {
+                self.scope_node(topology, table, scope as u32, nesting + 1)
+            }
+            _ => self.graph_parent(topology, gpu.graph_pass),
+        };
         self.child(parent, NodeKind::GpuPass, &gpu.label)
+    }
+
+    /// The node of linked encoder scope `pass`, and of the scopes above it through `parent`
+    /// on the way: walked up, not recursed, since scope trees may be deeper than region
+    /// nesting, and remembered in the table's slot for the scope's own spans.
+    fn scope_node(&mut self, topology: &Topology, table: usize, pass: u32, nesting: usize) -> u32 {
+        // Unplaced scopes, innermost first, and the node the outermost of them hangs from.
+        let mut chain = Vec::new();
+        let mut seen = HashSet::new();
+        let mut at = pass as usize;
+        let top = loop {
+            let placed = self.tables[table].slots[2 * at];
+            if placed != UNRESOLVED {
+                break placed;
+            }
+            chain.push(at);
+            seen.insert(at);
+            match valid_parent(topology, at) {
+                // A parent that closes a cycle is none.
+                Some(parent) if seen.contains(&parent) => break 0,
+                Some(parent) if self.tables[table].linked[parent] => at = parent,
+                // A scope inside something that is no scope (a damaged topology).
+                Some(parent) if nesting < MAX_NESTING => {
+                    break self.container_node(topology, table, parent as u32, nesting + 1);
+                }
+                _ => break 0,
+            }
+        };
+        let mut node = top;
+        for &scope in chain.iter().rev() {
+            node = self.child(node, NodeKind::GpuPass, &topology.gpu_passes[scope].label);
+            self.tables[table].slots[2 * scope] = node;
+        }
+        node
     }
 
     /// The node GPU passes of graph pass `graph` hang from: the graph pass, or the root
@@ -562,8 +655,8 @@ impl Icicle {
     pub fn bare_encoder_note(&self) -> Option<String> {
         (self.bare_encoder.spans > 0).then(|| {
             format!(
-                "{} encoder-level spans ({}) have no graph pass to belong to and are left out: each brackets passes \
-                 drawn here, so drawing both would count that time twice.",
+                "{} encoder-level spans ({}) have no graph pass to belong to and no parent link to nest them by, and \
+                 are left out: each brackets passes drawn here, so drawing both would count that time twice.",
                 units::grouped(self.bare_encoder.spans),
                 units::duration(self.bare_encoder.total_ns),
             )
@@ -700,9 +793,14 @@ fn div_round(total: u64, n: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use sgpt_format::{GpuPass, GraphPass, Level, Meta, Scope, Writer};
+    use sgpt_format::{Frame, GpuPass, GraphPass, Level, Meta, Scope, Span, Writer};
 
     use super::*;
+
+    /// An encoder-level GPU pass with no graph pass: an encoder scope.
+    fn scope(label: &str, parent: Option<u32>) -> GpuPass {
+        GpuPass { label: label.into(), kind: GpuPassKind::Encoder, parent, ..GpuPass::default() }
+    }
 
     /// A topology the writer would refuse: cyclic scopes, markers inside each other and
     /// themselves, a graph pass index past the end. Placing its spans must end, and place them.
@@ -727,22 +825,44 @@ mod tests {
                 marker("self", 2),
                 GpuPass { label: "lost graph".into(), graph_pass: Some(99), ..GpuPass::default() },
                 GpuPass { kind: GpuPassKind::Encoder, graph_pass: Some(99), ..GpuPass::default() },
+                scope("s0", Some(6)),
+                scope("s1", Some(5)),
+                scope("lost parent", Some(99)),
+                GpuPass { label: "in s0".into(), parent: Some(5), ..GpuPass::default() },
+                scope("own parent", Some(9)),
             ],
             ..Topology::default()
         };
         let mut job = IcicleJob::new(&capture, 0..0);
-        let m0 = job.resolve(&topology, 0, SpanKind::SubPass);
-        let itself = job.resolve(&topology, 2, SpanKind::SubPass);
-        let lost = job.resolve(&topology, 3, SpanKind::Pass);
-        assert_eq!(job.resolve(&topology, 4, SpanKind::Pass), BARE, "an encoder span with no graph pass to measure");
-        assert_eq!(job.resolve(&topology, 9, SpanKind::Pass), BARE, "a pass the topology lacks");
+        job.tables.push(Table::new(&topology));
+        let m0 = job.resolve(&topology, 0, 0, SpanKind::SubPass);
+        let itself = job.resolve(&topology, 0, 2, SpanKind::SubPass);
+        let lost = job.resolve(&topology, 0, 3, SpanKind::Pass);
+        assert_eq!(job.resolve(&topology, 0, 4, SpanKind::Pass), BARE, "an encoder span with no graph pass to measure");
+        assert_eq!(job.resolve(&topology, 0, 99, SpanKind::Pass), BARE, "a pass the topology lacks");
+        // Scopes s0 and s1 name each other: the walk from s0 cuts the link back to it.
+        let in_s0 = job.resolve(&topology, 0, 8, SpanKind::Pass);
+        fn path(job: &IcicleJob<'_, '_>, mut node: u32) -> String {
+            let mut names = Vec::new();
+            while node != 0 {
+                names.push(job.nodes[node as usize].name.clone());
+                node = job.nodes[node as usize].parent;
+            }
+            names.reverse();
+            names.join(" › ")
+        }
+        assert_eq!(path(&job, in_s0), "s1 › s0 › in s0");
+        let s1 = job.resolve(&topology, 0, 6, SpanKind::Pass);
+        assert_eq!(path(&job, s1), "s1", "the same node, remembered");
+        assert_eq!(job.resolve(&topology, 0, 7, SpanKind::Pass), BARE, "a parent out of range links nothing");
+        assert_eq!(job.resolve(&topology, 0, 9, SpanKind::Pass), BARE, "nor does being one's own parent");
         let depth = |node: u32| job.nodes[node as usize].depth as usize;
         assert!(depth(m0) <= 2 * MAX_NESTING + 4, "bounded: {}", depth(m0));
         // Cyclic scopes `a`, `b` are cut where they repeat: b › a › g, and the regions below g.
         assert_eq!(job.nodes[1].name, "b");
         assert_eq!((job.nodes[itself as usize].name.as_str(), depth(itself)), ("self", 4));
         assert_eq!((job.nodes[lost as usize].kind, depth(lost)), (NodeKind::GpuPass, 1), "at the top level");
-        assert_eq!(job.resolve(&topology, 0, SpanKind::SubPass), m0, "the same path is the same node");
+        assert_eq!(job.resolve(&topology, 0, 0, SpanKind::SubPass), m0, "the same path is the same node");
     }
 
     #[test]
@@ -759,5 +879,93 @@ mod tests {
         assert_eq!(icicle.nodes().len(), 3);
         assert_eq!(icicle.total_ns(), 0);
         assert_eq!(icicle.layout(100.0, 10.0, None).too_narrow, 2);
+    }
+
+    /// A scope tree as the wgpu-profiler bridge writes it, a compute pass with a region
+    /// inside one of its scopes, and level timing's unlinked bracket beside them.
+    fn scoped_capture() -> Vec<u8> {
+        let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+        let mut writer = Writer::new(Vec::new(), &meta).expect("writer");
+        let topology = Topology {
+            gpu_passes: vec![
+                GpuPass { label: "draw".into(), kind: GpuPassKind::Render, ..GpuPass::default() },
+                scope("render_to_texture", None),
+                scope("fine", Some(1)),
+                scope("fine_area", Some(2)),
+                scope("coarse", Some(1)),
+                GpuPass { label: "integrate".into(), parent: Some(2), ..GpuPass::default() },
+                scope("frame", None),
+                GpuPass { label: "tag".into(), kind: GpuPassKind::Marker, parent: Some(5), ..GpuPass::default() },
+            ],
+            ..Topology::default()
+        };
+        let id = writer.topology(&topology).expect("topology");
+        let durations = [70, 1_000, 400, 300, 200, 150, 5_000, 50];
+        for frame_number in 0..2u64 {
+            let mut frame = Frame { frame_number, topology: id, ..Frame::default() };
+            let mut t = 1_000_000 * frame_number;
+            for (pass, ns) in durations.into_iter().enumerate() {
+                let kind = if pass == 7 { SpanKind::SubPass } else { SpanKind::Pass };
+                frame.spans.push(Span { pass: pass as u32, kind, query_set: 0, begin_ns: t, end_ns: t + ns });
+                t += ns + 10;
+            }
+            writer.frame(&frame).expect("frame");
+        }
+        writer.finish().expect("finish")
+    }
+
+    #[test]
+    fn linked_encoder_scopes_nest_by_parent_and_unlinked_ones_stay_out() {
+        let bytes = scoped_capture();
+        let capture = Capture::open(&bytes).expect("opens");
+        let icicle = IcicleJob::new(&capture, 0..2).finish();
+        assert_eq!((icicle.frames, icicle.spans), (2, 16));
+        let node = |path: &[&str]| icicle.node(icicle.find(path).expect("a node")).expect("found nodes exist");
+        let root = node(&[]);
+        let top: Vec<&str> = root.children.iter().map(|&id| icicle.node(id).expect("child").name.as_str()).collect();
+        assert_eq!(top, ["draw", "render_to_texture"], "the unlinked bracket is no node");
+
+        let rtt = node(&["render_to_texture"]);
+        assert_eq!((rtt.kind, rtt.depth, rtt.measured_ns, rtt.children_ns), (NodeKind::GpuPass, 1, Some(2_000), 1_300));
+        assert_eq!((rtt.total_ns, rtt.measured_short(), rtt.spans, rtt.descendants), (2_000, false, 12, 5));
+        // fine reads 800 ns, less than fine_area and integrate inside it (600 + 300).
+        let fine = node(&["render_to_texture", "fine"]);
+        assert_eq!((fine.depth, fine.measured_ns, fine.children_ns, fine.total_ns), (2, Some(800), 900, 900));
+        assert!(fine.measured_short());
+        let area = node(&["render_to_texture", "fine", "fine_area"]);
+        assert_eq!((area.kind, area.depth, area.total_ns, area.own_spans), (NodeKind::GpuPass, 3, 600, 2));
+        let integrate = node(&["render_to_texture", "fine", "integrate"]);
+        assert_eq!((integrate.measured_ns, integrate.children_ns, integrate.total_ns), (Some(300), 100, 300));
+        let tag = node(&["render_to_texture", "fine", "integrate", "tag"]);
+        assert_eq!((tag.kind, tag.depth, tag.total_ns), (NodeKind::SubPass, 4, 100));
+        assert_eq!(node(&["render_to_texture", "coarse"]).total_ns, 400);
+
+        assert_eq!(icicle.bare_encoder, BareEncoder { spans: 2, zero_spans: 0, total_ns: 10_000 });
+        assert_eq!(icicle.total_ns(), 140 + 2_000);
+        let measured: u64 = icicle.nodes().iter().filter_map(|node| node.measured_ns).sum();
+        assert_eq!(measured + icicle.bare_encoder.total_ns, 2 * 7_170, "every span once, in the tree or counted");
+        assert!(icicle.bare_encoder_note().expect("a note").starts_with("2 encoder-level spans"));
+        let fine_id = icicle.find(&["render_to_texture", "fine"]).expect("a node");
+        assert_eq!(icicle.readout(fine_id).expect("a readout")[0], "render_to_texture › fine (GPU pass)");
+    }
+
+    /// Scope trees are walked, not recursed: a chain far deeper than region nesting ends
+    /// with every scope at its depth.
+    #[test]
+    fn a_deep_scope_chain_is_placed_whole() {
+        let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+        let bytes = Writer::new(Vec::new(), &meta).expect("writer").finish().expect("finish");
+        let capture = Capture::open(&bytes).expect("opens");
+        let topology = Topology {
+            gpu_passes: (0u32..300).map(|at| scope(&format!("s{at}"), at.checked_sub(1))).collect(),
+            ..Topology::default()
+        };
+        let mut job = IcicleJob::new(&capture, 0..0);
+        job.tables.push(Table::new(&topology));
+        let deepest = job.resolve(&topology, 0, 299, SpanKind::Pass);
+        assert_eq!((job.nodes[deepest as usize].name.as_str(), job.nodes[deepest as usize].depth), ("s299", 300));
+        let middle = job.resolve(&topology, 0, 150, SpanKind::Pass);
+        assert_eq!(job.nodes[middle as usize].depth, 151);
+        assert_eq!(job.nodes.len(), 301, "each scope one node, the root besides");
     }
 }

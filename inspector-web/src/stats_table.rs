@@ -116,8 +116,11 @@ pub fn display_name(pass: &PassStats) -> String {
 }
 
 /// A pass's name wherever passes are listed by key (statistics, comparison): `graph ›
-/// label` (the label alone when they are the same), marked when it is a sub-pass region or
-/// a graph pass timed on its encoder, since those share their names with other rows.
+/// label` (the label alone when they are the same, or with no graph pass), marked when it
+/// is a sub-pass region or an encoder-level span, since those share their names with other
+/// rows. An encoder-level span is a graph pass timed on its encoder only when it names
+/// one; without one (level timing's brackets, encoder scopes, the wgpu-profiler bridge's
+/// scopes) it is its label and the mark, nothing more.
 #[must_use]
 pub fn pass_name(
     graph_pass: Option<&str>,
@@ -167,7 +170,11 @@ pub fn range_note(zero_spans: u64, spans: u64, view: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use sgpt_format::{GpuPassKind, SpanKind};
+    use std::collections::HashMap;
+
+    use sgpt_format::{GpuPass, GpuPassKind, SpanKind, Topology, TopologyId};
+
+    use crate::search::{ItemKind, MatchTier, SearchIndex};
 
     use super::*;
 
@@ -224,6 +231,51 @@ mod tests {
         let state = TableState { filter: "dof".into(), ..TableState::default() };
         assert_eq!(state.rows(&report), [2]);
         assert_eq!(grand_total(&report), 6_000);
+    }
+
+    #[test]
+    fn encoder_level_rows_read_their_label_and_a_graph_pass_only_where_they_name_one() {
+        let name = |graph, label| pass_name(graph, label, GpuPassKind::Encoder, SpanKind::Pass);
+        assert_eq!(name(None, "fine_area"), "fine_area (encoder)");
+        assert_eq!(name(Some("cascades"), "cascades"), "cascades (encoder)");
+        assert_eq!(name(Some("lighting"), "shadow copy"), "lighting › shadow copy (encoder)");
+        assert_eq!(name(None, ""), "(no label) (encoder)");
+        let scope = PassStats { kind: GpuPassKind::Encoder, ..pass("fine_area", None, 10, 100) };
+        assert_eq!(display_name(&scope), "fine_area (encoder)");
+        let state = TableState { filter: "fine_area".into(), ..TableState::default() };
+        let report = StatsReport { passes: vec![pass("fine", None, 1, 1), scope], ..StatsReport::default() };
+        assert_eq!(state.rows(&report), [1]);
+    }
+
+    /// The bridge's scopes are GPU passes of the topology: the search finds them by label.
+    #[test]
+    fn the_search_finds_a_bridged_scope_by_its_label() {
+        let bare = |label: &str, parent| GpuPass {
+            label: label.into(),
+            kind: GpuPassKind::Encoder,
+            parent,
+            ..GpuPass::default()
+        };
+        let topology = Topology {
+            gpu_passes: vec![bare("render_to_texture", None), bare("fine", Some(0)), bare("fine_area", Some(1))],
+            ..Topology::default()
+        };
+        let id: TopologyId = 0;
+        let index = SearchIndex::from_topologies([(id, &topology)], &HashMap::from([(id, 3)]));
+        let hits = index.query("fine_area", 5);
+        let found: Vec<_> = hits
+            .iter()
+            .map(|hit| {
+                let item = &index.items()[hit.item];
+                (item.name.as_str(), item.kind, item.pass_kind, item.index_in(id), hit.tier)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [("fine_area", ItemKind::Pass, Some(GpuPassKind::Encoder), Some(2), MatchTier::Exact)],
+            "{hits:?}"
+        );
+        assert_eq!(index.query("fine", 5).len(), 2, "fine and fine_area");
     }
 
     #[test]

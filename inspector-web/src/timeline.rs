@@ -1,5 +1,7 @@
 //! The timeline of one frame: GPU spans nested scope → graph pass → GPU pass → sub-pass,
-//! one lane per query set, and a CPU track above on its own clock.
+//! one lane per query set, and a CPU track above on its own clock. Encoder scopes (encoder-
+//! level passes with no graph pass) nest through `GpuPass::parent`, a row per level, and
+//! the passes inside them go below them.
 //!
 //! The CPU and GPU clocks are never merged (docs/ARCHITECTURE.md, "The container"): the CPU track is anchored
 //! at submit to the frame's first GPU timestamp, and the page labels that alignment as
@@ -167,10 +169,13 @@ impl TimelineModel {
 
         // Encoder-level spans (a graph pass timed on its encoder, copies included) are the
         // measured extent of their graph pass: drawn in its row instead of the extent derived
-        // from its pass spans. Without a graph pass (level timing) they take the lane's top
-        // row and push the passes below them.
+        // from its pass spans. Without a graph pass they are encoder scopes: each sits at the
+        // depth of its `parent` chain, and a pass inside one (by `parent`) goes below the
+        // nearest. A parentless pass still goes one row down in a lane holding such a span
+        // (level timing's brackets, which enclose passes the topology does not link to them).
         let pass_of = |span: &sgpt_format::Span| topology.and_then(|t| t.gpu_passes.get(span.pass as usize));
         let is_encoder = |span: &sgpt_format::Span| pass_of(span).is_some_and(|p| p.kind == GpuPassKind::Encoder);
+        let nesting = topology.map(nesting).unwrap_or_default();
         let mut measured: BTreeSet<(usize, u32)> = BTreeSet::new();
         let mut bare_encoder: BTreeSet<usize> = BTreeSet::new();
         for span in frame.spans.iter().filter(|span| is_encoder(span)) {
@@ -201,14 +206,24 @@ impl TimelineModel {
                 depth += 1;
             }
             let encoder = pass.kind == GpuPassKind::Encoder;
-            let depth = if !encoder && bare_encoder.contains(&track) { depth + 1 } else { depth };
+            let nest = nesting.get(span.pass as usize).copied().unwrap_or_default();
+            let depth = match nest.below_bare {
+                _ if encoder && pass.graph_pass.is_none() => nest.ancestors,
+                // A graph pass measured on its encoder keeps its graph pass's row.
+                _ if encoder => depth,
+                Some(below) => depth.max(below),
+                None if bare_encoder.contains(&track) => depth.saturating_add(1),
+                None => depth,
+            };
             let (kind, depth) = match (span.kind, encoder, pass.graph_pass) {
                 // In its graph pass's row, which the graph-pass increment above stepped past.
                 (_, true, Some(_)) => (BlockKind::GraphPass, depth - 1),
                 (SpanKind::Pass, _, _) => (BlockKind::GpuPass, depth),
-                (SpanKind::SubPass, _, _) => (BlockKind::SubPass, depth + 1),
+                // A region directly inside an encoder scope is already the row below it.
+                (SpanKind::SubPass, _, _) if nest.parent_bare => (BlockKind::SubPass, depth),
+                (SpanKind::SubPass, _, _) => (BlockKind::SubPass, depth.saturating_add(1)),
             };
-            model.tracks[track].rows = model.tracks[track].rows.max(depth + 1);
+            model.tracks[track].rows = model.tracks[track].rows.max(depth.saturating_add(1));
             model.blocks.push(Block {
                 track,
                 depth,
@@ -333,6 +348,61 @@ fn scope_chain(topology: Option<&Topology>, graph: u32) -> Vec<u32> {
     }
     chain.reverse();
     chain
+}
+
+/// Where a GPU pass stands in its `parent` chain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Nesting {
+    /// Passes above it through `parent`.
+    ancestors: u8,
+    /// The row just below the nearest encoder scope (kind `Encoder`, no graph pass) above it.
+    below_bare: Option<u8>,
+    /// Whether its parent is such a scope.
+    parent_bare: bool,
+}
+
+/// Every GPU pass's [`Nesting`]. Parents precede their children in a valid topology; a
+/// damaged one must still end: a parent out of range is none, and so is one that closes a
+/// cycle, so each pass is walked once and the walk is bounded by the topology's length.
+fn nesting(topology: &Topology) -> Vec<Nesting> {
+    let passes = &topology.gpu_passes;
+    let is_bare = |index: usize| passes[index].kind == GpuPassKind::Encoder && passes[index].graph_pass.is_none();
+    let parent_of = |index: usize| passes[index].parent.map(|p| p as usize).filter(|&p| p < passes.len());
+    // 0: not reached, 1: on the walk in progress, 2: done.
+    let mut state = vec![0u8; passes.len()];
+    let mut out = vec![Nesting::default(); passes.len()];
+    let mut walk = Vec::new();
+    for start in 0..passes.len() {
+        // Up to a done pass or the root, then down again filling in.
+        let mut at = start;
+        let mut top_parent = None;
+        while state[at] == 0 {
+            state[at] = 1;
+            walk.push(at);
+            match parent_of(at) {
+                Some(parent) if state[parent] == 0 => at = parent,
+                Some(parent) if state[parent] == 2 => {
+                    top_parent = Some(parent);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        let mut parent = top_parent;
+        while let Some(index) = walk.pop() {
+            out[index] = match parent {
+                Some(p) => Nesting {
+                    ancestors: out[p].ancestors.saturating_add(1),
+                    below_bare: if is_bare(p) { Some(out[p].ancestors.saturating_add(1)) } else { out[p].below_bare },
+                    parent_bare: is_bare(p),
+                },
+                None => Nesting::default(),
+            };
+            state[index] = 2;
+            parent = Some(index);
+        }
+    }
+    out
 }
 
 fn scope_depth(topology: Option<&Topology>, scope: u32) -> u8 {
@@ -580,6 +650,163 @@ mod tests {
         let depth = |label: &str| model.blocks.iter().find(|b| b.label == label).map(|b| (b.kind, b.depth));
         assert_eq!(depth("frame"), Some((BlockKind::GpuPass, 0)));
         assert_eq!(depth("draw"), Some((BlockKind::GpuPass, 1)));
+    }
+
+    /// Level timing's brackets link nothing: a second bracket, a region inside `draw` and a
+    /// pass in another lane are where they always were.
+    #[test]
+    fn level_timing_brackets_keep_their_rows() {
+        let topology = Topology {
+            gpu_passes: vec![
+                GpuPass { label: "frame".into(), kind: GpuPassKind::Encoder, ..GpuPass::default() },
+                GpuPass { label: "draw".into(), kind: GpuPassKind::Render, ..GpuPass::default() },
+                GpuPass { label: "region".into(), kind: GpuPassKind::Marker, parent: Some(1), ..GpuPass::default() },
+                GpuPass { label: "upload".into(), kind: GpuPassKind::Encoder, ..GpuPass::default() },
+                GpuPass { label: "async".into(), ..GpuPass::default() },
+            ],
+            ..Topology::default()
+        };
+        let span = |pass, kind, begin_ns, end_ns, query_set| Span { pass, begin_ns, end_ns, query_set, kind };
+        let frame = Frame {
+            spans: vec![
+                span(0, SpanKind::Pass, 100, 900, 0),
+                span(1, SpanKind::Pass, 200, 800, 0),
+                span(2, SpanKind::SubPass, 300, 400, 0),
+                span(3, SpanKind::Pass, 950, 990, 0),
+                span(4, SpanKind::Pass, 100, 500, 1),
+            ],
+            ..Frame::default()
+        };
+        let model = TimelineModel::build(&frame, Some(&topology), |_| None);
+        let rows: Vec<_> = model.blocks.iter().map(|b| (b.label.as_str(), b.kind, b.track, b.depth)).collect();
+        assert_eq!(
+            rows,
+            [
+                ("frame", BlockKind::GpuPass, 0, 0),
+                ("upload", BlockKind::GpuPass, 0, 0),
+                ("draw", BlockKind::GpuPass, 0, 1),
+                ("region", BlockKind::SubPass, 0, 2),
+                ("async", BlockKind::GpuPass, 1, 0),
+            ]
+        );
+        assert_eq!(model.tracks.iter().map(|t| t.rows).collect::<Vec<_>>(), [3, 1]);
+    }
+
+    fn bare(label: &str, parent: Option<u32>) -> GpuPass {
+        GpuPass { label: label.into(), kind: GpuPassKind::Encoder, parent, ..GpuPass::default() }
+    }
+
+    /// The wgpu-profiler bridge's shape: scopes nested by `parent`, on a query set of their
+    /// own, beside a graph pass on the session's.
+    #[test]
+    fn encoder_scopes_nest_by_parent_each_a_row_deeper() {
+        let topology = Topology {
+            graph_passes: vec![GraphPass { name: "tonemap".into(), ..GraphPass::default() }],
+            gpu_passes: vec![
+                GpuPass { label: "tonemap".into(), graph_pass: Some(0), ..GpuPass::default() },
+                bare("render_to_texture", None),
+                bare("fine", Some(1)),
+                bare("fine_area", Some(2)),
+                bare("coarse", Some(1)),
+            ],
+            ..Topology::default()
+        };
+        let span = |pass, begin_ns, end_ns, query_set| Span { pass, begin_ns, end_ns, query_set, kind: SpanKind::Pass };
+        let frame = Frame {
+            spans: vec![
+                span(0, 0, 50, 0),
+                span(1, 100, 1_000, 1),
+                span(2, 150, 600, 1),
+                span(3, 200, 500, 1),
+                span(4, 650, 900, 1),
+            ],
+            ..Frame::default()
+        };
+        let model = TimelineModel::build(&frame, Some(&topology), |set| (set == 1).then(|| "bridge".to_owned()));
+        let at = |label: &str| {
+            let block = model.blocks.iter().find(|b| b.label == label && b.kind == BlockKind::GpuPass).expect(label);
+            (block.track, block.depth, block.start_ns, block.end_ns)
+        };
+        assert_eq!(at("render_to_texture"), (1, 0, 100, 1_000));
+        assert_eq!(at("fine"), (1, 1, 150, 600));
+        assert_eq!(at("fine_area"), (1, 2, 200, 500));
+        assert_eq!(at("coarse"), (1, 1, 650, 900), "a sibling of fine, not below it");
+        assert_eq!(at("tonemap"), (0, 1, 0, 50), "the session's lane is untouched");
+        assert_eq!(model.tracks.iter().map(|t| t.rows).collect::<Vec<_>>(), [2, 3]);
+    }
+
+    /// The front's `recorder.scope(..)` with a compute pass begun inside the inner scope
+    /// and a region inside that pass; a parentless pass in the lane still goes one row down.
+    #[test]
+    fn a_pass_inside_an_encoder_scope_goes_below_it() {
+        let topology = Topology {
+            gpu_passes: vec![
+                bare("frame", None),
+                bare("sim", Some(0)),
+                GpuPass { label: "integrate".into(), parent: Some(1), ..GpuPass::default() },
+                GpuPass { label: "forces".into(), kind: GpuPassKind::Marker, parent: Some(2), ..GpuPass::default() },
+                GpuPass { label: "tag".into(), kind: GpuPassKind::Marker, parent: Some(1), ..GpuPass::default() },
+                GpuPass { label: "present".into(), kind: GpuPassKind::Render, ..GpuPass::default() },
+            ],
+            ..Topology::default()
+        };
+        let span = |pass, kind, begin_ns, end_ns| Span { pass, begin_ns, end_ns, query_set: 0, kind };
+        let frame = Frame {
+            spans: vec![
+                span(0, SpanKind::Pass, 0, 1_000),
+                span(1, SpanKind::Pass, 100, 700),
+                span(2, SpanKind::Pass, 200, 600),
+                span(3, SpanKind::SubPass, 300, 400),
+                span(4, SpanKind::SubPass, 650, 690),
+                span(5, SpanKind::Pass, 1_100, 1_200),
+            ],
+            ..Frame::default()
+        };
+        let model = TimelineModel::build(&frame, Some(&topology), |_| None);
+        let depth = |label: &str| model.blocks.iter().find(|b| b.label == label).map(|b| (b.kind, b.depth));
+        assert_eq!(depth("frame"), Some((BlockKind::GpuPass, 0)));
+        assert_eq!(depth("sim"), Some((BlockKind::GpuPass, 1)));
+        assert_eq!(depth("integrate"), Some((BlockKind::GpuPass, 2)));
+        assert_eq!(depth("forces"), Some((BlockKind::SubPass, 3)));
+        assert_eq!(depth("tag"), Some((BlockKind::SubPass, 2)), "a region directly in the scope");
+        assert_eq!(depth("present"), Some((BlockKind::GpuPass, 1)), "parentless: the old rule");
+        assert_eq!(model.tracks[0].rows, 4);
+    }
+
+    /// Parents out of range, a pass its own parent and a cycle longer than one step: the
+    /// walk ends, nothing panics, and each pass gets a row.
+    #[test]
+    fn damaged_parent_chains_end() {
+        let topology = Topology {
+            gpu_passes: vec![
+                bare("a", Some(2)),
+                bare("b", Some(0)),
+                bare("c", Some(1)),
+                bare("self", Some(3)),
+                bare("lost", Some(99)),
+                GpuPass { label: "pass".into(), parent: Some(u32::MAX), ..GpuPass::default() },
+                bare("under a", Some(0)),
+            ],
+            ..Topology::default()
+        };
+        let frame = Frame {
+            spans: (0..7)
+                .map(|pass| Span { pass, kind: SpanKind::Pass, query_set: 0, begin_ns: 0, end_ns: 10 })
+                .collect(),
+            ..Frame::default()
+        };
+        let model = TimelineModel::build(&frame, Some(&topology), |_| None);
+        let depth = |label: &str| model.blocks.iter().find(|b| b.label == label).map(|b| b.depth).expect(label);
+        // The cycle a → c → b → a is cut where the walk from `a` meets itself again.
+        assert_eq!((depth("a"), depth("c"), depth("b")), (2, 1, 0));
+        assert_eq!(depth("under a"), 3);
+        assert_eq!((depth("self"), depth("lost")), (0, 0));
+        assert_eq!(depth("pass"), 1, "an out-of-range parent is none: parentless, below the lane's scopes");
+        assert_eq!(model.tracks[0].rows, 4);
+        let chain =
+            Topology { gpu_passes: (0u32..300).map(|at| bare("deep", at.checked_sub(1))).collect(), ..topology };
+        let nest = nesting(&chain);
+        assert_eq!((nest[254].ancestors, nest[299].ancestors, nest[299].below_bare), (254, 255, Some(255)));
     }
 
     #[test]
