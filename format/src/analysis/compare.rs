@@ -75,6 +75,8 @@
 
 mod bootstrap;
 mod normal;
+#[cfg(test)]
+mod reference;
 mod samples;
 
 use std::collections::HashMap;
@@ -84,7 +86,7 @@ pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;
 use crate::model::{GpuPassKind, SpanKind};
-use bootstrap::{MIN_BLOCKS, block_length, lower_median, median_error};
+use bootstrap::{MIN_BLOCKS, OrderStats, Terms, block_length, median_error_of};
 use samples::Series;
 
 /// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
@@ -273,13 +275,20 @@ pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison
     let plan = Plan::new(a, b, options);
     // Each test reads only its own series: with `parallel`, they are prepared on rayon's
     // pool (in test order, so Holm's ties fall the same way).
+    // Each worker reuses one scratch across its tests.
     #[cfg(feature = "parallel")]
     let prepared = {
         use rayon::prelude::*;
-        (0..plan.tests()).into_par_iter().map(|at| plan.prepare(a, b, at)).collect()
+        (0..plan.tests())
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, at| plan.prepare(a, b, at, scratch))
+            .collect()
     };
     #[cfg(not(feature = "parallel"))]
-    let prepared = (0..plan.tests()).map(|at| plan.prepare(a, b, at)).collect();
+    let prepared = {
+        let mut scratch = Scratch::default();
+        (0..plan.tests()).map(|at| plan.prepare(a, b, at, &mut scratch)).collect()
+    };
     plan.finish(a, b, prepared, options)
 }
 
@@ -294,6 +303,7 @@ pub struct ComparisonJob {
     options: CompareOptions,
     plan: Plan,
     prepared: Vec<Prepared>,
+    scratch: Scratch,
 }
 
 impl ComparisonJob {
@@ -301,7 +311,7 @@ impl ComparisonJob {
     #[must_use]
     pub fn new(a: Samples, b: Samples, options: &CompareOptions) -> Self {
         let plan = Plan::new(&a, &b, options);
-        Self { a, b, options: *options, prepared: Vec::with_capacity(plan.tests()), plan }
+        Self { a, b, options: *options, prepared: Vec::with_capacity(plan.tests()), plan, scratch: Scratch::default() }
     }
 
     /// Prepares passes (the frame time first), one per `true` from `more()`; `true` once
@@ -312,7 +322,7 @@ impl ComparisonJob {
                 return false;
             }
             let at = self.prepared.len();
-            self.prepared.push(self.plan.prepare(&self.a, &self.b, at));
+            self.prepared.push(self.plan.prepare(&self.a, &self.b, at, &mut self.scratch));
         }
         true
     }
@@ -388,11 +398,18 @@ impl Plan {
     }
 
     /// Test `at`: 0 is the frame time, `i + 1` row `i`.
-    fn prepare(&self, a: &Samples, b: &Samples, at: usize) -> Prepared {
+    fn prepare(&self, a: &Samples, b: &Samples, at: usize, scratch: &mut Scratch) -> Prepared {
         let too_little = self.too_little.as_deref();
         let Some(&(in_a, in_b, verdict)) = at.checked_sub(1).and_then(|row| self.rows.get(row)) else {
             let [frames_a, frames_b] = &self.frame_series;
-            return prepare((frames_a, a.frames), (frames_b, b.frames), "frame time", too_little, self.block_frames);
+            return prepare(
+                (frames_a, a.frames),
+                (frames_b, b.frames),
+                "frame time",
+                too_little,
+                self.block_frames,
+                scratch,
+            );
         };
         match (in_a, in_b, verdict) {
             (Some(in_a), Some(in_b), None) => prepare(
@@ -401,6 +418,7 @@ impl Plan {
                 "pass",
                 too_little,
                 self.block_frames,
+                scratch,
             ),
             (_, _, verdict) => {
                 Prepared::Done(Finding { verdict: verdict.unwrap_or(Verdict::Inconclusive), reason: None, shift: None })
@@ -492,6 +510,14 @@ fn percent(part: usize, whole: usize) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
+/// What preparing a test works in, kept from one test to the next so that a pass
+/// allocates nothing: a copy of each side's values to select in, and the per-frame terms.
+#[derive(Debug, Default)]
+struct Scratch {
+    values: [Vec<u64>; 2],
+    terms: Terms,
+}
+
 /// The checks that need no resampling, then each side's bootstrap.
 fn prepare(
     (a, frames_a): (&Series, usize),
@@ -499,6 +525,7 @@ fn prepare(
     what: &str,
     too_little: Option<&str>,
     block_frames: [usize; 2],
+    scratch: &mut Scratch,
 ) -> Prepared {
     if let Some(reason) = too_little {
         return inconclusive(reason.to_owned());
@@ -514,16 +541,19 @@ fn prepare(
     let mut medians = [0u64; 2];
     let mut zero_share = [0.0; 2];
     let mut tied_share = [0.0; 2];
-    let mut scratch = Vec::new();
-    for (side, series) in [a, b].into_iter().enumerate() {
-        scratch.clear();
-        series.values.extend_into(0..series.len(), &mut scratch);
-        let median = lower_median(&mut scratch);
+    // One copy a side: the median selected here is reused by the bootstrap below.
+    let [values_a, values_b] = &mut scratch.values;
+    let mut orders = [OrderStats::copy(a, values_a), OrderStats::copy(b, values_b)];
+    for (side, order) in orders.iter_mut().enumerate() {
+        let median = order.lower_median();
         medians[side] = median;
-        zero_share[side] = percent(scratch.iter().filter(|&&v| v == 0).count(), scratch.len());
-        tied_share[side] = percent(scratch.iter().filter(|&&v| v == median).count(), scratch.len());
+        let values = order.values();
+        let (zeros, tied) = values
+            .iter()
+            .fold((0usize, 0usize), |(zeros, tied), &v| (zeros + usize::from(v == 0), tied + usize::from(v == median)));
+        zero_share[side] = percent(zeros, values.len());
+        tied_share[side] = percent(tied, values.len());
     }
-    drop(scratch);
     let limit = 100.0 * MAX_TIED_SHARE;
     if zero_share.iter().chain(&tied_share).any(|&share| share > limit) {
         return inconclusive(format!(
@@ -538,7 +568,12 @@ fn prepare(
             smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
         ));
     }
-    let errors = [median_error(a, frames_a, block_frames[0]), median_error(b, frames_b, block_frames[1])];
+    let [order_a, order_b] = &mut orders;
+    let terms = &mut scratch.terms;
+    let errors = [
+        median_error_of(a, frames_a, block_frames[0], order_a, terms),
+        median_error_of(b, frames_b, block_frames[1], order_b, terms),
+    ];
     let (Some(error_a), Some(error_b)) = (errors[0].standard_error, errors[1].standard_error) else {
         let side = if errors[0].standard_error.is_none() { "A" } else { "B" };
         return inconclusive(format!(

@@ -28,7 +28,7 @@ use super::samples::Series;
 
 /// The normal quantile the share's interval is mapped at where it is wider than the
 /// density's bandwidth: about that of Holm's level for 30 tests at α = 0.05.
-const WOODRUFF_Z: f64 = 3.0;
+pub(crate) const WOODRUFF_Z: f64 = 3.0;
 
 /// Fewest blocks a capture must hold for its resamples to say anything about variance.
 pub(crate) const MIN_BLOCKS: usize = 10;
@@ -53,46 +53,93 @@ pub(crate) fn block_length(series: &[u64]) -> usize {
 }
 
 /// `min(3√n, n/3)`: the longest block, so a capture always holds at least 3.
-fn ceiling(n: usize) -> usize {
+pub(crate) fn ceiling(n: usize) -> usize {
     ((3.0 * (n as f64).sqrt()).ceil() as usize).min(n / 3).max(1)
 }
 
+/// Lags whose autocovariances are summed side by side in one sweep.
+const LAGS: usize = 8;
+
+/// Reusable buffers for a statistic's per-frame terms, so that preparing a pass allocates
+/// nothing once the first pass has sized them.
+#[derive(Debug, Default)]
+pub(crate) struct Terms {
+    u: Vec<f64>,
+    centred: Vec<f64>,
+    correlations: Vec<f64>,
+}
+
 /// Politis and White's `b̂` on `values` (at least 4), at most [`ceiling`], with no floor.
-fn automatic_length(values: &[f64]) -> usize {
+pub(crate) fn automatic_length(values: &[f64]) -> usize {
+    automatic_length_in(values, &mut Vec::new(), &mut Vec::new())
+}
+
+/// `Σ_{i < n − k} c_i c_{i+k}` for the lags `k` of `first..first + LAGS`, each summed in
+/// index order from −0.0, exactly as `zip(..).map(..).sum()` sums one lag; side by side,
+/// so the sums' additions overlap instead of each waiting on the one before.
+pub(crate) fn lagged_sums(c: &[f64], first: usize) -> [f64; LAGS] {
+    let n = c.len();
+    let mut sums = [-0.0f64; LAGS];
+    // Where every lag of the batch still has a partner.
+    let full = n.saturating_sub(first + LAGS - 1);
+    for i in 0..full {
+        let x = c[i];
+        let partners = &c[i + first..i + first + LAGS];
+        for (sum, &y) in sums.iter_mut().zip(partners) {
+            *sum += x * y;
+        }
+    }
+    for i in full..n {
+        for (lag, sum) in (first..).zip(sums.iter_mut()) {
+            if let Some(&y) = c.get(i + lag) {
+                *sum += c[i] * y;
+            }
+        }
+    }
+    sums
+}
+
+/// [`automatic_length`] with its buffers lent: the centred values and the correlations.
+fn automatic_length_in(values: &[f64], centred: &mut Vec<f64>, correlations: &mut Vec<f64>) -> usize {
     let n = values.len();
     let (floor, ceiling) = (1, ceiling(n));
     let mean = values.iter().sum::<f64>() / n as f64;
-    let centred: Vec<f64> = values.iter().map(|&r| r - mean).collect();
-    let variance = centred.iter().map(|x| x * x).sum::<f64>() / n as f64;
+    centred.clear();
+    centred.extend(values.iter().map(|&r| r - mean));
+    let centred = &centred[..];
+    let first = lagged_sums(centred, 0);
+    let variance = first[0] / n as f64;
     if variance == 0.0 {
         return floor.min(ceiling);
     }
-    let autocovariance = |lag: usize| centred.iter().zip(&centred[lag..]).map(|(x, y)| x * y).sum::<f64>() / n as f64;
     // The first lag after which K_N autocorrelations in a row are insignificant.
     let log_n = (n as f64).log10();
     let significant = 2.0 * (log_n / n as f64).sqrt();
     let run = ((log_n.sqrt().ceil()) as usize).max(5);
     let max_lag = ((n as f64).sqrt().ceil() as usize + run).min(n - 1);
-    // Computed only as far as the search needs (the result is the same as computing
-    // every lag up to `max_lag`): each costs `n`, and every pass of a long capture is
-    // searched.
-    let mut correlations = vec![1.0];
+    // Computed only as far as the search needs, a batch of lags per sweep over the values
+    // (each lag's sum is what summing it alone gives): each costs `n`, and every pass of
+    // a long capture is searched.
+    correlations.clear();
+    correlations.push(1.0);
+    correlations.extend(first[1..].iter().map(|&sum| sum / n as f64 / variance));
     let extend = |correlations: &mut Vec<f64>, to: usize| {
         while correlations.len() <= to {
-            correlations.push(autocovariance(correlations.len()) / variance);
+            let sums = lagged_sums(centred, correlations.len());
+            correlations.extend(sums.iter().map(|&sum| sum / n as f64 / variance));
         }
     };
     let mut m_hat = max_lag;
     for m in 0..max_lag {
         let end = (m + 1 + run).min(max_lag + 1);
-        extend(&mut correlations, end - 1);
+        extend(correlations, end - 1);
         if correlations[m + 1..end].iter().all(|r| r.abs() < significant) {
             m_hat = m;
             break;
         }
     }
     let big_m = (2 * m_hat).min(max_lag);
-    extend(&mut correlations, big_m);
+    extend(correlations, big_m);
     // The flat-top lag window.
     let window = |k: usize| {
         if big_m == 0 {
@@ -107,7 +154,8 @@ fn automatic_length(values: &[f64]) -> usize {
             0.0
         }
     };
-    let (mut g, mut spectrum) = (0.0, autocovariance(0));
+    // The lag-0 autocovariance is the variance, summed the same way.
+    let (mut g, mut spectrum) = (0.0, variance);
     for (k, &correlation) in correlations.iter().enumerate().take(big_m + 1).skip(1) {
         let r = window(k) * correlation * variance;
         g += 2.0 * k as f64 * r;
@@ -140,6 +188,7 @@ fn ranks(series: &[u64]) -> Vec<f64> {
 
 /// The lower median, `d[(n − 1) / 2]` of the sorted values: the one `sgpt stats` shows.
 /// `values` is reordered.
+#[cfg(test)]
 pub(crate) fn lower_median(values: &mut [u64]) -> u64 {
     let at = (values.len() - 1) / 2;
     *values.select_nth_unstable(at).1
@@ -159,15 +208,74 @@ pub(crate) struct MedianError {
 
 /// Bofinger's bandwidth for the density at the median of `n` values: `h = n^(−1/5) ·
 /// (4.5 φ(0)⁴)^(1/5)`, capped below 0.45.
-fn bandwidth(n: usize) -> f64 {
+pub(crate) fn bandwidth(n: usize) -> f64 {
     let phi0 = 1.0 / (2.0 * std::f64::consts::PI).sqrt();
     ((4.5 * phi0.powi(4)).powf(0.2) * (n as f64).powf(-0.2)).min(0.45)
 }
 
-/// The value at probability `p` of the sorted values (nearest rank), selecting in place.
-fn quantile_at(values: &mut [u64], p: f64) -> u64 {
-    let rank = ((p * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1;
-    *values.select_nth_unstable(rank).1
+/// A copy of a series' values, its order statistics selected in place and remembered:
+/// each selected rank holds its value and splits the copy (smaller values before it,
+/// larger after), so a later rank is selected only between its nearest selected
+/// neighbours. The median, both ends of the density's bandwidth and Woodruff's interval
+/// are then one selection over the copy and four over parts of it, where each used to
+/// copy or select over the whole.
+#[derive(Debug)]
+pub(crate) struct OrderStats<'v> {
+    values: &'v mut [u64],
+    known: [usize; KNOWN],
+    len: usize,
+}
+
+/// Ranks an [`OrderStats`] remembers: more than a median error ever selects.
+const KNOWN: usize = 8;
+
+impl<'v> OrderStats<'v> {
+    /// `series`' values, copied into `buffer` (its room kept for the next pass).
+    pub(crate) fn copy(series: &Series, buffer: &'v mut Vec<u64>) -> Self {
+        buffer.clear();
+        series.values.extend_into(0..series.len(), buffer);
+        Self { values: buffer.as_mut_slice(), known: [0; KNOWN], len: 0 }
+    }
+
+    /// The values, in the order the selections left them.
+    pub(crate) fn values(&self) -> &[u64] {
+        self.values
+    }
+
+    /// The value of rank `rank` (0-based) among the sorted values.
+    fn rank(&mut self, rank: usize) -> u64 {
+        let known = &self.known[..self.len];
+        if known.contains(&rank) {
+            return self.values[rank];
+        }
+        let start = known.iter().filter(|&&k| k < rank).max().map_or(0, |&k| k + 1);
+        let end = known.iter().copied().filter(|&k| k > rank).min().unwrap_or(self.values.len());
+        let value = *self.values[start..end].select_nth_unstable(rank - start).1;
+        if self.len < KNOWN {
+            self.known[self.len] = rank;
+            self.len += 1;
+        }
+        value
+    }
+
+    /// The lower median, `d[(n − 1) / 2]`, as [`lower_median`] gives it.
+    pub(crate) fn lower_median(&mut self) -> u64 {
+        self.rank((self.values.len() - 1) / 2)
+    }
+
+    /// The value at probability `p` (nearest rank).
+    pub(crate) fn quantile(&mut self, p: f64) -> u64 {
+        let n = self.values.len();
+        self.rank(((p * n as f64).ceil() as usize).clamp(1, n) - 1)
+    }
+
+    /// How many values are at or below the lower median: those before it, itself, and
+    /// the ones after it that equal it (everything after it is at least it).
+    fn at_or_below_median(&mut self) -> usize {
+        let at = (self.values.len() - 1) / 2;
+        let median = self.rank(at);
+        at + 1 + self.values[at + 1..].iter().filter(|&&v| v == median).count()
+    }
 }
 
 /// The circular block bootstrap variance of `Σ u` over a resample of `u.len()` frames in
@@ -181,22 +289,36 @@ pub(crate) fn block_variance(u: &[f64], block: usize) -> f64 {
     let block = block.clamp(1, frames);
     let mut window: f64 = u[..block].iter().sum();
     let mut squares = 0.0;
-    for start in 0..frames {
+    // The window's far end wraps past the last frame: two runs, no division per frame.
+    for (start, &next) in u[block..].iter().enumerate() {
         squares += window * window;
-        window += u[(start + block) % frames] - u[start];
+        window += next - u[start];
+    }
+    for (start, &next) in (frames - block..frames).zip(u) {
+        squares += window * window;
+        window += next - u[start];
     }
     squares / block as f64
 }
 
 /// The AR(1) long-run variance of `Σ u` (`u` centred) and the effective number of
 /// independent terms, when the lag-1 autocorrelation is positive.
-fn ar1_variance(u: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn ar1_variance(u: &[f64]) -> Option<(f64, f64)> {
     let n = u.len();
-    let variance = u.iter().map(|x| x * x).sum::<f64>() / n as f64;
+    // Both sums in one sweep, each in index order from −0.0, as `sum()` adds them.
+    let (mut squares, mut lagged) = (-0.0f64, -0.0f64);
+    for pair in u.windows(2) {
+        squares += pair[0] * pair[0];
+        lagged += pair[0] * pair[1];
+    }
+    if let Some(&last) = u.last() {
+        squares += last * last;
+    }
+    let variance = squares / n as f64;
     if n < 4 || variance <= 0.0 {
         return None;
     }
-    let lag1 = u.iter().zip(&u[1..]).map(|(x, y)| x * y).sum::<f64>() / n as f64;
+    let lag1 = lagged / n as f64;
     // Capped below 1 so that a capture that never switches gives a finite variance.
     let rho = (lag1 / variance).min(0.999);
     (rho > 0.0).then(|| {
@@ -207,46 +329,66 @@ fn ar1_variance(u: &[f64]) -> Option<(f64, f64)> {
 
 /// The median of `series` (over `frames` analysed frames) and its standard error when
 /// frames are resampled in blocks of `block`.
+#[cfg(test)]
 pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> MedianError {
+    let mut buffer = Vec::new();
+    median_error_of(series, frames, block, &mut OrderStats::copy(series, &mut buffer), &mut Terms::default())
+}
+
+/// [`median_error`] over `order`, the series' values (any ranks already selected are
+/// reused), with `terms`' buffers.
+pub(crate) fn median_error_of(
+    series: &Series,
+    frames: usize,
+    block: usize,
+    order: &mut OrderStats<'_>,
+    terms: &mut Terms,
+) -> MedianError {
     let n = series.len();
-    let mut values = Vec::with_capacity(n);
-    series.values.extend_into(0..n, &mut values);
-    let median = lower_median(&mut values);
+    let median = order.lower_median();
     let h = bandwidth(n);
-    let low = quantile_at(&mut values, 0.5 - h);
-    let high = quantile_at(&mut values, 0.5 + h);
+    let low = order.quantile(0.5 - h);
+    let high = order.quantile(0.5 + h);
     let degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
     if high == low {
         return MedianError { median, standard_error: None, degrees_of_freedom };
     }
     // Per frame: spans at or below the median less the share expected of its span count.
-    let mut at_or_below = 0usize;
-    let counts: Vec<(usize, usize)> = (0..frames)
-        .map(|frame| {
+    let share = order.at_or_below_median() as f64 / n as f64;
+    let u = &mut terms.u;
+    u.clear();
+    match series.one_span_per_frame() {
+        // The usual pass: a frame's term is 1 or 0 less the share, as `below − share · 1`.
+        Some(values) if values.len() == frames => {
+            u.extend(values.iter().map(|&v| f64::from(u8::from(u64::from(v) <= median)) - share));
+        }
+        _ => u.extend((0..frames).map(|frame| {
             let spans = series.spans_of(frame..frame + 1);
             let total = spans.len();
             let below = spans.filter(|&at| series.values.get(at) <= median).count();
-            at_or_below += below;
-            (below, total)
-        })
-        .collect();
-    let share = at_or_below as f64 / n as f64;
-    let u: Vec<f64> = counts.iter().map(|&(below, total)| below as f64 - share * total as f64).collect();
+            below as f64 - share * total as f64
+        })),
+    }
+    let u = &terms.u[..];
     // The capture's length comes from its frame times, but on lavapipe a small pass can
     // switch between two levels (3 µs and 24 µs) for a hundred frames at a time while the
     // frame time barely shows it: the blocks must also fit the dependence of this
     // statistic's own per-frame terms, so `b̂` on them (no floor: independent terms keep
     // the given length, 1 included) raises the given length.
-    let block = if frames >= 4 { block.max(automatic_length(&u)) } else { block };
+    let block = if frames >= 4 {
+        block.max(automatic_length_in(u, &mut terms.centred, &mut terms.correlations))
+    } else {
+        block
+    };
     let mut degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
-    let mut variance = block_variance(&u, block);
+    let mut variance = block_variance(u, block);
     // Blocks no longer than `min(3√n, n/3)` see little of a level that holds for hundreds
     // of frames, and their variance is biased low there. The lag-1 autocorrelation `ρ` of
     // the same terms, read as an AR(1) (exact for a two-level switching process), gives
     // a second long-run variance, `n var(u) (1 + ρ) / (1 − ρ)`, from `n (1 − ρ) / (1 + ρ)`
     // effectively independent frames; the larger variance, and the fewer degrees of
     // freedom, are kept. For weak dependence this is at most the block variance's size.
-    if let Some((ar1, effective)) = ar1_variance(&u) {
+    if let Some((ar1, effective)) = ar1_variance(u) {
         if ar1 > variance {
             variance = ar1;
         }
@@ -263,18 +405,18 @@ pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> Medi
     let standard_error = if reach > h {
         // The farther end from the median, so the symmetric interval the caller makes
         // still reaches it (a median between two levels is far from one of them).
-        let (low, high) = (quantile_at(&mut values, 0.5 - reach), quantile_at(&mut values, 0.5 + reach));
+        let (low, high) = (order.quantile(0.5 - reach), order.quantile(0.5 + reach));
         (high - median).max(median - low) as f64 / WOODRUFF_Z
     } else {
         share_error * (high - low) as f64 / (2.0 * h)
     };
-    drop(values);
     MedianError { median, standard_error: Some(standard_error), degrees_of_freedom }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::reference::quantile_at;
     use crate::synth::Rng;
 
     #[test]

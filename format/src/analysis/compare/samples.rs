@@ -98,6 +98,17 @@ impl Series {
         series
     }
 
+    /// A series of the given spans per frame (any number each, none included).
+    #[cfg(test)]
+    pub(crate) fn from_frames(frames: &[Vec<u64>]) -> Self {
+        let mut series = Series::default();
+        for (frame, spans) in frames.iter().enumerate().filter(|(_, spans)| !spans.is_empty()) {
+            series.add_frame(frame, spans);
+        }
+        series.catch_up(frames.len());
+        series
+    }
+
     /// Spells out where each frame's spans start, for a series that is about to stop
     /// having exactly one span in every frame.
     fn spell_out(&mut self) {
@@ -200,6 +211,15 @@ impl Series {
 
     pub(crate) fn len(&self) -> usize {
         self.values.len()
+    }
+
+    /// The values, one per frame so far, when every frame has exactly one and all are
+    /// narrow: the usual pass, whose per-frame terms need no look-up of where a frame starts.
+    pub(crate) fn one_span_per_frame(&self) -> Option<&[u32]> {
+        match (&self.values, &self.starts) {
+            (Durations::Narrow(values), None) => Some(values),
+            _ => None,
+        }
     }
 
     /// The series of consecutive runs of frames, each caught up to its own frames, as
