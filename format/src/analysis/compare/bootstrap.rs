@@ -64,50 +64,123 @@ const LAGS: usize = 8;
 /// nothing once the first pass has sized them.
 #[derive(Debug, Default)]
 pub(crate) struct Terms {
+    /// For a pass of one span a frame: whether each frame's is at or below the median.
+    coins: Vec<u8>,
+    /// Otherwise the terms themselves.
     u: Vec<f64>,
-    centred: Vec<f64>,
     correlations: Vec<f64>,
+}
+
+/// A statistic's per-frame terms as the sums read them, term `i` always the same `f64`.
+trait Series64 {
+    fn len(&self) -> usize;
+    fn at(&self, i: usize) -> f64;
+}
+
+/// Terms that can be centred.
+trait Centre: Series64 {
+    /// The terms less `mean`, each `term − mean` as subtracting it from the term gives.
+    fn centred(&self, mean: f64) -> impl Series64;
+}
+
+impl Series64 for [f64] {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn at(&self, i: usize) -> f64 {
+        self[i]
+    }
+}
+
+impl Centre for [f64] {
+    fn centred(&self, mean: f64) -> impl Series64 {
+        Shifted { values: self, mean }
+    }
+}
+
+/// Terms less a mean, computed where read instead of stored.
+struct Shifted<'t> {
+    values: &'t [f64],
+    mean: f64,
+}
+
+impl Series64 for Shifted<'_> {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+    #[inline]
+    fn at(&self, i: usize) -> f64 {
+        self.values[i] - self.mean
+    }
+}
+
+/// Terms of two values only, `value[coin]` for each frame's coin (0 or 1): a byte a frame
+/// to read instead of eight, for a pass of one span a frame.
+struct Coins<'t> {
+    coins: &'t [u8],
+    value: [f64; 2],
+}
+
+impl Series64 for Coins<'_> {
+    fn len(&self) -> usize {
+        self.coins.len()
+    }
+    #[inline]
+    fn at(&self, i: usize) -> f64 {
+        // An indexed load, not a branch: the coins are as random as the frames.
+        self.value[usize::from(self.coins[i] & 1)]
+    }
+}
+
+impl Centre for Coins<'_> {
+    fn centred(&self, mean: f64) -> impl Series64 {
+        Coins { coins: self.coins, value: self.value.map(|value| value - mean) }
+    }
 }
 
 /// Politis and White's `b̂` on `values` (at least 4), at most [`ceiling`], with no floor.
 pub(crate) fn automatic_length(values: &[f64]) -> usize {
-    automatic_length_in(values, &mut Vec::new(), &mut Vec::new())
+    automatic_length_in(values, &mut Vec::new())
 }
 
 /// `Σ_{i < n − k} c_i c_{i+k}` for the lags `k` of `first..first + LAGS`, each summed in
 /// index order from −0.0, exactly as `zip(..).map(..).sum()` sums one lag; side by side,
 /// so the sums' additions overlap instead of each waiting on the one before.
+#[cfg(test)]
 pub(crate) fn lagged_sums(c: &[f64], first: usize) -> [f64; LAGS] {
+    lagged_sums_of(c, first)
+}
+
+fn lagged_sums_of<T: Series64 + ?Sized>(c: &T, first: usize) -> [f64; LAGS] {
     let n = c.len();
     let mut sums = [-0.0f64; LAGS];
     // Where every lag of the batch still has a partner.
     let full = n.saturating_sub(first + LAGS - 1);
     for i in 0..full {
-        let x = c[i];
-        let partners = &c[i + first..i + first + LAGS];
-        for (sum, &y) in sums.iter_mut().zip(partners) {
-            *sum += x * y;
+        let x = c.at(i);
+        for (j, sum) in sums.iter_mut().enumerate() {
+            *sum += x * c.at(i + first + j);
         }
     }
     for i in full..n {
         for (lag, sum) in (first..).zip(sums.iter_mut()) {
-            if let Some(&y) = c.get(i + lag) {
-                *sum += c[i] * y;
+            if i + lag < n {
+                *sum += c.at(i) * c.at(i + lag);
             }
         }
     }
     sums
 }
 
-/// [`automatic_length`] with its buffers lent: the centred values and the correlations.
-fn automatic_length_in(values: &[f64], centred: &mut Vec<f64>, correlations: &mut Vec<f64>) -> usize {
+/// [`automatic_length`] on any terms, with the correlations' buffer lent.
+fn automatic_length_in<T: Centre + ?Sized>(values: &T, correlations: &mut Vec<f64>) -> usize {
     let n = values.len();
     let (floor, ceiling) = (1, ceiling(n));
-    let mean = values.iter().sum::<f64>() / n as f64;
-    centred.clear();
-    centred.extend(values.iter().map(|&r| r - mean));
-    let centred = &centred[..];
-    let first = lagged_sums(centred, 0);
+    let mean = (0..n).map(|i| values.at(i)).sum::<f64>() / n as f64;
+    let centred = values.centred(mean);
+    let centred = &centred;
+    let first = lagged_sums_of(centred, 0);
     let variance = first[0] / n as f64;
     if variance == 0.0 {
         return floor.min(ceiling);
@@ -125,7 +198,7 @@ fn automatic_length_in(values: &[f64], centred: &mut Vec<f64>, correlations: &mu
     correlations.extend(first[1..].iter().map(|&sum| sum / n as f64 / variance));
     let extend = |correlations: &mut Vec<f64>, to: usize| {
         while correlations.len() <= to {
-            let sums = lagged_sums(centred, correlations.len());
+            let sums = lagged_sums_of(centred, correlations.len());
             correlations.extend(sums.iter().map(|&sum| sum / n as f64 / variance));
         }
     };
@@ -281,37 +354,49 @@ impl<'v> OrderStats<'v> {
 /// The circular block bootstrap variance of `Σ u` over a resample of `u.len()` frames in
 /// blocks of `block`: `(F / L) · mean over every start s of U_s²`, where `U_s` sums `u`
 /// over the block starting at `s` and `Σ u = 0`.
+#[cfg(test)]
 pub(crate) fn block_variance(u: &[f64], block: usize) -> f64 {
+    block_variance_of(u, block)
+}
+
+fn block_variance_of<T: Series64 + ?Sized>(u: &T, block: usize) -> f64 {
     let frames = u.len();
     if frames == 0 {
         return 0.0;
     }
     let block = block.clamp(1, frames);
-    let mut window: f64 = u[..block].iter().sum();
+    let mut window: f64 = (0..block).map(|i| u.at(i)).sum();
     let mut squares = 0.0;
     // The window's far end wraps past the last frame: two runs, no division per frame.
-    for (start, &next) in u[block..].iter().enumerate() {
+    for start in 0..frames - block {
         squares += window * window;
-        window += next - u[start];
+        window += u.at(start + block) - u.at(start);
     }
-    for (start, &next) in (frames - block..frames).zip(u) {
+    for start in frames - block..frames {
         squares += window * window;
-        window += next - u[start];
+        window += u.at(start + block - frames) - u.at(start);
     }
     squares / block as f64
 }
 
 /// The AR(1) long-run variance of `Σ u` (`u` centred) and the effective number of
 /// independent terms, when the lag-1 autocorrelation is positive.
+#[cfg(test)]
 pub(crate) fn ar1_variance(u: &[f64]) -> Option<(f64, f64)> {
+    ar1_variance_of(u)
+}
+
+fn ar1_variance_of<T: Series64 + ?Sized>(u: &T) -> Option<(f64, f64)> {
     let n = u.len();
     // Both sums in one sweep, each in index order from −0.0, as `sum()` adds them.
     let (mut squares, mut lagged) = (-0.0f64, -0.0f64);
-    for pair in u.windows(2) {
-        squares += pair[0] * pair[0];
-        lagged += pair[0] * pair[1];
+    for i in 1..n {
+        let (x, y) = (u.at(i - 1), u.at(i));
+        squares += x * x;
+        lagged += x * y;
     }
-    if let Some(&last) = u.last() {
+    if n > 0 {
+        let last = u.at(n - 1);
         squares += last * last;
     }
     let variance = squares / n as f64;
@@ -355,40 +440,52 @@ pub(crate) fn median_error_of(
     }
     // Per frame: spans at or below the median less the share expected of its span count.
     let share = order.at_or_below_median() as f64 / n as f64;
-    let u = &mut terms.u;
-    u.clear();
     match series.one_span_per_frame() {
-        // The usual pass: a frame's term is 1 or 0 less the share, as `below − share · 1`.
+        // The usual pass: a frame's term is 1 or 0 less the share, `below − share · 1`.
         Some(values) if values.len() == frames => {
-            u.extend(values.iter().map(|&v| f64::from(u8::from(u64::from(v) <= median)) - share));
+            terms.coins.clear();
+            terms.coins.extend(values.iter().map(|&v| u8::from(u64::from(v) <= median)));
+            let coins = Coins { coins: &terms.coins, value: [0.0 - share, 1.0 - share] };
+            spread(n, block, frames, &coins, &mut terms.correlations, (order, median, h, [low, high]))
         }
-        _ => u.extend((0..frames).map(|frame| {
-            let spans = series.spans_of(frame..frame + 1);
-            let total = spans.len();
-            let below = spans.filter(|&at| series.values.get(at) <= median).count();
-            below as f64 - share * total as f64
-        })),
+        _ => {
+            terms.u.clear();
+            terms.u.extend((0..frames).map(|frame| {
+                let spans = series.spans_of(frame..frame + 1);
+                let total = spans.len();
+                let below = spans.filter(|&at| series.values.get(at) <= median).count();
+                below as f64 - share * total as f64
+            }));
+            spread(n, block, frames, &terms.u[..], &mut terms.correlations, (order, median, h, [low, high]))
+        }
     }
-    let u = &terms.u[..];
+}
+
+/// The rest of [`median_error_of`], from the per-frame terms `u` on: their block length,
+/// their variance, and the standard error it gives the median.
+fn spread<T: Centre + ?Sized>(
+    n: usize,
+    block: usize,
+    frames: usize,
+    u: &T,
+    correlations: &mut Vec<f64>,
+    (order, median, h, [low, high]): (&mut OrderStats<'_>, u64, f64, [u64; 2]),
+) -> MedianError {
     // The capture's length comes from its frame times, but on lavapipe a small pass can
     // switch between two levels (3 µs and 24 µs) for a hundred frames at a time while the
     // frame time barely shows it: the blocks must also fit the dependence of this
     // statistic's own per-frame terms, so `b̂` on them (no floor: independent terms keep
     // the given length, 1 included) raises the given length.
-    let block = if frames >= 4 {
-        block.max(automatic_length_in(u, &mut terms.centred, &mut terms.correlations))
-    } else {
-        block
-    };
+    let block = if frames >= 4 { block.max(automatic_length_in(u, correlations)) } else { block };
     let mut degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
-    let mut variance = block_variance(u, block);
+    let mut variance = block_variance_of(u, block);
     // Blocks no longer than `min(3√n, n/3)` see little of a level that holds for hundreds
     // of frames, and their variance is biased low there. The lag-1 autocorrelation `ρ` of
     // the same terms, read as an AR(1) (exact for a two-level switching process), gives
     // a second long-run variance, `n var(u) (1 + ρ) / (1 − ρ)`, from `n (1 − ρ) / (1 + ρ)`
     // effectively independent frames; the larger variance, and the fewer degrees of
     // freedom, are kept. For weak dependence this is at most the block variance's size.
-    if let Some((ar1, effective)) = ar1_variance(u) {
+    if let Some((ar1, effective)) = ar1_variance_of(u) {
         if ar1 > variance {
             variance = ar1;
         }
