@@ -86,7 +86,7 @@ pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;
 use crate::model::{GpuPassKind, SpanKind};
-use bootstrap::{MIN_BLOCKS, OrderStats, Terms, block_length, median_error_of};
+use bootstrap::{Buffers, MIN_BLOCKS, OrderStats, Terms, block_length, median_error_of};
 use samples::Series;
 
 /// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
@@ -514,7 +514,7 @@ fn percent(part: usize, whole: usize) -> f64 {
 /// allocates nothing: a copy of each side's values to select in, and the per-frame terms.
 #[derive(Debug, Default)]
 struct Scratch {
-    values: [Vec<u64>; 2],
+    values: [Buffers; 2],
     terms: Terms,
 }
 
@@ -547,12 +547,10 @@ fn prepare(
     for (side, order) in orders.iter_mut().enumerate() {
         let median = order.lower_median();
         medians[side] = median;
-        let values = order.values();
-        let (zeros, tied) = values
-            .iter()
-            .fold((0usize, 0usize), |(zeros, tied), &v| (zeros + usize::from(v == 0), tied + usize::from(v == median)));
-        zero_share[side] = percent(zeros, values.len());
-        tied_share[side] = percent(tied, values.len());
+        let (zeros, tied) = order.zeros_and(median);
+        let len = [a, b][side].len();
+        zero_share[side] = percent(zeros, len);
+        tied_share[side] = percent(tied, len);
     }
     let limit = 100.0 * MAX_TIED_SHARE;
     if zero_share.iter().chain(&tied_share).any(|&share| share > limit) {

@@ -24,7 +24,7 @@
 //! order statistics measures a density (ties make it zero, and the caller says
 //! inconclusive instead).
 
-use super::samples::Series;
+use super::samples::{Durations, Series};
 
 /// The normal quantile the share's interval is mapped at where it is wider than the
 /// density's bandwidth: about that of Holm's level for 30 tests at α = 0.05.
@@ -141,7 +141,7 @@ impl Centre for Coins<'_> {
 
 /// Politis and White's `b̂` on `values` (at least 4), at most [`ceiling`], with no floor.
 pub(crate) fn automatic_length(values: &[f64]) -> usize {
-    automatic_length_in(values, &mut Vec::new())
+    automatic_length_in(values, Moments::of(values).sum, &mut Vec::new())
 }
 
 /// `Σ_{i < n − k} c_i c_{i+k}` for the lags `k` of `first..first + LAGS`, each summed in
@@ -174,10 +174,11 @@ fn lagged_sums_of<T: Series64 + ?Sized>(c: &T, first: usize) -> [f64; LAGS] {
 }
 
 /// [`automatic_length`] on any terms, with the correlations' buffer lent.
-fn automatic_length_in<T: Centre + ?Sized>(values: &T, correlations: &mut Vec<f64>) -> usize {
+/// `sum` is `Σ values`, as [`Moments`] sums it.
+fn automatic_length_in<T: Centre + ?Sized>(values: &T, sum: f64, correlations: &mut Vec<f64>) -> usize {
     let n = values.len();
     let (floor, ceiling) = (1, ceiling(n));
-    let mean = (0..n).map(|i| values.at(i)).sum::<f64>() / n as f64;
+    let mean = sum / n as f64;
     let centred = values.centred(mean);
     let centred = &centred;
     let first = lagged_sums_of(centred, 0);
@@ -294,37 +295,73 @@ pub(crate) fn bandwidth(n: usize) -> f64 {
 /// copy or select over the whole.
 #[derive(Debug)]
 pub(crate) struct OrderStats<'v> {
-    values: &'v mut [u64],
+    values: Copied<'v>,
     known: [usize; KNOWN],
     len: usize,
+}
+
+/// The copy, 4 bytes a value while every one fits (as the series keeps them): half the
+/// memory to sweep for each selection.
+#[derive(Debug)]
+enum Copied<'v> {
+    Narrow(&'v mut [u32]),
+    Wide(&'v mut [u64]),
+}
+
+/// Where an [`OrderStats`] copies a series' values; kept from one pass to the next.
+#[derive(Debug, Default)]
+pub(crate) struct Buffers {
+    narrow: Vec<u32>,
+    wide: Vec<u64>,
 }
 
 /// Ranks an [`OrderStats`] remembers: more than a median error ever selects.
 const KNOWN: usize = 8;
 
+/// The value of rank `rank` among `values`, every rank in `known` already in place (the
+/// value at it, smaller ones before, larger after): selected between its neighbours.
+fn select<T: Copy + Ord>(values: &mut [T], known: &[usize], rank: usize) -> T {
+    if known.contains(&rank) {
+        return values[rank];
+    }
+    let start = known.iter().filter(|&&k| k < rank).max().map_or(0, |&k| k + 1);
+    let end = known.iter().copied().filter(|&k| k > rank).min().unwrap_or(values.len());
+    *values[start..end].select_nth_unstable(rank - start).1
+}
+
 impl<'v> OrderStats<'v> {
-    /// `series`' values, copied into `buffer` (its room kept for the next pass).
-    pub(crate) fn copy(series: &Series, buffer: &'v mut Vec<u64>) -> Self {
-        buffer.clear();
-        series.values.extend_into(0..series.len(), buffer);
-        Self { values: buffer.as_mut_slice(), known: [0; KNOWN], len: 0 }
+    /// `series`' values, copied into `buffers` (their room kept for the next pass).
+    pub(crate) fn copy(series: &Series, buffers: &'v mut Buffers) -> Self {
+        let values = match &series.values {
+            Durations::Narrow(values) => {
+                buffers.narrow.clear();
+                buffers.narrow.extend_from_slice(values);
+                Copied::Narrow(&mut buffers.narrow)
+            }
+            Durations::Wide(values) => {
+                buffers.wide.clear();
+                buffers.wide.extend_from_slice(values);
+                Copied::Wide(&mut buffers.wide)
+            }
+        };
+        Self { values, known: [0; KNOWN], len: 0 }
     }
 
-    /// The values, in the order the selections left them.
-    pub(crate) fn values(&self) -> &[u64] {
-        self.values
+    fn len(&self) -> usize {
+        match &self.values {
+            Copied::Narrow(values) => values.len(),
+            Copied::Wide(values) => values.len(),
+        }
     }
 
     /// The value of rank `rank` (0-based) among the sorted values.
     fn rank(&mut self, rank: usize) -> u64 {
         let known = &self.known[..self.len];
-        if known.contains(&rank) {
-            return self.values[rank];
-        }
-        let start = known.iter().filter(|&&k| k < rank).max().map_or(0, |&k| k + 1);
-        let end = known.iter().copied().filter(|&k| k > rank).min().unwrap_or(self.values.len());
-        let value = *self.values[start..end].select_nth_unstable(rank - start).1;
-        if self.len < KNOWN {
+        let value = match &mut self.values {
+            Copied::Narrow(values) => u64::from(select(values, known, rank)),
+            Copied::Wide(values) => select(values, known, rank),
+        };
+        if self.len < KNOWN && !known.contains(&rank) {
             self.known[self.len] = rank;
             self.len += 1;
         }
@@ -333,21 +370,39 @@ impl<'v> OrderStats<'v> {
 
     /// The lower median, `d[(n − 1) / 2]`, as [`lower_median`] gives it.
     pub(crate) fn lower_median(&mut self) -> u64 {
-        self.rank((self.values.len() - 1) / 2)
+        self.rank((self.len() - 1) / 2)
     }
 
     /// The value at probability `p` (nearest rank).
     pub(crate) fn quantile(&mut self, p: f64) -> u64 {
-        let n = self.values.len();
+        let n = self.len();
         self.rank(((p * n as f64).ceil() as usize).clamp(1, n) - 1)
+    }
+
+    /// How many values read 0 and how many read exactly `value`.
+    pub(crate) fn zeros_and(&self, value: u64) -> (usize, usize) {
+        fn count<T: Copy + Into<u64>>(values: &[T], value: u64) -> (usize, usize) {
+            values.iter().fold((0, 0), |(zeros, equal), &v| {
+                let v: u64 = v.into();
+                (zeros + usize::from(v == 0), equal + usize::from(v == value))
+            })
+        }
+        match &self.values {
+            Copied::Narrow(values) => count(values, value),
+            Copied::Wide(values) => count(values, value),
+        }
     }
 
     /// How many values are at or below the lower median: those before it, itself, and
     /// the ones after it that equal it (everything after it is at least it).
     fn at_or_below_median(&mut self) -> usize {
-        let at = (self.values.len() - 1) / 2;
+        let at = (self.len() - 1) / 2;
         let median = self.rank(at);
-        at + 1 + self.values[at + 1..].iter().filter(|&&v| v == median).count()
+        let equal_after = match &self.values {
+            Copied::Narrow(values) => values[at + 1..].iter().filter(|&&v| u64::from(v) == median).count(),
+            Copied::Wide(values) => values[at + 1..].iter().filter(|&&v| v == median).count(),
+        };
+        at + 1 + equal_after
     }
 }
 
@@ -383,27 +438,45 @@ fn block_variance_of<T: Series64 + ?Sized>(u: &T, block: usize) -> f64 {
 /// independent terms, when the lag-1 autocorrelation is positive.
 #[cfg(test)]
 pub(crate) fn ar1_variance(u: &[f64]) -> Option<(f64, f64)> {
-    ar1_variance_of(u)
+    ar1_variance_of(u.len(), Moments::of(u))
 }
 
-fn ar1_variance_of<T: Series64 + ?Sized>(u: &T) -> Option<(f64, f64)> {
-    let n = u.len();
-    // Both sums in one sweep, each in index order from −0.0, as `sum()` adds them.
-    let (mut squares, mut lagged) = (-0.0f64, -0.0f64);
-    for i in 1..n {
-        let (x, y) = (u.at(i - 1), u.at(i));
-        squares += x * x;
-        lagged += x * y;
+/// `Σ u`, `Σ u²` and `Σ u_i u_{i+1}`, each summed in index order from −0.0, as `sum()`
+/// adds it, all three in one sweep: the block length needs the first, the AR(1)
+/// variance the others.
+#[derive(Clone, Copy, Debug)]
+struct Moments {
+    sum: f64,
+    squares: f64,
+    lagged: f64,
+}
+
+impl Moments {
+    fn of<T: Series64 + ?Sized>(u: &T) -> Self {
+        let n = u.len();
+        let (mut sum, mut squares, mut lagged) = (-0.0f64, -0.0f64, -0.0f64);
+        for i in 1..n {
+            let (x, y) = (u.at(i - 1), u.at(i));
+            sum += x;
+            squares += x * x;
+            lagged += x * y;
+        }
+        if n > 0 {
+            let last = u.at(n - 1);
+            sum += last;
+            squares += last * last;
+        }
+        Self { sum, squares, lagged }
     }
-    if n > 0 {
-        let last = u.at(n - 1);
-        squares += last * last;
-    }
-    let variance = squares / n as f64;
+}
+
+/// [`ar1_variance`] of `n` terms from their [`Moments`].
+fn ar1_variance_of(n: usize, moments: Moments) -> Option<(f64, f64)> {
+    let variance = moments.squares / n as f64;
     if n < 4 || variance <= 0.0 {
         return None;
     }
-    let lag1 = lagged / n as f64;
+    let lag1 = moments.lagged / n as f64;
     // Capped below 1 so that a capture that never switches gives a finite variance.
     let rho = (lag1 / variance).min(0.999);
     (rho > 0.0).then(|| {
@@ -416,8 +489,8 @@ fn ar1_variance_of<T: Series64 + ?Sized>(u: &T) -> Option<(f64, f64)> {
 /// frames are resampled in blocks of `block`.
 #[cfg(test)]
 pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> MedianError {
-    let mut buffer = Vec::new();
-    median_error_of(series, frames, block, &mut OrderStats::copy(series, &mut buffer), &mut Terms::default())
+    let mut buffers = Buffers::default();
+    median_error_of(series, frames, block, &mut OrderStats::copy(series, &mut buffers), &mut Terms::default())
 }
 
 /// [`median_error`] over `order`, the series' values (any ranks already selected are
@@ -476,7 +549,8 @@ fn spread<T: Centre + ?Sized>(
     // frame time barely shows it: the blocks must also fit the dependence of this
     // statistic's own per-frame terms, so `b̂` on them (no floor: independent terms keep
     // the given length, 1 included) raises the given length.
-    let block = if frames >= 4 { block.max(automatic_length_in(u, correlations)) } else { block };
+    let moments = Moments::of(u);
+    let block = if frames >= 4 { block.max(automatic_length_in(u, moments.sum, correlations)) } else { block };
     let mut degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
     let mut variance = block_variance_of(u, block);
     // Blocks no longer than `min(3√n, n/3)` see little of a level that holds for hundreds
@@ -485,7 +559,7 @@ fn spread<T: Centre + ?Sized>(
     // a second long-run variance, `n var(u) (1 + ρ) / (1 − ρ)`, from `n (1 − ρ) / (1 + ρ)`
     // effectively independent frames; the larger variance, and the fewer degrees of
     // freedom, are kept. For weak dependence this is at most the block variance's size.
-    if let Some((ar1, effective)) = ar1_variance_of(u) {
+    if let Some((ar1, effective)) = ar1_variance_of(u.len(), moments) {
         if ar1 > variance {
             variance = ar1;
         }

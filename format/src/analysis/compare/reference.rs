@@ -180,7 +180,7 @@ mod tests {
     //! shape the engine meets: one span a frame or several, none in some frames, wide
     //! durations, ties, two levels, short series where a batch of lags overshoots.
 
-    use super::super::bootstrap::{self, MedianError, OrderStats, Terms, median_error_of};
+    use super::super::bootstrap::{self, Buffers, MedianError, OrderStats, Terms, median_error_of};
     use super::super::samples::Series;
     use crate::synth::Rng;
 
@@ -234,7 +234,7 @@ mod tests {
     fn the_median_error_is_the_first_form_s_bit_for_bit_selections_reused_or_not() {
         let mut rng = Rng::new(41);
         let mut terms = Terms::default();
-        let mut buffer = Vec::new();
+        let mut buffer = Buffers::default();
         for n in [4, 5, 7, 12, 33, 50, 64, 199, 600, 3_601] {
             for series in shapes(&mut rng, n) {
                 if series.len() == 0 {
@@ -305,7 +305,7 @@ mod tests {
     #[test]
     fn every_order_statistic_is_the_one_a_fresh_selection_gives() {
         let mut rng = Rng::new(3);
-        let mut buffer = Vec::new();
+        let mut buffer = Buffers::default();
         for n in [1, 2, 3, 10, 101, 1_000] {
             let series = Series::one_per_frame((0..n).map(|_| rng.below(50)));
             let mut sorted = Vec::new();
