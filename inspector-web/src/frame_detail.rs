@@ -45,7 +45,7 @@ impl FrameDetail {
                 "Dropped spans",
                 match entry.dropped_spans {
                     0 => "0".to_owned(),
-                    n => format!("{n}: a full timer pool lost them, so some passes are missing"),
+                    n => format!("{n}: begun but never timed, so some passes are missing"),
                 },
             ),
             ("Recorder's own CPU time", units::exact_ns(frame.recorder_cost_ns)),

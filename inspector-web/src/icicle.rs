@@ -138,7 +138,7 @@ pub struct Icicle {
     /// read 0 ns: the statistics table's `spans` and `zero_spans` for the same range.
     pub spans: u64,
     pub zero_spans: u64,
-    /// Spans the recorder dropped (full timer pool) in the analysed frames.
+    /// Spans the recorder dropped (begun but never timed) in the analysed frames.
     pub dropped_spans: u64,
     pub bare_encoder: BareEncoder,
     nodes: Vec<Node>,

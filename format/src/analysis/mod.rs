@@ -106,7 +106,8 @@ pub struct StatsReport {
     pub spans: u64,
     /// Spans whose duration is exactly 0 ns, over all passes.
     pub zero_spans: u64,
-    /// Spans the recorder dropped (full timer pool) in the analysed frames.
+    /// Spans the recorder dropped (begun but never timed: `Frame::dropped_spans`) in the
+    /// analysed frames.
     pub dropped_spans: u64,
     /// One entry per pass, largest `total_ns` first.
     pub passes: Vec<PassStats>,

@@ -48,7 +48,7 @@ pub struct FrameEntry {
     pub gpu_duration_ns: u64,
     /// Nanoseconds on the CPU clock: the CPU section's end minus its begin, 0 if negative.
     pub cpu_duration_ns: u64,
-    /// Spans the recorder lost to a full timer pool in this frame.
+    /// Spans the recorder dropped in this frame (begun but never timed: `Frame::dropped_spans`).
     pub dropped_spans: u32,
     /// GPU spans the frame record holds.
     pub span_count: u32,

@@ -712,7 +712,8 @@ impl<'a> Capture<'a> {
         self.frames.iter().map(|frame| u64::from(frame.span_count)).sum()
     }
 
-    /// Total spans dropped by a full timer pool, from the index.
+    /// Total spans the recorder dropped (begun but never timed: `Frame::dropped_spans`),
+    /// from the index.
     #[must_use]
     pub fn dropped_span_count(&self) -> u64 {
         self.frames.iter().map(|frame| u64::from(frame.dropped_spans)).sum()

@@ -73,7 +73,7 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
             .collect();
         let more = if summary.frames_with_dropped_spans > NAMED_DROPPED_FRAMES as u64 { ", …" } else { "" };
         banners.push(format!(
-            "{} spans were dropped by a full timer pool, on {} frames (marked purple in the strip): frames {}{more}. Those frames lack some passes.",
+            "{} spans were dropped (begun but never timed; the capture's notes say why), on {} frames (marked purple in the strip): frames {}{more}. Those frames lack some passes.",
             units::grouped(summary.dropped_spans),
             summary.frames_with_dropped_spans,
             frames.join(", ")

@@ -45,7 +45,7 @@ pub fn stats(
             "p",
             "warning",
             &format!(
-                "{} spans were dropped by a full timer pool in this range; their passes are missing from those frames.",
+                "{} spans were dropped in this range (begun but never timed); their passes are missing from those frames.",
                 units::grouped(report.dropped_spans)
             ),
         )?;

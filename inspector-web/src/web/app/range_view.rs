@@ -55,7 +55,7 @@ impl App {
             notes.extend(icicle.bare_encoder_note());
             if icicle.dropped_spans > 0 {
                 notes.push(format!(
-                    "{} spans were dropped by a full timer pool in this range; their time is missing here.",
+                    "{} spans were dropped in this range (begun but never timed); their time is missing here.",
                     crate::units::grouped(icicle.dropped_spans)
                 ));
             }
