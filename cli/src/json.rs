@@ -204,13 +204,17 @@ pub struct FrameTimingJson {
     pub span_coverage: CoverageJson,
     /// Consecutive pairs whose later first span does not begin after the earlier one's.
     pub gpu_unordered_pairs: u64,
-    /// Consecutive pairs whose later CPU begin is not after the earlier one's.
+    /// Consecutive pairs of frames that both have CPU times whose later CPU begin is not
+    /// after the earlier one's.
     pub cpu_unordered_pairs: u64,
     /// Frames whose readback time precedes their submit time.
     pub readback_before_submit_frames: u64,
     /// Pass spans that read exactly 0 ns: they cover nothing, so quantized timestamps
     /// understate `span_coverage`.
     pub zero_pass_spans: u64,
+    /// Frames whose CPU begin and end are both 0: they have no CPU times and the CPU
+    /// figures leave them out (added to schema 1).
+    pub frames_without_cpu: u64,
 }
 
 impl FrameTimingJson {
@@ -241,6 +245,7 @@ impl FrameTimingJson {
             cpu_unordered_pairs: timing.cpu_unordered_pairs,
             readback_before_submit_frames: timing.latency_negative,
             zero_pass_spans: timing.zero_spans,
+            frames_without_cpu: timing.frames_without_cpu,
         }
     }
 }
