@@ -258,7 +258,12 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         field(&mut out, "note", &format!("frame {}: {}", note.frame_number, note.text))?;
     }
     if graph_passes.is_empty() {
-        writeln!(out, "\nGPU passes ({}; no frame graph below level structure):", gpu_passes.len())?;
+        // Below level structure no graph is recorded; at or above it the app named none.
+        let why = match capture.level() {
+            Some(level) if level >= sgpt_format::Level::Structure => "the application named no graph passes",
+            _ => "no frame graph below level structure",
+        };
+        writeln!(out, "\nGPU passes ({}; {why}):", gpu_passes.len())?;
         for pass in &gpu_passes {
             writeln!(out, "  {} ({})", printable(&pass.label), pass.kind.name())?;
         }
