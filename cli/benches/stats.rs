@@ -4,7 +4,8 @@
 //! threads), and the `sgpt stats --json` binary end to end with `RAYON_NUM_THREADS` 1 and
 //! 2, each in M spans/s and as a share of the decode roofline; then `sgpt diff --json`
 //! of that capture against a second run of it, on 1 and 2 threads, as a ratio to
-//! `sgpt stats --json` of one on as many threads (the goal: at most 2).
+//! `sgpt stats --json` of one on as many threads (the goal: at most 2), and, in process,
+//! how much of that is the two scans and how much the comparison engine.
 //! Run: `cargo bench -p sgpt-cli --bench stats`.
 //!
 //! On `target/bench-captures/hour.sgpt` (216,000 frames × 200 passes, 43.2 M spans) when it
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
+use sgpt_format::compare::{CompareOptions, compare};
 use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::{Capture, Frame, synth};
 
@@ -175,12 +177,39 @@ fn main() {
 
     let run2 = second_run(&path, hour);
     println!("`sgpt diff --json` end to end of it against {} (both read, analysed, sampled, compared)", run2.display());
-    for (threads, stats) in ["1", "2"].into_iter().zip(stats_times) {
+    for (threads, stats) in ["1", "2"].into_iter().zip(stats_times.iter().copied()) {
         let time = sgpt_time(&["diff".as_ref(), "--json".as_ref(), path.as_os_str(), run2.as_os_str()], threads);
         println!(
             "  RAYON_NUM_THREADS={threads}: {:.3} s, {:.2} × `sgpt stats --json` of one on as many threads",
             time.as_secs_f64(),
             time.as_secs_f64() / stats.as_secs_f64()
+        );
+    }
+    // Where diff's time goes, in process: the two scans (statistics and samples, side by
+    // side as `sgpt diff` runs them), then the comparison engine on their samples.
+    let bytes2 = std::fs::read(&run2).expect("read the second run");
+    let capture2 = Capture::open(&bytes2).expect("open the second run");
+    println!(
+        "  in process, as a share of `sgpt stats --json` on as many threads: both scans with samples, then `compare`"
+    );
+    for (threads, stats) in [1, 2].into_iter().zip(stats_times) {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+        let options = ScanOptions { chunks: 0, frame_timing: false, samples: true, ..ScanOptions::default() };
+        let whole = |capture: &Capture<'_>| {
+            scan_parallel(capture, 0..capture.frames().len(), &options, &|_| {}).samples.expect("asked for")
+        };
+        let mut samples = None;
+        let scans =
+            median_time(|| samples = Some(pool.install(|| rayon::join(|| whole(&capture), || whole(&capture2)))));
+        let (a, b) = samples.expect("scanned");
+        let engine = median_time(|| drop(black_box(pool.install(|| compare(&a, &b, &CompareOptions::default())))));
+        println!(
+            "    {threads} thread{}: scans {:.3} s ({:.2} ×), compare {:.3} s ({:.2} ×)",
+            if threads == 1 { " " } else { "s" },
+            scans.as_secs_f64(),
+            scans.as_secs_f64() / stats.as_secs_f64(),
+            engine.as_secs_f64(),
+            engine.as_secs_f64() / stats.as_secs_f64()
         );
     }
     println!("load average after: {}", load());

@@ -5,10 +5,10 @@
 //! passes each, 2 threads): it went 39 % to a second, sequential decode of each capture
 //! for the engine's samples, 34 % to the statistics' scan, 21 % to `compare` on one
 //! thread, 4 % to reading. The samples now come from the scan's decode, in its chunks
-//! (`ScanOptions::samples`), and `compare` prepares the passes on every core. Now, on
-//! one thread: the scans 54 % (decode 15 %, statistics 16 %, samples 15 %, page faults
-//! 10 %), `compare` 38 % (`median_error` 33 %: copies, selections, the per-pass block
-//! length), reading 5 %.
+//! (`ScanOptions::samples`), and `compare` prepares the passes on every core. Then, on
+//! one thread: the scans 53 %, `compare` 40 %, reading 5 %; the engine's share is now
+//! about 21 % (the scans about 70 %, reading 7 %), its sums and selections made once
+//! (see the engine's `bootstrap` module).
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
