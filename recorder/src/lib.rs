@@ -100,6 +100,8 @@ mod front;
 mod graph;
 mod memory;
 #[doc(hidden)]
+// Native dev tooling: the fixtures are written on the machine that builds them.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod memory_fixtures;
 mod meta;
 mod options;
