@@ -2,7 +2,7 @@
 //! lost, and its workload pass by pass, so dispatch and draw counts are on screen
 //! without selecting anything.
 
-use sgpt_format::{Capture, Frame, FrameEntry, Topology};
+use sgpt_format::{Capture, Frame, FrameEntry, Level, Topology};
 
 use crate::pass_detail::PassDetail;
 use crate::summary::clip;
@@ -32,6 +32,8 @@ pub struct FrameDetail {
     /// records no workload (then `workload_note` says so).
     pub workload: Vec<WorkloadRow>,
     pub workload_note: Option<String>,
+    /// The workload heading: counts where the level records them, "not recorded" below.
+    pub workload_heading: String,
 }
 
 impl FrameDetail {
@@ -81,19 +83,33 @@ impl FrameDetail {
                 });
             }
         }
-        let workload_note = workload.is_empty().then(|| {
-            if frame.commands.is_empty() {
-                "No dispatches or draws recorded in this frame (levels timing and structure record none).".to_owned()
-            } else {
-                "This frame's dispatches and draws name no pass of its topology.".to_owned()
-            }
+        // Below level workload no command is recorded: a count there would be made up.
+        let level = capture.level().filter(|&level| level >= Level::Workload).ok_or(capture.level());
+        let workload_note = workload.is_empty().then(|| match (&level, frame.commands.is_empty()) {
+            (Err(level), _) => format!(
+                "Level {} records no dispatches or draws.",
+                level.map_or("unknown", Level::name)
+            ),
+            (Ok(_), true) => "No dispatches or draws were recorded in this frame. Passes the recorder did not begin (timed through the wgpu-profiler bridge or a pass timer) have their time only: the capture's notes say which.".to_owned(),
+            (Ok(_), false) => "This frame's dispatches and draws name no pass of its topology.".to_owned(),
         });
-        Self { heading: format!("Frame {}", entry.frame_number), facts, workload, workload_note }
+        let workload_heading = match level {
+            Err(_) => "Workload: not recorded".to_owned(),
+            Ok(_) => {
+                let (dispatches, draws) = totals(&workload);
+                format!("Workload: {dispatches} dispatches, {draws} draws recorded")
+            }
+        };
+        Self { heading: format!("Frame {}", entry.frame_number), facts, workload, workload_note, workload_heading }
     }
 
     /// Dispatches and draws over the frame.
     #[must_use]
     pub fn totals(&self) -> (usize, usize) {
-        self.workload.iter().fold((0, 0), |(d, r), row| (d + row.dispatches, r + row.draws))
+        totals(&self.workload)
     }
+}
+
+fn totals(workload: &[WorkloadRow]) -> (usize, usize) {
+    workload.iter().fold((0, 0), |(d, r), row| (d + row.dispatches, r + row.draws))
 }

@@ -34,6 +34,9 @@ pub struct PassDetail {
     pub unknown_invocations: usize,
     pub commands: Vec<CommandRow>,
     pub attachments: Vec<String>,
+    /// The capture's level when it records no commands (below workload): the counts
+    /// above are then not measured, not zero. `None` at workload and up.
+    pub workload_not_recorded: Option<&'static str>,
 }
 
 /// At most this many commands are listed; counts cover all of them.
@@ -66,6 +69,10 @@ impl PassDetail {
                     text
                 })
                 .collect(),
+            workload_not_recorded: match capture.level() {
+                Some(level) if level >= sgpt_format::Level::Workload => None,
+                level => Some(level.map_or("unknown", sgpt_format::Level::name)),
+            },
             ..PassDetail::default()
         };
         let mut total = 0u64;
@@ -167,6 +174,9 @@ impl PassDetail {
     /// "1 234 invocations", or how many dispatches are unknown.
     #[must_use]
     pub fn invocations_text(&self) -> String {
+        if let Some(level) = self.workload_not_recorded {
+            return format!("not recorded (level {level})");
+        }
         match (self.invocations, self.dispatches) {
             (_, 0) => "no dispatches".to_owned(),
             (Some(total), _) => format!("{} invocations", units::grouped(total)),
@@ -257,6 +267,22 @@ mod tests {
         assert_eq!(detail.invocations, None);
         assert!(detail.invocations_text().starts_with("unknown: 1 of 2 dispatches"));
         assert!(PassDetail::new(&capture, &topology, &frame, 5).is_none());
+        assert_eq!(detail.workload_not_recorded, None, "verbose records commands");
+    }
+
+    #[test]
+    fn below_level_workload_counts_are_not_recorded_rather_than_zero() {
+        let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+        let mut writer = Writer::new(Vec::new(), &meta).expect("meta");
+        let topology =
+            Topology { gpu_passes: vec![GpuPass { label: "sim".into(), ..GpuPass::default() }], ..Topology::default() };
+        let frame = Frame { topology: writer.topology(&topology).expect("topology"), ..Frame::default() };
+        writer.frame(&frame).expect("frame");
+        let bytes = writer.finish().expect("finish");
+        let capture = Capture::open(&bytes).expect("opens");
+        let detail = PassDetail::new(&capture, &topology, &frame, 0).expect("pass 0 exists");
+        assert_eq!(detail.workload_not_recorded, Some("timing"));
+        assert_eq!(detail.invocations_text(), "not recorded (level timing)");
     }
 
     #[test]

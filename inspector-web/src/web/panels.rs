@@ -327,6 +327,14 @@ pub fn resources(
     Ok(())
 }
 
+/// A count the level recorded, or what says it was not recorded.
+fn count_or_absent(count: usize, not_recorded: Option<&str>) -> String {
+    match not_recorded {
+        Some(level) => format!("not recorded (level {level})"),
+        None => count.to_string(),
+    }
+}
+
 pub fn pass_detail(
     dom: &Dom,
     root: &Element,
@@ -400,8 +408,8 @@ pub fn pass_detail(
     };
     for (label, value) in [
         ("Duration in ".to_owned() + &frame, durations),
-        ("Dispatches".to_owned(), detail.dispatches.to_string()),
-        ("Draws".to_owned(), detail.draws.to_string()),
+        ("Dispatches".to_owned(), count_or_absent(detail.dispatches, detail.workload_not_recorded)),
+        ("Draws".to_owned(), count_or_absent(detail.draws, detail.workload_not_recorded)),
         ("Invocations".to_owned(), detail.invocations_text()),
     ] {
         dom.add(&facts, "dt", &label)?;
@@ -414,8 +422,14 @@ pub fn pass_detail(
             dom.add(&list, "li", attachment)?;
         }
     }
-    if detail.commands.is_empty() {
-        dom.add(root, "p", "No dispatches or draws recorded for this pass (level timing or structure records none).")?;
+    if let Some(level) = detail.workload_not_recorded {
+        dom.add(root, "p", &format!("Level {level} records no dispatches or draws."))?;
+    } else if detail.commands.is_empty() {
+        dom.add(
+            root,
+            "p",
+            "No dispatches or draws were recorded for this pass. A pass the recorder did not begin (timed through the wgpu-profiler bridge or a pass timer) has its time only: the capture's notes say which.",
+        )?;
     } else {
         dom.add(root, "h3", "Commands")?;
         let mut headers =
@@ -871,8 +885,7 @@ pub fn frame_detail(dom: &Dom, root: &Element, detail: Option<&FrameDetail>) -> 
         dom.add(&facts, "dt", label)?;
         dom.add(&facts, "dd", value)?;
     }
-    let (dispatches, draws) = detail.totals();
-    dom.add(root, "h3", &format!("Workload: {dispatches} dispatches, {draws} draws"))?;
+    dom.add(root, "h3", &detail.workload_heading)?;
     if let Some(note) = &detail.workload_note {
         dom.add_class(root, "p", "muted", note)?;
         return Ok(());
