@@ -646,8 +646,8 @@ impl Icicle {
 
     /// The sentence above the view: the statistics table's, word for word.
     #[must_use]
-    pub fn honesty_note(&self) -> String {
-        crate::stats_table::range_note(self.zero_spans, self.spans, "this flame graph")
+    pub fn honesty_note(&self, may_quantize: bool) -> String {
+        crate::stats_table::range_note(self.zero_spans, self.spans, "this flame graph", may_quantize)
     }
 
     /// What the view says beside the graph about spans it cannot place, if any.

@@ -148,24 +148,37 @@ pub fn grand_total(report: &StatsReport) -> u64 {
     report.passes.iter().fold(0u64, |sum, pass| sum.saturating_add(pass.total_ns))
 }
 
-/// The sentence that always stands above the table (docs/ARCHITECTURE.md: timestamps as reported, never invented precision).
+/// The sentence that always stands above the table (docs/ARCHITECTURE.md: timestamps as
+/// reported, never invented precision). `may_quantize`: the capture comes from a browser
+/// (or does not say where it comes from), whose timestamps may be quantized.
 #[must_use]
-pub fn honesty_note(report: &StatsReport) -> String {
-    range_note(report.zero_spans, report.spans, "this table")
+pub fn honesty_note(report: &StatsReport, may_quantize: bool) -> String {
+    range_note(report.zero_spans, report.spans, "this table", may_quantize)
 }
 
 /// The same sentence for any view aggregating `spans` spans over a range, `zero_spans` of
 /// them 0 ns; `view` names it ("this table"), so every range view says exactly the same.
+/// The browser's quantization is named only where it can apply.
 #[must_use]
-pub fn range_note(zero_spans: u64, spans: u64, view: &str) -> String {
-    format!(
-        "Browsers quantize GPU timestamps to 100 µs unless chrome://flags/#enable-webgpu-developer-features is on; \
-         the capture holds what the device reported and this page corrects nothing. {} of {} spans in this range read \
-         exactly 0 ns. A single frame of a coarse capture is mostly noise: aggregating across frames, as {view} \
-         does, is the honest reading.",
+pub fn range_note(zero_spans: u64, spans: u64, view: &str, may_quantize: bool) -> String {
+    let zero = format!(
+        "{} of {} spans in this range read exactly 0 ns.",
         crate::units::grouped(zero_spans),
-        crate::units::grouped(spans),
-    )
+        crate::units::grouped(spans)
+    );
+    let coarse = format!(
+        " A single frame of a coarse capture is mostly noise: aggregating across frames, as {view} does, is the honest reading."
+    );
+    if may_quantize {
+        format!(
+            "Browsers quantize GPU timestamps to 100 µs unless chrome://flags/#enable-webgpu-developer-features is on; \
+             the capture holds what the device reported and this page corrects nothing. {zero}{coarse}"
+        )
+    } else if zero_spans > 0 {
+        format!("The capture holds what the device reported and this page corrects nothing. {zero}{coarse}")
+    } else {
+        format!("The capture holds what the device reported and this page corrects nothing. {zero}")
+    }
 }
 
 #[cfg(test)]
@@ -280,10 +293,23 @@ mod tests {
 
     #[test]
     fn the_note_names_the_flag_and_counts_zero_spans() {
-        let note = honesty_note(&report());
+        let note = honesty_note(&report(), true);
         assert!(note.contains("chrome://flags/#enable-webgpu-developer-features"));
         assert!(note.contains("4 of 30 spans in this range read exactly 0 ns"));
         assert!(note.contains("aggregating across frames"));
-        assert_eq!(note, range_note(4, 30, "this table"));
+        assert_eq!(note, range_note(4, 30, "this table", true));
+    }
+
+    #[test]
+    fn a_native_capture_is_not_told_about_the_browsers_flag() {
+        let note = honesty_note(&report(), false);
+        assert!(!note.contains("chrome://flags"), "{note}");
+        assert!(note.contains("4 of 30 spans in this range read exactly 0 ns"), "{note}");
+        assert!(note.contains("aggregating across frames"), "0 ns spans still make single frames noisy: {note}");
+        let exact = range_note(0, 30, "this table", false);
+        assert_eq!(
+            exact,
+            "The capture holds what the device reported and this page corrects nothing. 0 of 30 spans in this range read exactly 0 ns."
+        );
     }
 }

@@ -38,6 +38,9 @@ pub struct Summary {
     pub level: Option<&'static str>,
     /// `Verbose` perturbs what it measures, so the page warns.
     pub verbose: bool,
+    /// Recorded on the browser's WebGPU, or on an adapter the capture does not name: its
+    /// timestamps may be quantized, which the range views' note then says.
+    pub may_quantize: bool,
     /// `None` when the capture has no readable META.
     pub adapter: Option<Adapter>,
     pub note: String,
@@ -180,6 +183,7 @@ impl Summary {
             closed: header.closed(),
             level: level.map(sgpt_format::Level::name),
             verbose: level == Some(sgpt_format::Level::Verbose),
+            may_quantize: meta.is_none_or(|meta| meta.adapter.backend_name() == "webgpu"),
             // Either spelling of the browser's WebGPU reads as `webgpu` (SGPT_FORMAT.md §3.2).
             adapter: meta
                 .map(|meta| Adapter { name: clip(&meta.adapter.name), backend: clip(meta.adapter.backend_name()) }),
@@ -421,6 +425,23 @@ mod tests {
         assert_eq!(adapter("llvmpipe", "").describe(), "llvmpipe");
         assert_eq!(adapter("", "webgpu").describe(), "unnamed (webgpu)");
         assert_eq!(adapter("", "").describe(), "unnamed");
+    }
+
+    #[test]
+    fn only_a_browser_capture_is_told_its_timestamps_may_be_quantized() {
+        let capture = |backend: &str| {
+            let meta = sgpt_format::Meta {
+                level: Some(sgpt_format::Level::Timing),
+                adapter: sgpt_format::AdapterInfo { backend: backend.into(), ..Default::default() },
+                ..sgpt_format::Meta::default()
+            };
+            let writer = sgpt_format::Writer::new(Vec::new(), &meta).expect("writes");
+            writer.finish().expect("finishes")
+        };
+        let may_quantize = |bytes: Vec<u8>| summarize(&bytes).expect("opens").may_quantize;
+        assert!(!may_quantize(capture("vulkan")));
+        assert!(may_quantize(capture("webgpu")));
+        assert!(may_quantize(capture("browser_webgpu")), "the older spelling");
     }
 
     #[test]

@@ -187,8 +187,8 @@ fn counts_and_the_note_agree_with_the_statistics_table() {
         let report = analysis::pass_stats(&capture, range.clone());
         let icicle = build(&capture, range.clone());
         assert_eq!((icicle.spans, icicle.zero_spans, icicle.frames), (report.spans, report.zero_spans, report.frames));
-        let table = stats_table::honesty_note(&report);
-        assert_eq!(icicle.honesty_note(), table.replace("this table", "this flame graph"), "{range:?}");
+        let table = stats_table::honesty_note(&report, true);
+        assert_eq!(icicle.honesty_note(true), table.replace("this table", "this flame graph"), "{range:?}");
         let measured: u64 = icicle.nodes().iter().filter_map(|node| node.measured_ns).sum();
         assert_eq!(measured + icicle.bare_encoder.total_ns, stats_table::grand_total(&report), "{range:?}");
     }

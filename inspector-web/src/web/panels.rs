@@ -22,6 +22,7 @@ use crate::summary::{DefectRow, MAX_ROWS, Rows, Summary, clip};
 use crate::units;
 use sgpt_format::memory_analysis::ReconciliationStatus;
 
+#[expect(clippy::too_many_arguments, reason = "the panel's inputs, each its own piece of view state")]
 pub fn stats(
     dom: &Dom,
     root: &Element,
@@ -30,6 +31,7 @@ pub fn stats(
     range_text: &str,
     progress: Option<f64>,
     selected: Option<&PassDetail>,
+    may_quantize: bool,
 ) -> Result<(), Error> {
     clear(root);
     dom.add(root, "h3", &format!("Statistics over {range_text}"))?;
@@ -38,7 +40,7 @@ pub fn stats(
         dom.add(root, "p", &text)?;
         return Ok(());
     };
-    dom.add_class(root, "p", "note", &stats_table::honesty_note(report))?;
+    dom.add_class(root, "p", "note", &stats_table::honesty_note(report, may_quantize))?;
     if report.dropped_spans > 0 {
         dom.add_class(
             root,

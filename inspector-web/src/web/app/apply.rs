@@ -221,6 +221,7 @@ impl App {
             let mut ui = self.ui.borrow_mut();
             ui.name.clone_from(&name);
             ui.verbose = summary.verbose;
+            ui.may_quantize = summary.may_quantize;
             ui.strip = Some(strip);
             ui.search = Some(search);
         }

@@ -55,6 +55,8 @@ struct Ui {
     state: ViewState,
     name: String,
     verbose: bool,
+    /// The capture's timestamps may be quantized (a browser's, or of no named adapter).
+    may_quantize: bool,
     strip: Option<StripData>,
     layout: Option<StripLayout>,
     frame: Option<usize>,

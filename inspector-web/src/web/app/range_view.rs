@@ -51,7 +51,7 @@ impl App {
         };
         let mut notes = Vec::new();
         if let Some(icicle) = &ui.icicle {
-            notes.push(icicle.honesty_note());
+            notes.push(icicle.honesty_note(ui.may_quantize));
             notes.extend(icicle.bare_encoder_note());
             if icicle.dropped_spans > 0 {
                 notes.push(format!(

@@ -27,6 +27,7 @@ impl App {
             &range_text,
             ui.stats_progress,
             ui.detail.as_ref(),
+            ui.may_quantize,
         );
     }
 
