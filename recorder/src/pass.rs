@@ -30,6 +30,9 @@ pub struct GraphPassScope<'a> {
     encoder: &'a mut wgpu::CommandEncoder,
     active: Option<&'a mut Active>,
     graph_pass: u32,
+    /// The encoder's key, taken once: the scope borrows the encoder for its whole life,
+    /// so every pass begun through it shares the key (0 when not recording).
+    key: EncoderKey,
     begin_ns: u64,
     debug_group: bool,
     /// The end query of the bracket's encoder-level span, when the device times encoders.
@@ -115,6 +118,7 @@ impl<'a> GraphPassScope<'a> {
                 encoder,
                 active: None,
                 graph_pass,
+                key: 0,
                 begin_ns: 0,
                 debug_group: false,
                 encoder_end_query: None,
@@ -130,12 +134,14 @@ impl<'a> GraphPassScope<'a> {
         }
         active.enter_graph_pass(graph_pass, name);
         encoder.push_debug_group(name);
-        let encoder_end_query = time_on_encoder(active, encoder, name);
+        let key = encoder_key(encoder);
+        let encoder_end_query = time_on_encoder(active, encoder, key, name);
         let begin_ns = active.now_ns();
         Self {
             encoder,
             active: Some(active),
             graph_pass,
+            key,
             begin_ns,
             debug_group: true,
             encoder_end_query,
@@ -169,13 +175,13 @@ impl<'a> GraphPassScope<'a> {
     /// Begins a compute pass attributed to this graph pass.
     #[inline]
     pub fn compute_pass(&mut self, desc: &wgpu::ComputePassDescriptor<'_>) -> ProfiledComputePass<'_> {
-        begin_compute(self.active.as_deref_mut(), self.encoder, desc)
+        begin_compute(self.active.as_deref_mut(), self.encoder, Some(self.key), desc)
     }
 
     /// Begins a render pass attributed to this graph pass.
     #[inline]
     pub fn render_pass(&mut self, desc: &wgpu::RenderPassDescriptor<'_>) -> ProfiledRenderPass<'_> {
-        begin_render(self.active.as_deref_mut(), self.encoder, desc)
+        begin_render(self.active.as_deref_mut(), self.encoder, Some(self.key), desc)
     }
 
     /// Ends the bracket (same as dropping it).
@@ -277,11 +283,15 @@ fn recording(session: Option<&mut ProfileSession>) -> Option<&mut Active> {
 /// encoders: a GPU pass of kind `encoder`, named as the graph pass, whose span covers every
 /// command the bracket records, copies and clears included. It is a second measurement
 /// beside the pass spans, from the encoder's own timestamps. Returns its end query.
-fn time_on_encoder(active: &mut Active, encoder: &mut wgpu::CommandEncoder, name: &str) -> Option<u32> {
+fn time_on_encoder(
+    active: &mut Active,
+    encoder: &mut wgpu::CommandEncoder,
+    key: EncoderKey,
+    name: &str,
+) -> Option<u32> {
     if !active.capabilities().inside_encoders {
         return None;
     }
-    let key = encoder_key(encoder);
     let (_, query) = active.begin_gpu_pass(GpuPassKind::Encoder, Some(name), None, &[], true, key);
     let query = query?;
     encoder.write_timestamp(active.query_set()?, query);
@@ -295,7 +305,7 @@ pub fn compute_pass<'p>(
     encoder: &'p mut wgpu::CommandEncoder,
     desc: &wgpu::ComputePassDescriptor<'_>,
 ) -> ProfiledComputePass<'p> {
-    begin_compute(session.and_then(ProfileSession::active), encoder, desc)
+    begin_compute(session.and_then(ProfileSession::active), encoder, None, desc)
 }
 
 /// Begins a render pass outside any graph pass.
@@ -305,7 +315,7 @@ pub fn render_pass<'p>(
     encoder: &'p mut wgpu::CommandEncoder,
     desc: &wgpu::RenderPassDescriptor<'_>,
 ) -> ProfiledRenderPass<'p> {
-    begin_render(session.and_then(ProfileSession::active), encoder, desc)
+    begin_render(session.and_then(ProfileSession::active), encoder, None, desc)
 }
 
 /// What a profiled pass records into.
@@ -389,9 +399,16 @@ impl<'p> PassRecorder<'p> {
     }
 }
 
+/// `key`: the encoder's, where the caller holds it already (else it is taken here).
+// Where a timed pass's CPU time goes (`passes` bench, lavapipe): wgpu's work for the
+// timestamp pair, 300-450 ns, mostly in `finish`; this loop's own share, 30-100 ns (it
+// was SipHash of the encoder on every pass and of the pipeline at Workload, ~20 ns each:
+// now one multiply, the key taken once per bracket); the frame hooks, 80-100 ns a pass,
+// mostly `begin_frame` reading back and writing the frame before.
 fn begin_compute<'p>(
     active: Option<&'p mut Active>,
     encoder: &'p mut wgpu::CommandEncoder,
+    key: Option<EncoderKey>,
     desc: &wgpu::ComputePassDescriptor<'_>,
 ) -> ProfiledComputePass<'p> {
     let Some(active) = active.filter(|active| active.frame_open()) else {
@@ -399,7 +416,7 @@ fn begin_compute<'p>(
     };
     // A pass the application times itself keeps its own timestamp writes, untouched.
     let timed = desc.timestamp_writes.is_none();
-    let key = encoder_key(encoder);
+    let key = key.unwrap_or_else(|| encoder_key(encoder));
     let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Compute, desc.label, None, &[], timed, key);
     let inner = {
         let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::ComputePassTimestampWrites {
@@ -436,6 +453,7 @@ fn store_op(op: wgpu::StoreOp) -> StoreOp {
 fn begin_render<'p>(
     active: Option<&'p mut Active>,
     encoder: &'p mut wgpu::CommandEncoder,
+    key: Option<EncoderKey>,
     desc: &wgpu::RenderPassDescriptor<'_>,
 ) -> ProfiledRenderPass<'p> {
     let Some(active) = active.filter(|active| active.frame_open()) else {
@@ -475,7 +493,7 @@ fn begin_render<'p>(
         }
     }
     let timed = desc.timestamp_writes.is_none();
-    let key = encoder_key(encoder);
+    let key = key.unwrap_or_else(|| encoder_key(encoder));
     let (gpu_pass, query) =
         active.begin_gpu_pass(GpuPassKind::Render, desc.label, None, &attachments[..count], timed, key);
     let inner = {

@@ -5,6 +5,7 @@
 //! once, in a DECL record before the first frame that uses it.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use sgpt_format::{BindGroupDef, BufferDef, Declaration, Pipeline, PipelineKind};
 
@@ -38,18 +39,76 @@ pub fn workgroup_size(wgsl: &str, entry_point: &str) -> Option<[u32; 3]> {
     size.iter().all(|&dim| dim > 0).then_some(size)
 }
 
+/// A hasher for wgpu handles, which hash as one integer id: a multiply-rotate fold (as
+/// rustc's FxHasher), not SipHash. A pass's `set_pipeline` looks its pipeline up, and
+/// SipHash was most of that lookup's cost; the keys are the application's own objects,
+/// not untrusted input.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HandleHasher(u64);
+
+impl HandleHasher {
+    const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+    #[inline]
+    fn fold(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(26) ^ word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for HandleHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.fold(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+        }
+        let mut tail = [0; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        // The length keeps "ab" and "ab\0" apart.
+        self.fold(u64::from_le_bytes(tail) ^ (bytes.len() as u64) << 56);
+    }
+
+    #[inline]
+    fn write_u8(&mut self, value: u8) {
+        self.fold(u64::from(value));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, value: u32) {
+        self.fold(u64::from(value));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, value: u64) {
+        self.fold(value);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, value: usize) {
+        self.fold(value as u64);
+    }
+}
+
+/// A map keyed by wgpu handles (or our own short names), hashed by [`HandleHasher`].
+pub(crate) type HandleMap<K, V> = HashMap<K, V, BuildHasherDefault<HandleHasher>>;
+
 /// Ids for everything passes reference, and the declarations not yet written.
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
     // Keys are wgpu handles, equal by identity; holding them keeps an id from being
     // reused by a later object at the same address.
-    compute: HashMap<wgpu::ComputePipeline, u32>,
-    render: HashMap<wgpu::RenderPipeline, u32>,
-    buffers: HashMap<wgpu::Buffer, u32>,
-    bind_groups: HashMap<wgpu::BindGroup, u32>,
+    compute: HandleMap<wgpu::ComputePipeline, u32>,
+    render: HandleMap<wgpu::RenderPipeline, u32>,
+    buffers: HandleMap<wgpu::Buffer, u32>,
+    bind_groups: HandleMap<wgpu::BindGroup, u32>,
     /// Pipelines the shared recorder's scopes name by label: compute, then render (two
     /// maps, so a lookup by `&str` allocates nothing).
-    named: [HashMap<String, u32>; 2],
+    named: [HandleMap<String, u32>; 2],
     next_pipeline: u32,
     /// Declarations made since the last frame was handed to the writer.
     pub(crate) pending: Vec<Declaration>,
