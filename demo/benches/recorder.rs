@@ -131,6 +131,7 @@ mod bench {
         let raw = measure(|| raw_frame(gpu));
         println!("{:<28} {:>12.0} ns/frame   (wgpu alone: the baseline)", "raw wgpu", ns(raw));
         let per_pass = |total: Duration| (ns(total) - ns(raw)) / f64::from(PASSES);
+        let mut levels = Vec::new();
         for level in Level::ALL {
             let options = SessionOptions { max_spans_per_frame: PASSES + 8, ..SessionOptions::at(level) };
             let mut session = ProfileSession::new(options, MemorySink::new());
@@ -139,23 +140,27 @@ mod bench {
                 &sgpt_recorder::PipelineInfo { label: "empty", entry_point: "main", ..Default::default() },
             );
             session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
-            let total = measure(|| recorded_frame(gpu, &mut session));
+            levels.push((level, measure(|| recorded_frame(gpu, &mut session))));
             drop(pollster::block_on(session.stop()));
-            println!(
-                "{:<28} {:>12.0} ns/frame   {:>7.0} ns per pass over raw",
-                format!("sgpt-recorder {level}"),
-                ns(total),
-                per_pass(total)
-            );
         }
         let mut profiler = wgpu_profiler::GpuProfiler::new(&gpu.device, wgpu_profiler::GpuProfilerSettings::default())
             .expect("profiler");
-        let total = measure(|| profiled_frame(gpu, &mut profiler));
+        let profiled = measure(|| profiled_frame(gpu, &mut profiler));
+        // Printed once wgpu-profiler's figure is known, each with its ratio to it.
+        for (level, total) in levels {
+            println!(
+                "{:<28} {:>12.0} ns/frame   {:>7.0} ns per pass over raw   ratio to wgpu-profiler {:.2}",
+                format!("sgpt-recorder {level}"),
+                ns(total),
+                per_pass(total),
+                per_pass(total) / per_pass(profiled)
+            );
+        }
         println!(
             "{:<28} {:>12.0} ns/frame   {:>7.0} ns per scope over raw",
             "wgpu-profiler 0.28",
-            ns(total),
-            per_pass(total)
+            ns(profiled),
+            per_pass(profiled)
         );
     }
 
