@@ -81,7 +81,7 @@ mod samples;
 
 use std::collections::HashMap;
 
-pub(crate) use samples::{ChunkSamples, unknown_pass};
+pub(crate) use samples::{ChunkPart, ChunkSamples, unknown_pass};
 pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;

@@ -21,7 +21,13 @@
 //! 2 threads) spent 39 % of its time in a second, sequential decode of each capture for
 //! the samples (`SampleCollector::add_frame` 12 %, its decode 16 %), 34 % in this scan
 //! and 21 % comparing (on one thread); collected here, in the statistics' own loop over
-//! the spans and straight into each series, they take about 15 % of `diff`'s time.
+//! the spans and straight into each series, they take about 15 % of `diff`'s time. Then
+//! each chunk's series were concatenated into one per pass, a copy of every value into as
+//! many fresh pages (page faults and copies about a sixth of `diff`, reading included).
+//! Now a pass with one span in the first frame of every chunk (the usual pass) gets a
+//! series sized for the whole range beforehand, and each chunk writes its part of it in
+//! place (`Plan::in_place_series`); any other pass, or one that turns out otherwise,
+//! goes on as before, so the samples stay exactly [`Samples::collect`]'s.
 //!
 //! How the order statistics stay exact in one pass: a systematic sample of the range
 //! (every k-th frame, about [`SAMPLE_FRAMES`] of them, decoded beforehand; about 2 % of
@@ -34,7 +40,8 @@
 //!
 //! The price is memory: the kept durations (8 bytes each, about a tenth of them on the
 //! hour) and each chunk's frame-timing values (48 bytes a frame) beside the capture;
-//! `sgpt stats` on the hour peaks near 290 MB resident where the file is 185 MB.
+//! `sgpt stats` on the hour peaks near 290 MB resident where the file is 185 MB (mapped,
+//! its pages counted).
 //!
 //! ```
 //! use sgpt_format::{Capture, analysis, synth};
@@ -53,7 +60,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::compare::Samples;
-use super::compare::{ChunkSamples, unknown_pass};
+use super::compare::{ChunkPart, ChunkSamples, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator};
 use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, select_ranks, sort_passes};
 use crate::error::{Defect, DefectKind};
@@ -125,8 +132,10 @@ pub struct Scan {
 #[must_use]
 pub fn scan(capture: &Capture<'_>, frames: Range<usize>, options: &ScanOptions) -> Scan {
     let plan = Plan::new(capture, frames, options.chunks, options);
-    let chunks = (0..plan.chunks.len()).map(|at| plan.run(at, &|_| {})).collect();
-    plan.finish(chunks, |slots| slots.iter_mut().map(SlotAcc::order).collect())
+    let mut in_place = plan.in_place_series();
+    let parts = plan.split(&mut in_place);
+    let chunks = parts.into_iter().enumerate().map(|(at, part)| plan.run(at, part, &|_| {})).collect();
+    plan.finish(chunks, in_place, |slots| slots.iter_mut().map(SlotAcc::order).collect())
 }
 
 /// [`scan`] with the chunks, and the selection of each pass's median and p95, run on
@@ -143,8 +152,10 @@ pub fn scan_parallel(
     use rayon::prelude::*;
     let chunks = if options.chunks == 0 { 4 * rayon::current_num_threads() } else { options.chunks };
     let plan = Plan::new(capture, frames, chunks, options);
-    let chunks = (0..plan.chunks.len()).into_par_iter().map(|at| plan.run(at, progress)).collect();
-    plan.finish(chunks, |slots| slots.par_iter_mut().map(SlotAcc::order).collect())
+    let mut in_place = plan.in_place_series();
+    let parts = plan.split(&mut in_place);
+    let chunks = parts.into_par_iter().enumerate().map(|(at, part)| plan.run(at, part, progress)).collect();
+    plan.finish(chunks, in_place, |slots| slots.par_iter_mut().map(SlotAcc::order).collect())
 }
 
 /// Durations `low..=high` kept for selection; empty when `low > high`.
@@ -287,8 +298,53 @@ impl<'c, 'a> Plan<'c, 'a> {
         samples
     }
 
-    /// Accumulates chunk `at`.
-    fn run(&self, at: usize, progress: &(dyn Fn(u64) + Sync)) -> Chunk<'c, 'a> {
+    /// With samples, per slot, a series for the whole range to be written in place by the
+    /// chunks (see [`ChunkSamples`]), for each pass with exactly one span in the first frame
+    /// of every chunk: a guess, which costs a copy where it is wrong and changes nothing.
+    /// Sized beforehand, so the series is not copied as it grows either.
+    fn in_place_series(&self) -> Vec<Option<Vec<u32>>> {
+        if !self.samples {
+            return Vec::new();
+        }
+        let mut spans = vec![0u32; self.keys.len()];
+        for chunk in self.chunks.iter().filter(|chunk| !chunk.is_empty()) {
+            let mut seen = vec![0u32; self.keys.len()];
+            let Some(table) = self.table(chunk.start) else { return Vec::new() };
+            let decoded = self.capture.for_each_span(chunk.start, |span| {
+                if let Some(&slot) = table.get(table_at(&span)) {
+                    seen[slot as usize] += 1;
+                }
+            });
+            if decoded.is_err() {
+                return Vec::new();
+            }
+            for (spans, seen) in spans.iter_mut().zip(&seen) {
+                *spans = if *seen == 1 && *spans != u32::MAX { *spans + 1 } else { u32::MAX };
+            }
+        }
+        let chunks = self.chunks.iter().filter(|chunk| !chunk.is_empty()).count() as u32;
+        spans.into_iter().map(|spans| (spans == chunks && chunks > 0).then(|| vec![0; self.range.len()])).collect()
+    }
+
+    /// Per chunk, its part of each series of `in_place`, by slot.
+    fn split<'b>(&self, in_place: &'b mut [Option<Vec<u32>>]) -> Vec<Vec<Option<&'b mut [u32]>>> {
+        let mut parts: Vec<Vec<Option<&'b mut [u32]>>> =
+            self.chunks.iter().map(|_| Vec::with_capacity(in_place.len())).collect();
+        for series in in_place.iter_mut() {
+            let mut rest = series.as_deref_mut();
+            for (chunk, part) in self.chunks.iter().zip(&mut parts) {
+                part.push(rest.take().map(|values| {
+                    let (own, later) = values.split_at_mut(chunk.len());
+                    rest = Some(later);
+                    own
+                }));
+            }
+        }
+        parts
+    }
+
+    /// Accumulates chunk `at`; `in_place` holds its part of each series written in place.
+    fn run(&self, at: usize, in_place: Vec<Option<&mut [u32]>>, progress: &(dyn Fn(u64) + Sync)) -> Chunk<'c, 'a> {
         let mut chunk = Chunk {
             slots: self.windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
             marks: vec![Mark { last_frame: usize::MAX, frames_present: 0, pending: 0 }; self.windows.len()],
@@ -298,8 +354,9 @@ impl<'c, 'a> Plan<'c, 'a> {
             defects: Vec::new(),
             range: None,
             timing: self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
-            samples: self.samples.then(|| ChunkSamples::new(self.keys.len(), self.chunks[at].len())),
+            samples: None,
         };
+        let mut samples = self.samples.then(|| ChunkSamples::new(self.keys.len(), self.chunks[at].len(), in_place));
         let mut frame = Frame::default();
         let mut spans = Vec::new();
         let mut since = 0;
@@ -330,14 +387,14 @@ impl<'c, 'a> Plan<'c, 'a> {
             };
             match table {
                 // A lost topology is said before anything is decoded, as `pass_stats` says it.
-                None => chunk.defect(self.lost(index)),
-                Some(table) if decoded => chunk.add(self.capture, index, table, &frame.spans),
+                None => chunk.defect(self.lost(index), samples.as_mut()),
+                Some(table) if decoded => chunk.add(self.capture, index, table, &frame.spans, samples.as_mut()),
                 // The whole frame did not decode, or was not asked for: its spans may still.
                 Some(table) => {
                     spans.clear();
                     match self.capture.for_each_span(index, |span| spans.push(span)) {
-                        Ok(()) => chunk.add(self.capture, index, table, &spans),
-                        Err(defect) => chunk.defect(defect),
+                        Ok(()) => chunk.add(self.capture, index, table, &spans, samples.as_mut()),
+                        Err(defect) => chunk.defect(defect, samples.as_mut()),
                     }
                 }
             }
@@ -351,6 +408,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             progress(since as u64);
         }
         chunk.seal();
+        chunk.samples = samples.map(ChunkSamples::seal);
         chunk
     }
 
@@ -390,11 +448,12 @@ impl<'c, 'a> Plan<'c, 'a> {
     fn finish(
         self,
         mut chunks: Vec<Chunk<'c, 'a>>,
+        in_place: Vec<Option<Vec<u32>>>,
         order: impl FnOnce(&mut [SlotAcc]) -> Vec<Option<[u64; 2]>>,
     ) -> Scan {
         let samples = self.samples.then(|| {
             let parts = chunks.iter_mut().filter_map(|chunk| chunk.samples.take()).collect();
-            ChunkSamples::finish(self.capture, parts, self.keys.clone(), &self.probes())
+            ChunkPart::finish(self.capture, parts, in_place, self.keys.clone(), &self.probes())
         });
         let mut timing = self.frame_timing.then(|| FrameTimingAccumulator::new(self.capture));
         let mut report = StatsReport::default();
@@ -467,7 +526,8 @@ struct Chunk<'c, 'a> {
     /// From the first to past the last frame analysed.
     range: Option<Range<usize>>,
     timing: Option<FrameTimingAccumulator<'c, 'a>>,
-    samples: Option<ChunkSamples>,
+    /// The chunk's samples, once it is done.
+    samples: Option<ChunkPart>,
 }
 
 /// Durations a slot collects before it absorbs them in one tight loop: adding a span is
@@ -486,8 +546,8 @@ struct Mark {
 
 impl Chunk<'_, '_> {
     /// A frame skipped whole, for the statistics and the samples alike.
-    fn defect(&mut self, defect: Defect) {
-        if let Some(samples) = &mut self.samples {
+    fn defect(&mut self, defect: Defect, samples: Option<&mut ChunkSamples<'_>>) {
+        if let Some(samples) = samples {
             samples.defect(defect.clone());
         }
         self.defects.push(defect);
@@ -504,10 +564,17 @@ impl Chunk<'_, '_> {
     }
 
     /// Adds frame `index`'s spans, or a defect when one names a GPU pass beyond `table`.
-    fn add(&mut self, capture: &Capture<'_>, index: usize, table: &[u32], spans: &[Span]) {
+    fn add(
+        &mut self,
+        capture: &Capture<'_>,
+        index: usize,
+        table: &[u32],
+        spans: &[Span],
+        mut samples: Option<&mut ChunkSamples<'_>>,
+    ) {
         let entry = &capture.frames()[index];
         if let Some(span) = spans.iter().find(|span| table_at(span) >= table.len()) {
-            if let Some(samples) = &mut self.samples {
+            if let Some(samples) = samples {
                 samples.defect(unknown_pass(entry.offset, entry.frame_number, span.pass));
             }
             self.defects.push(Defect::new(
@@ -525,7 +592,6 @@ impl Chunk<'_, '_> {
         // Slices and a copied mark, so that nothing is reloaded after each store.
         let (marks, pending, slots) = (&mut self.marks[..], &mut self.pending[..], &mut self.slots[..]);
         // The samples in the same loop: the slot is looked up once.
-        let mut samples = self.samples.as_mut();
         for span in spans {
             let slot = table[table_at(span)] as usize;
             if let Some(samples) = &mut samples {
@@ -545,7 +611,7 @@ impl Chunk<'_, '_> {
             }
             marks[slot] = mark;
         }
-        if let Some(samples) = &mut self.samples {
+        if let Some(samples) = samples {
             samples.end_frame(entry.gpu_duration_ns);
         }
         self.frames += 1;

@@ -470,20 +470,54 @@ pub(crate) fn unknown_pass(offset: u64, frame_number: u64, pass: u32) -> Defect 
 /// One chunk of frames' samples for the scan (`analysis::scan`), over the slot table every
 /// chunk shares (its rows, in the order [`SampleCollector`] meets them), so the chunks'
 /// series concatenate, in frame order, into exactly what [`SampleCollector`] collects.
+///
+/// A pass expected to have one span in every frame (the usual one) is written in place,
+/// into the chunk's part of a series the scan sized for the whole range beforehand: the
+/// chunks' parts then need no concatenating, which copied every value into as many fresh
+/// pages again. A chunk where such a pass turns out otherwise moves what it wrote into a
+/// series of its own and goes on there, as for any other pass.
 #[derive(Debug)]
-pub(crate) struct ChunkSamples {
+pub(crate) struct ChunkSamples<'b> {
     series: Vec<Series>,
+    /// Per slot, the chunk's part of the range's series and how many frames it holds.
+    in_place: Vec<Option<InPlace<'b>>>,
     frame_ns: Vec<u64>,
     defects: Vec<Defect>,
     /// The chunk's frames: room for a series of one span a frame, the usual pass.
     room: usize,
 }
 
-impl ChunkSamples {
-    /// For a chunk of `frames` frames.
-    pub(crate) fn new(slots: usize, frames: usize) -> Self {
+/// A chunk's part of a series of one narrow span a frame, written from its start.
+#[derive(Debug)]
+pub(crate) struct InPlace<'b> {
+    values: &'b mut [u32],
+    /// Frames written so far: value `f` is analysed frame `f`'s.
+    next: usize,
+}
+
+/// A chunk's samples once its frames are all added: no longer borrowing the range's series.
+#[derive(Debug)]
+pub(crate) struct ChunkPart {
+    series: Vec<Series>,
+    /// Per slot, whether the chunk's part of the range's series holds every frame of the
+    /// chunk (the slot's `series` is then empty).
+    in_place: Vec<bool>,
+    frame_ns: Vec<u64>,
+    defects: Vec<Defect>,
+    /// The chunk's frames analysed.
+    frames: usize,
+    /// The chunk's frames, analysed or not: the length of its part of each range series.
+    room: usize,
+}
+
+impl<'b> ChunkSamples<'b> {
+    /// For a chunk of `frames` frames; `in_place` holds, per slot, the chunk's part of the
+    /// range's series (`frames` long) for a pass expected to have one span in every frame.
+    pub(crate) fn new(slots: usize, frames: usize, mut in_place: Vec<Option<&'b mut [u32]>>) -> Self {
+        in_place.resize_with(slots, || None);
         Self {
             series: vec![Series::default(); slots],
+            in_place: in_place.into_iter().map(|part| part.map(|values| InPlace { values, next: 0 })).collect(),
             frame_ns: Vec::with_capacity(frames),
             defects: Vec::new(),
             room: frames,
@@ -495,7 +529,37 @@ impl ChunkSamples {
     /// [`SampleCollector`] does, cost more than the statistics themselves.
     #[inline]
     pub(crate) fn push(&mut self, slot: usize, duration: u64) {
-        self.series[slot].push_span(self.frame_ns.len(), duration, self.room);
+        let frame = self.frame_ns.len();
+        if let Some(part) = &mut self.in_place[slot] {
+            // This frame's first span, every frame before it with one: its value's place.
+            if part.next == frame
+                && let (Some(value), Ok(narrow)) = (part.values.get_mut(frame), u32::try_from(duration))
+            {
+                *value = narrow;
+                part.next += 1;
+                return;
+            }
+            self.spill(slot);
+        }
+        self.series[slot].push_span(frame, duration, self.room);
+    }
+
+    /// Moves slot `slot`'s frames written in place into its own series, where the rest of
+    /// the chunk's spans of it go.
+    #[cold]
+    fn spill(&mut self, slot: usize) {
+        if let Some(part) = self.in_place[slot].take()
+            && part.next > 0
+        {
+            let mut values = Vec::with_capacity(self.room.max(part.next));
+            values.extend_from_slice(&part.values[..part.next]);
+            self.series[slot] = Series {
+                values: Durations::Narrow(values),
+                starts: None,
+                frames: part.next,
+                frames_present: part.next,
+            };
+        }
     }
 
     /// Ends the frame being analysed, whose spans were pushed, with its GPU frame time.
@@ -508,32 +572,85 @@ impl ChunkSamples {
         self.defects.push(defect);
     }
 
-    /// The samples of consecutive chunks, in order. `keys` names the slots; `probes`
-    /// holds, per slot, `(frame index, graph pass index)` of the first frame of each
-    /// topology of the range holding it.
+    /// Ends the chunk. A part written in place stays there only if it holds every frame of
+    /// the chunk: a pass missing from the chunk's last frames, or a skipped frame (which
+    /// leaves the part's end unwritten), moves it into the slot's own series.
+    pub(crate) fn seal(mut self) -> ChunkPart {
+        let frames = self.frame_ns.len();
+        let in_place: Vec<bool> = self
+            .in_place
+            .iter()
+            .map(|part| part.as_ref().is_some_and(|part| part.next == frames && frames == part.values.len()))
+            .collect();
+        for (slot, &kept) in in_place.iter().enumerate() {
+            if !kept {
+                self.spill(slot);
+            }
+        }
+        ChunkPart {
+            series: self.series,
+            in_place,
+            frame_ns: self.frame_ns,
+            defects: self.defects,
+            frames,
+            room: self.room,
+        }
+    }
+}
+
+impl ChunkPart {
+    /// The samples of consecutive chunks, in order. `keys` names the slots; `in_place`
+    /// holds, per slot, the range's series the chunks wrote in place (each chunk its part,
+    /// in order), if any; `probes` holds, per slot, `(frame index, graph pass index)` of
+    /// the first frame of each topology of the range holding it.
     pub(crate) fn finish(
         capture: &Capture<'_>,
-        chunks: Vec<ChunkSamples>,
+        mut chunks: Vec<ChunkPart>,
+        in_place: Vec<Option<Vec<u32>>>,
         keys: Vec<Key>,
         probes: &[Vec<(usize, usize)>],
     ) -> Samples {
         let mut frame_ns = Vec::with_capacity(chunks.iter().map(|chunk| chunk.frame_ns.len()).sum());
         let mut defects = Vec::new();
-        let mut parts: Vec<Vec<Series>> = (0..keys.len()).map(|_| Vec::with_capacity(chunks.len())).collect();
-        for chunk in chunks {
-            let frames = chunk.frame_ns.len();
-            for (part, mut series) in parts.iter_mut().zip(chunk.series) {
-                series.catch_up(frames);
-                part.push(series);
-            }
-            frame_ns.extend(chunk.frame_ns);
-            defects.extend(chunk.defects);
+        for chunk in &mut chunks {
+            frame_ns.append(&mut chunk.frame_ns);
+            defects.append(&mut chunk.defects);
         }
-        let mut passes: Vec<PassSamples> = keys
-            .into_iter()
-            .zip(parts)
-            .map(|(key, parts)| PassSamples { key, series: Series::concat(&parts), culled: false })
-            .collect();
+        let mut in_place = in_place.into_iter();
+        let mut passes: Vec<PassSamples> = Vec::with_capacity(keys.len());
+        for (slot, key) in keys.into_iter().enumerate() {
+            let range_series = in_place.next().flatten();
+            let series = match range_series {
+                // Every chunk wrote its frames in place: that is the series, copied nowhere.
+                Some(values) if chunks.iter().all(|chunk| chunk.in_place[slot]) => {
+                    let frames = values.len();
+                    Series { values: Durations::Narrow(values), starts: None, frames, frames_present: frames }
+                }
+                range_series => {
+                    let mut parts = Vec::with_capacity(chunks.len());
+                    let mut offset = 0;
+                    for chunk in &mut chunks {
+                        let room = chunk.room;
+                        let mut part = std::mem::take(&mut chunk.series[slot]);
+                        if chunk.in_place[slot]
+                            && let Some(values) = &range_series
+                        {
+                            part = Series {
+                                values: Durations::Narrow(values[offset..offset + room].to_vec()),
+                                starts: None,
+                                frames: room,
+                                frames_present: room,
+                            };
+                        }
+                        part.catch_up(chunk.frames);
+                        parts.push(part);
+                        offset += room;
+                    }
+                    Series::concat(&parts)
+                }
+            };
+            passes.push(PassSamples { key, series, culled: false });
+        }
         mark_culled(capture, &mut passes, probes);
         Samples { frames: frame_ns.len(), frame_ns, passes, defects }
     }
