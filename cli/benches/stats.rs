@@ -185,12 +185,13 @@ fn main() {
             time.as_secs_f64() / stats.as_secs_f64()
         );
     }
-    // Where diff's time goes, in process: the two scans (statistics and samples, side by
-    // side as `sgpt diff` runs them), then the comparison engine on their samples.
+    // Where diff's time goes, in process: the two scans (statistics and samples, one after
+    // the other as `sgpt diff` runs them), then the comparison engine on their samples; and
+    // the same scans without samples, for what collecting them costs.
     let bytes2 = std::fs::read(&run2).expect("read the second run");
     let capture2 = Capture::open(&bytes2).expect("open the second run");
     println!(
-        "  in process, as a share of `sgpt stats --json` on as many threads: both scans with samples, then `compare`"
+        "  in process, as a share of `sgpt stats --json` on as many threads: both scans with samples (without), then `compare`"
     );
     for (threads, stats) in [1, 2].into_iter().zip(stats_times) {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
@@ -199,15 +200,23 @@ fn main() {
             scan_parallel(capture, 0..capture.frames().len(), &options, &|_| {}).samples.expect("asked for")
         };
         let mut samples = None;
-        let scans =
-            median_time(|| samples = Some(pool.install(|| rayon::join(|| whole(&capture), || whole(&capture2)))));
+        let scans = median_time(|| samples = Some(pool.install(|| (whole(&capture), whole(&capture2)))));
         let (a, b) = samples.expect("scanned");
+        let plain = ScanOptions { samples: false, ..options };
+        let without = median_time(|| {
+            pool.install(|| {
+                for capture in [&capture, &capture2] {
+                    black_box(scan_parallel(capture, 0..capture.frames().len(), &plain, &|_| {}));
+                }
+            });
+        });
         let engine = median_time(|| drop(black_box(pool.install(|| compare(&a, &b, &CompareOptions::default())))));
         println!(
-            "    {threads} thread{}: scans {:.3} s ({:.2} ×), compare {:.3} s ({:.2} ×)",
+            "    {threads} thread{}: scans {:.3} s ({:.2} ×; without samples {:.2} ×), compare {:.3} s ({:.2} ×)",
             if threads == 1 { " " } else { "s" },
             scans.as_secs_f64(),
             scans.as_secs_f64() / stats.as_secs_f64(),
+            without.as_secs_f64() / stats.as_secs_f64(),
             engine.as_secs_f64(),
             engine.as_secs_f64() / stats.as_secs_f64()
         );
