@@ -3,7 +3,9 @@
 //! comparison made from them: on synthetic captures of several shapes (drift, a slow
 //! pass, quantized timestamps), on captures whose passes appear, disappear, are culled,
 //! run several times a frame or last past `u32::MAX` ns, on damaged fixtures, over
-//! partial ranges, with and without frame timing, in 1, 2, 3 and 7 chunks.
+//! partial ranges, with and without frame timing, in 1, 2, 3 and 7 chunks; and where the
+//! scan writes a regular pass's samples in place, whatever breaks the pattern inside a
+//! chunk.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -99,17 +101,7 @@ fn shifting_capture(frames: u64, spans: impl Fn(u64, usize) -> Vec<u64>) -> Vec<
             if label == "culled" {
                 continue;
             }
-            for (at, duration) in spans(number, pass).into_iter().enumerate() {
-                let kind = if at == 2 { SpanKind::SubPass } else { SpanKind::Pass };
-                frame.spans.push(Span {
-                    pass: pass as u32,
-                    kind,
-                    begin_ns: t,
-                    end_ns: t + duration,
-                    ..Span::default()
-                });
-                t += duration + 1_000;
-            }
+            push_spans(&mut frame, &mut t, pass, spans(number, pass));
         }
         writer.frame(&frame).expect("frame numbers increase");
     }
@@ -146,6 +138,90 @@ fn passes_that_appear_disappear_repeat_or_are_culled_sample_as_the_collector_doe
     let samples = whole("irregular", &irregular);
     let report = compare(&samples, &whole("regular", &regular), &CompareOptions::default());
     assert!(!report.passes.is_empty());
+}
+
+/// Pushes pass `pass`'s spans of `durations` from `t` on, 1 µs apart; the third is a
+/// sub-pass region.
+fn push_spans(frame: &mut Frame, t: &mut u64, pass: usize, durations: Vec<u64>) {
+    for (at, duration) in durations.into_iter().enumerate() {
+        let kind = if at == 2 { SpanKind::SubPass } else { SpanKind::Pass };
+        frame.spans.push(Span { pass: pass as u32, kind, begin_ns: *t, end_ns: *t + duration, ..Span::default() });
+        *t += duration + 1_000;
+    }
+}
+
+/// Divisible by every chunk count: chunks start at multiples of 12, 14, 28 and 42.
+const IN_PLACE_FRAMES: u64 = 84;
+
+/// Three passes of one topology over [`IN_PLACE_FRAMES`] frames; per frame, the spans of
+/// pass `pass` from `spans`.
+fn one_topology_capture(spans: impl Fn(u64, usize) -> Vec<u64>) -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
+    let id = writer.topology(&topology(&["a", "b", "c"], &[false; 3])).expect("a Vec");
+    for number in 0..IN_PLACE_FRAMES {
+        let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
+        let mut t = 20_000_000 * number;
+        for pass in 0..3 {
+            push_spans(&mut frame, &mut t, pass, spans(number, pass));
+        }
+        writer.frame(&frame).expect("frame numbers increase");
+    }
+    writer.finish().expect("a Vec")
+}
+
+fn noisy(frame: u64, pass: usize) -> u64 {
+    40_000 + (frame * 7_919 + pass as u64 * 104_729) % 9_973
+}
+
+/// No chunk starts at frames 5, 19, 33, 47, 61, 69 or 83, nor in 77..84.
+fn irregular_inside_chunks(frame: u64, pass: usize) -> Vec<u64> {
+    match (frame, pass) {
+        (5, 0) => vec![noisy(frame, pass), 5_000],
+        (19, 1) | (83, 0) => Vec::new(),
+        (33, 0) => vec![u64::from(u32::MAX) + 99],
+        (47, 1) => vec![noisy(frame, pass), 6_000, 700],
+        (61 | 69, 2) => Vec::new(),
+        (77.., 2) => Vec::new(),
+        _ => vec![noisy(frame, pass)],
+    }
+}
+
+/// A pass with one span in the first frame of every chunk is written in place, into a
+/// series sized for the whole range; wherever it turns out otherwise inside a chunk (a
+/// second span, a gap, a value past `u32::MAX` ns, missing from the chunk's last frames),
+/// the samples are still exactly the collector's.
+#[test]
+fn passes_regular_where_chunks_start_but_not_inside_them_sample_as_the_collector_does() {
+    let regular = one_topology_capture(|frame, pass| vec![noisy(frame, pass)]);
+    let irregular = one_topology_capture(irregular_inside_chunks);
+    let frames = IN_PLACE_FRAMES as usize;
+    for (name, bytes) in [("regular", &regular), ("irregular", &irregular)] {
+        assert_eq!(check(name, bytes, 0..frames).frames(), frames);
+        check(name, bytes, 3..frames - 2);
+        check(name, bytes, 6..7);
+    }
+    let report = compare(
+        &check("regular", &regular, 0..frames),
+        &check("irregular", &irregular, 0..frames),
+        &CompareOptions::default(),
+    );
+    assert_eq!(report.passes.len(), 4, "a, b, c and b's sub-pass");
+}
+
+#[test]
+fn a_damaged_frame_inside_a_chunk_is_skipped_and_said_as_the_collector_does() {
+    let mut bytes = one_topology_capture(|frame, pass| vec![noisy(frame, pass)]);
+    let (start, end) = {
+        let capture = Capture::open(&bytes).expect("opens");
+        let frames = capture.frames();
+        (frames[33].offset as usize, frames[34].offset as usize)
+    };
+    // A byte inside frame 33's record: its checksum no longer matches.
+    bytes[(start + end) / 2] ^= 0x5a;
+    let samples = check("damaged", &bytes, 0..IN_PLACE_FRAMES as usize);
+    assert_eq!(samples.defects.len(), 1, "{:?}", samples.defects);
+    assert_eq!(samples.frames(), IN_PLACE_FRAMES as usize - 1);
 }
 
 fn fixture(name: &str) -> Vec<u8> {
