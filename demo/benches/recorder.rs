@@ -307,18 +307,7 @@ mod bench {
         };
         let info = adapter.get_info();
         println!("device: {} ({}), features {:?}", info.name, info.backend.to_str(), device.features());
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("empty"),
-            source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(64) fn main() {}".into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("empty"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
+        let pipeline = sgpt_test_support::gpu::empty_compute_pipeline(&device);
         let gpu = Gpu { adapter, device, queue, pipeline };
         per_pass_costs(&gpu);
         frame_boundary_costs(&gpu);

@@ -78,18 +78,7 @@ mod bench {
 
     pub fn main() {
         let Some(gpu) = sgpt_test_support::gpu::device(sgpt_recorder::timer_features) else { return };
-        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: None,
-            source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(64) fn main() {}".into()),
-        });
-        let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: None,
-            layout: None,
-            module: &module,
-            entry_point: None,
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
+        let pipeline = sgpt_test_support::gpu::empty_compute_pipeline(&gpu.device);
         let new_encoder = || gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         println!("== CPU cost per GPU pass ({PASSES} one-dispatch compute passes a frame, median of {FRAMES} frames)");
         measure(&gpu, "session recording, wgpu passes unprofiled", &|_| {

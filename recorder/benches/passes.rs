@@ -144,18 +144,7 @@ mod bench {
         let Some(gpu) = sgpt_test_support::gpu::device(sgpt_recorder::timer_features) else { return };
         let only = std::env::var("SGPT_BENCH_LEVEL").ok();
         let frames = std::env::var("SGPT_BENCH_FRAMES").ok().and_then(|n| n.parse().ok()).unwrap_or(25);
-        let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: None,
-            source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(64) fn main() {}".into()),
-        });
-        let pipeline = gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: None,
-            layout: None,
-            module: &module,
-            entry_point: None,
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
+        let pipeline = sgpt_test_support::gpu::empty_compute_pipeline(&gpu.device);
         let query_set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: None,
             ty: wgpu::QueryType::Timestamp,

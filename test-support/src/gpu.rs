@@ -53,3 +53,19 @@ pub fn device(features: impl FnOnce(&wgpu::Adapter) -> wgpu::Features) -> Option
     .unwrap_or_else(|error| panic!("the adapter refused a device: {error}"));
     Some(Gpu { adapter, device, queue })
 }
+
+/// A compute pipeline whose shader does nothing: the benches time the passes around it.
+pub fn empty_compute_pipeline(device: &wgpu::Device) -> wgpu::ComputePipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("empty"),
+        source: wgpu::ShaderSource::Wgsl("@compute @workgroup_size(64) fn main() {}".into()),
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("empty"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        cache: None,
+    })
+}
