@@ -4,7 +4,6 @@
 //! and where the sample that places the windows is misleading.
 
 use std::ops::Range;
-use std::path::PathBuf;
 
 use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
@@ -14,7 +13,10 @@ use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology
 
 #[path = "support/shapes.rs"]
 mod shapes;
+#[path = "support/v1_fixtures.rs"]
+mod v1_fixtures;
 use shapes::shapes;
+use v1_fixtures::{fixture, fixture_names};
 
 const CHUNKS: [usize; 4] = [1, 2, 3, 7];
 
@@ -67,11 +69,6 @@ fn windows_placed_from_a_sample_give_the_exact_figures_on_a_longer_capture() {
     assert_eq!(rereads, 0, "a representative sample places every rank inside its window");
 }
 
-fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-}
-
 #[test]
 fn damaged_frames_are_skipped_and_said_as_the_single_threaded_figures_do() {
     for name in ["corrupted.sgpt", "truncated.sgpt"] {
@@ -87,13 +84,7 @@ fn damaged_frames_are_skipped_and_said_as_the_single_threaded_figures_do() {
 
 #[test]
 fn every_v1_fixture_that_opens_scans_to_the_single_threaded_figures() {
-    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1");
-    let mut names: Vec<String> = std::fs::read_dir(&folder)
-        .expect("fixtures")
-        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".sgpt"))
-        .collect();
-    names.sort();
+    let names = fixture_names();
     let mut checked = 0;
     for name in names {
         let bytes = fixture(&name);

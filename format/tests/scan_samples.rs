@@ -8,7 +8,6 @@
 //! chunk.
 
 use std::ops::Range;
-use std::path::PathBuf;
 
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
 use sgpt_format::compare::{CompareOptions, Samples, compare};
@@ -19,8 +18,11 @@ use sgpt_format::{Capture, Frame, Level, Meta, Span, SpanKind, Writer};
 mod shapes;
 #[path = "support/topologies.rs"]
 mod topologies;
+#[path = "support/v1_fixtures.rs"]
+mod v1_fixtures;
 use shapes::shapes;
 use topologies::topology;
+use v1_fixtures::{fixture, fixture_names};
 
 const CHUNKS: [usize; 4] = [1, 2, 3, 7];
 
@@ -224,20 +226,9 @@ fn a_damaged_frame_inside_a_chunk_is_skipped_and_said_as_the_collector_does() {
     assert_eq!(samples.frames(), IN_PLACE_FRAMES as usize - 1);
 }
 
-fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
-    std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-}
-
 #[test]
 fn every_v1_fixture_that_opens_samples_as_the_collector_does_damaged_frames_included() {
-    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1");
-    let mut names: Vec<String> = std::fs::read_dir(&folder)
-        .expect("fixtures")
-        .map(|entry| entry.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".sgpt"))
-        .collect();
-    names.sort();
+    let names = fixture_names();
     let (mut checked, mut with_defects) = (0, 0);
     for name in names {
         let bytes = fixture(&name);
