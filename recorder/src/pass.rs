@@ -11,6 +11,7 @@ use std::ops::{Deref, DerefMut, Range};
 use sgpt_format::{AttachmentRole, GpuPassKind, Indirect, Level, LoadOp, Op, StoreOp};
 
 use crate::ProfileSession;
+use crate::front::RecordTarget;
 use crate::session::{Active, AttachmentInfo, EncoderKey, encoder_key};
 use crate::timing::{self, Span};
 
@@ -511,40 +512,9 @@ fn begin_render<'p>(
     ProfiledRenderPass { inner, rec: Some(PassRecorder::new(active, gpu_pass, key)) }
 }
 
-/// What the marker helpers need from either pass kind; wgpu's passes share no trait.
-trait MarkerTarget {
-    fn push_debug_group(&mut self, label: &str);
-    fn pop_debug_group(&mut self);
-    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32);
-}
-
-impl MarkerTarget for wgpu::ComputePass<'_> {
-    fn push_debug_group(&mut self, label: &str) {
-        wgpu::ComputePass::push_debug_group(self, label);
-    }
-    fn pop_debug_group(&mut self) {
-        wgpu::ComputePass::pop_debug_group(self);
-    }
-    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
-        wgpu::ComputePass::write_timestamp(self, query_set, query);
-    }
-}
-
-impl MarkerTarget for wgpu::RenderPass<'_> {
-    fn push_debug_group(&mut self, label: &str) {
-        wgpu::RenderPass::push_debug_group(self, label);
-    }
-    fn pop_debug_group(&mut self) {
-        wgpu::RenderPass::pop_debug_group(self);
-    }
-    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
-        wgpu::RenderPass::write_timestamp(self, query_set, query);
-    }
-}
-
 /// Opens a marker region on either pass kind: a debug group, and a timestamp where the
 /// device has one for it.
-fn begin_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl MarkerTarget, label: &str) {
+fn begin_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl RecordTarget, label: &str) {
     let Some(rec) = rec else { return };
     let Some(query) = rec.begin_marker(label) else { return };
     pass.push_debug_group(label);
@@ -556,7 +526,7 @@ fn begin_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl MarkerTarget
 }
 
 /// Closes the innermost marker region on either pass kind.
-fn end_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl MarkerTarget) {
+fn end_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl RecordTarget) {
     let Some(rec) = rec else { return };
     let Some(query) = rec.end_marker() else { return };
     if let Some(query) = query

@@ -21,6 +21,8 @@ use crate::timer::SetHandles;
 
 mod scope;
 
+/// What a timestamp, a debug group or a marker region is written on, for the profiled passes too.
+pub(crate) use scope::sealed::Sealed as RecordTarget;
 pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
 
 /// Bit layout of the claim word: `[open:1 | set:7 | generation:24 | count:32]`.

@@ -9,8 +9,9 @@ use sgpt_format::{GpuPassKind, Level, Op};
 use super::{Claim, Few, FrontCommand, FrontShared, Label, LateCommands, PipelineRef, ScopeRecord};
 use crate::session::EncoderKey;
 
-mod sealed {
-    /// What a scope writes on its target; wgpu's encoder and passes share no trait.
+pub(crate) mod sealed {
+    /// What a scope (and a profiled pass's marker region) writes on its target; wgpu's
+    /// encoder and passes share no trait.
     pub trait Sealed {
         const KIND: sgpt_format::GpuPassKind;
         fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32);
@@ -26,43 +27,28 @@ pub trait ScopeTarget: sealed::Sealed {}
 /// A pass a scope can be opened on: `wgpu::ComputePass<'_>` or `wgpu::RenderPass<'_>`.
 pub trait PassTarget: ScopeTarget {}
 
-impl sealed::Sealed for wgpu::CommandEncoder {
-    const KIND: GpuPassKind = GpuPassKind::Encoder;
-    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
-        wgpu::CommandEncoder::write_timestamp(self, query_set, query);
-    }
-    fn push_debug_group(&mut self, label: &str) {
-        wgpu::CommandEncoder::push_debug_group(self, label);
-    }
-    fn pop_debug_group(&mut self) {
-        wgpu::CommandEncoder::pop_debug_group(self);
-    }
+/// One forwarding impl per wgpu type: the three methods are the same on each.
+macro_rules! forward_to_wgpu {
+    ($($target:ty => $kind:expr),* $(,)?) => {$(
+        impl sealed::Sealed for $target {
+            const KIND: GpuPassKind = $kind;
+            fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
+                <$target>::write_timestamp(self, query_set, query);
+            }
+            fn push_debug_group(&mut self, label: &str) {
+                <$target>::push_debug_group(self, label);
+            }
+            fn pop_debug_group(&mut self) {
+                <$target>::pop_debug_group(self);
+            }
+        }
+    )*};
 }
 
-impl sealed::Sealed for wgpu::ComputePass<'_> {
-    const KIND: GpuPassKind = GpuPassKind::Marker;
-    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
-        wgpu::ComputePass::write_timestamp(self, query_set, query);
-    }
-    fn push_debug_group(&mut self, label: &str) {
-        wgpu::ComputePass::push_debug_group(self, label);
-    }
-    fn pop_debug_group(&mut self) {
-        wgpu::ComputePass::pop_debug_group(self);
-    }
-}
-
-impl sealed::Sealed for wgpu::RenderPass<'_> {
-    const KIND: GpuPassKind = GpuPassKind::Marker;
-    fn write_timestamp(&mut self, query_set: &wgpu::QuerySet, query: u32) {
-        wgpu::RenderPass::write_timestamp(self, query_set, query);
-    }
-    fn push_debug_group(&mut self, label: &str) {
-        wgpu::RenderPass::push_debug_group(self, label);
-    }
-    fn pop_debug_group(&mut self) {
-        wgpu::RenderPass::pop_debug_group(self);
-    }
+forward_to_wgpu! {
+    wgpu::CommandEncoder => GpuPassKind::Encoder,
+    wgpu::ComputePass<'_> => GpuPassKind::Marker,
+    wgpu::RenderPass<'_> => GpuPassKind::Marker,
 }
 
 impl ScopeTarget for wgpu::CommandEncoder {}
