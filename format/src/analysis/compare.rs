@@ -70,17 +70,24 @@
 //!   one value). The reason quotes the share of spans at 0 ns and the smallest step
 //!   between the recorded values; no quantum is estimated or kept.
 //!
+//! One pair of captures shows only the noise between frames within each. Runs of one
+//! program also differ as a whole, and a pair cannot show by how much: give
+//! [`compare_recordings`] several recordings a side to put that spread into the intervals
+//! (its method is in [`recordings`]).
+//!
 //! Everything is deterministic: no resample is drawn at random, so the same captures
 //! always give the same report. Memory: see [`Samples`].
 
 mod bootstrap;
 mod normal;
+pub mod recordings;
 #[cfg(test)]
 mod reference;
 mod samples;
 
 use std::collections::HashMap;
 
+pub use recordings::{METHOD_RECORDINGS, compare_recordings};
 pub(crate) use samples::{ChunkPart, ChunkSamples, unknown_pass};
 pub use samples::{SampleCollector, Samples};
 
@@ -251,6 +258,18 @@ pub struct Comparison {
     pub correction: Correction,
     /// The options the comparison ran with.
     pub options: CompareOptions,
+    /// Recordings compared on A's side and on B's: `[1, 1]` for one pair of captures
+    /// (or ranges), whose intervals hold only the frame-to-frame noise within each.
+    pub recordings: [usize; 2],
+}
+
+impl Comparison {
+    /// How the intervals were made, in words: [`METHOD`] for one recording a side,
+    /// [`METHOD_RECORDINGS`] for more.
+    #[must_use]
+    pub fn method(&self) -> &'static str {
+        if self.recordings == [1, 1] { METHOD } else { METHOD_RECORDINGS }
+    }
 }
 
 /// A side's figures, before the correction.
@@ -453,21 +472,7 @@ impl Plan {
                 }
             })
             .collect();
-        passes.sort_by(|x, y| {
-            let effect = |pass: &PassComparison| {
-                pass.finding.shift.as_ref().map_or(u128::from(pass.cost_per_frame_ns.unwrap_or(0)), |shift| {
-                    u128::from(shift.delta_ns.unsigned_abs())
-                })
-            };
-            let key = |pass: &PassComparison| {
-                (pass.graph_pass.clone(), pass.label.clone(), pass.kind.name(), pass.span_kind.name())
-            };
-            x.finding
-                .verdict
-                .cmp(&y.finding.verdict)
-                .then_with(|| effect(y).cmp(&effect(x)))
-                .then_with(|| key(x).cmp(&key(y)))
-        });
+        sort_passes(&mut passes);
         Comparison {
             frame,
             passes,
@@ -475,8 +480,29 @@ impl Plan {
             tests,
             correction: Correction::Holm,
             options: *options,
+            recordings: [1, 1],
         }
     }
+}
+
+/// Verdict order (slower first), then effect (`|delta|`, or cost per frame), largest
+/// first, then the key, so that equal effects always fall the same way.
+fn sort_passes(passes: &mut [PassComparison]) {
+    passes.sort_by(|x, y| {
+        let effect = |pass: &PassComparison| {
+            pass.finding.shift.as_ref().map_or(u128::from(pass.cost_per_frame_ns.unwrap_or(0)), |shift| {
+                u128::from(shift.delta_ns.unsigned_abs())
+            })
+        };
+        let key = |pass: &PassComparison| {
+            (pass.graph_pass.clone(), pass.label.clone(), pass.kind.name(), pass.span_kind.name())
+        };
+        x.finding
+            .verdict
+            .cmp(&y.finding.verdict)
+            .then_with(|| effect(y).cmp(&effect(x)))
+            .then_with(|| key(x).cmp(&key(y)))
+    });
 }
 
 fn cost_per_frame(series: &Series, frames: usize) -> u64 {

@@ -1,0 +1,276 @@
+//! Several recordings a side: what one pair of captures cannot tell.
+//!
+//! Within one capture the engine sees only frame-to-frame noise. Two runs of the same
+//! program also differ as a whole: another process on the machine, a clock that settled
+//! differently, a cache that warmed another way. On a shared 2-core machine rendering on
+//! the CPU (lavapipe), unchanged runs differ by about 5 % in every pass at once, and single
+//! small passes by far more, so one recording a side flags changes that are not there.
+//! With several recordings a side, that spread is measured instead of assumed away.
+//!
+//! # Method
+//!
+//! Per pass (and for the frame time), each recording gives its lower median and, from the
+//! block bootstrap of the one-pair method, that median's standard error. A side's estimate
+//! is the mean of its recordings' medians, and the shift is `mean B − mean A`. Its variance
+//! is the two-sample t-test's: the recordings' medians scatter around their side's mean
+//! with one variance `s²`, pooled over both sides with `k_A + k_B − 2` degrees of freedom,
+//! so a side with one recording borrows the other side's spread. Each side's term
+//! `s² / k` is never below the mean of its recordings' own bootstrap variances over `k`,
+//! since a mean of medians cannot be more precise than its parts. The t quantile keeps the
+//! pooled `k_A + k_B − 2` degrees of freedom even when that floor decides, which only
+//! widens the interval. Holm's correction and the verdicts are the one-pair method's.
+//!
+//! Assumptions: the recordings of a side are independent runs of one program (interleave
+//! the two sides' runs, so that a change in the machine falls on both), and their medians
+//! scatter normally with one spread on both sides. Few recordings give few degrees of
+//! freedom, so intervals are wide: three a side hold 4, and with Holm over 200 passes the
+//! interval is about ±12 standard errors. That is what the data supports, and the
+//! verdict says `inconclusive` rather than guessing.
+
+use std::collections::{HashMap, HashSet};
+
+use super::bootstrap::{MIN_BLOCKS, OrderStats, block_length, median_error_of};
+use super::samples::{PassSamples, Series};
+use super::{
+    CompareOptions, Comparison, Correction, Estimate, Finding, MAX_TIED_SHARE, MIN_FRAMES, PassComparison, Prepared,
+    Samples, Scratch, Verdict, compare, cost_per_frame, holm, inconclusive, percent, sort_passes,
+};
+use crate::analysis::Key;
+
+/// How the intervals are made when a side has more than one recording, in words.
+pub const METHOD_RECORDINGS: &str =
+    "pooled t-test on the recordings' medians, each no tighter than its circular block bootstrap";
+
+/// Compares B's recordings against A's: each slice holds runs of one program. One
+/// recording a side is exactly [`compare`]; see the module documentation of
+/// [`recordings`](self) for the method with more. An empty side gives an `inconclusive`
+/// frame time and no passes.
+#[must_use]
+pub fn compare_recordings(a: &[Samples], b: &[Samples], options: &CompareOptions) -> Comparison {
+    if let ([a], [b]) = (a, b) {
+        return compare(a, b, options);
+    }
+    let recordings = [a.len(), b.len()];
+    let block_frames = [a, b].map(|side| {
+        side.iter()
+            .map(|samples| options.block_frames.unwrap_or_else(|| block_length(&samples.frame_ns)).max(1))
+            .collect::<Vec<_>>()
+    });
+    let too_little = why_too_little(a, b, &block_frames);
+    let rows = match_passes(a, b);
+    let mut scratch = Scratch::default();
+    let sides = [Side { recordings: a, blocks: &block_frames[0] }, Side { recordings: b, blocks: &block_frames[1] }];
+    let mut prepared = Vec::with_capacity(rows.len() + 1);
+    let frame_series: [Vec<Series>; 2] =
+        [a, b].map(|side| side.iter().map(|s| Series::one_per_frame(s.frame_ns.iter().copied())).collect());
+    prepared.push(match &too_little {
+        Some(reason) => inconclusive(reason.clone()),
+        None => {
+            let series = [&frame_series[0], &frame_series[1]].map(|side| side.iter().map(Some).collect::<Vec<_>>());
+            prepare(&sides, &series, "frame time", &mut scratch)
+        }
+    });
+    for row in &rows {
+        prepared.push(match (&row.finding, &too_little) {
+            (Some(finding), _) => Prepared::Done(finding.clone()),
+            (None, Some(reason)) => inconclusive(reason.clone()),
+            (None, None) => {
+                let series = row.passes.clone().map(|side| side.iter().map(|p| p.map(|p| &p.series)).collect());
+                prepare(&sides, &series, "pass", &mut scratch)
+            }
+        });
+    }
+    let (findings, tests) = holm(prepared, options);
+    let mut findings = findings.into_iter();
+    let frame = findings.next().unwrap_or(Finding { verdict: Verdict::Inconclusive, reason: None, shift: None });
+    let mut passes: Vec<PassComparison> = rows
+        .iter()
+        .zip(findings)
+        .map(|(row, finding)| {
+            let (graph_pass, label, kind, span_kind) = row.key.clone();
+            let cost_per_frame_ns = match finding.verdict {
+                Verdict::Added | Verdict::Unculled => Some(mean_cost(b, &row.passes[1])),
+                Verdict::Removed | Verdict::Culled => Some(mean_cost(a, &row.passes[0])),
+                _ => None,
+            };
+            PassComparison { label, graph_pass, kind, span_kind, finding, cost_per_frame_ns }
+        })
+        .collect();
+    sort_passes(&mut passes);
+    Comparison {
+        frame,
+        passes,
+        block_frames: block_frames.map(|blocks| blocks.into_iter().max().unwrap_or(1)),
+        tests,
+        correction: Correction::Holm,
+        options: *options,
+        recordings,
+    }
+}
+
+/// One side's recordings and each one's block length.
+struct Side<'s> {
+    recordings: &'s [Samples],
+    blocks: &'s [usize],
+}
+
+/// A pass as the recordings of each side hold it.
+struct Row<'s> {
+    key: Key,
+    /// Per side, per recording: the pass's samples there, if it has any.
+    passes: [Vec<Option<&'s PassSamples>>; 2],
+    /// Decided without a test: on one side only, or in some recordings of a side only.
+    finding: Option<Finding>,
+}
+
+/// Every pass with spans in some recording, in order of first appearance (A's first).
+fn match_passes<'s>(a: &'s [Samples], b: &'s [Samples]) -> Vec<Row<'s>> {
+    let mut keys: Vec<&Key> = Vec::new();
+    let mut seen: HashSet<&Key> = HashSet::new();
+    for samples in a.iter().chain(b) {
+        for pass in &samples.passes {
+            if seen.insert(&pass.key) {
+                keys.push(&pass.key);
+            }
+        }
+    }
+    let lookups: [Vec<HashMap<&Key, &PassSamples>>; 2] = [a, b]
+        .map(|side| side.iter().map(|samples| samples.passes.iter().map(|pass| (&pass.key, pass)).collect()).collect());
+    keys.into_iter()
+        .filter_map(|key| {
+            let held: [Vec<Option<&PassSamples>>; 2] =
+                lookups.each_ref().map(|side| side.iter().map(|passes| passes.get(key).copied()).collect());
+            let passes: [Vec<Option<&PassSamples>>; 2] = held.each_ref().map(|side: &Vec<Option<&PassSamples>>| {
+                side.iter().map(|pass| pass.filter(|p| p.series.len() > 0)).collect()
+            });
+            let ran = passes.each_ref().map(|side| side.iter().filter(|p| p.is_some()).count());
+            let culled = held.each_ref().map(|side| side.iter().flatten().any(|p| p.culled && p.series.len() == 0));
+            let [k_a, k_b] = [a.len(), b.len()];
+            let decided = |verdict| Some(Finding { verdict, reason: None, shift: None });
+            let finding = match ran {
+                [0, 0] => return None,
+                [ra, rb] if ra == k_a && rb == k_b => None,
+                [0, rb] if rb == k_b => decided(if culled[0] { Verdict::Unculled } else { Verdict::Added }),
+                [ra, 0] if ra == k_a => decided(if culled[1] { Verdict::Culled } else { Verdict::Removed }),
+                [ra, rb] => Some(Finding {
+                    verdict: Verdict::Inconclusive,
+                    reason: Some(format!(
+                        "the pass ran in {ra} of {k_a} recordings of A and {rb} of {k_b} of B: it is not the same \
+                         work in every run"
+                    )),
+                    shift: None,
+                }),
+            };
+            Some(Row { key: key.clone(), passes, finding })
+        })
+        .collect()
+}
+
+/// A pass's mean cost per analysed frame over the recordings that hold it.
+fn mean_cost(side: &[Samples], passes: &[Option<&PassSamples>]) -> u64 {
+    let costs: Vec<u64> = side
+        .iter()
+        .zip(passes)
+        .filter_map(|(samples, pass)| pass.map(|p| cost_per_frame(&p.series, samples.frames)))
+        .collect();
+    let total: u128 = costs.iter().map(|&c| u128::from(c)).sum();
+    let count = costs.len().max(1) as u128;
+    u64::try_from((total + count / 2) / count).unwrap_or(u64::MAX)
+}
+
+/// Why some recording cannot support a verdict at all, naming it: the one-pair method's
+/// checks, made on each recording.
+fn why_too_little(a: &[Samples], b: &[Samples], blocks: &[Vec<usize>; 2]) -> Option<String> {
+    if a.is_empty() || b.is_empty() {
+        return Some(format!("A has {} recordings and B {}: each side needs at least one", a.len(), b.len()));
+    }
+    for (name, side, blocks) in [("A", a, &blocks[0]), ("B", b, &blocks[1])] {
+        for (at, (samples, &block)) in side.iter().zip(blocks).enumerate() {
+            let recording = at + 1;
+            if samples.frames < MIN_FRAMES {
+                return Some(format!(
+                    "recording {recording} of {name} has {} analysed frames; at least {MIN_FRAMES} are needed",
+                    samples.frames
+                ));
+            }
+            if samples.frames / block < MIN_BLOCKS {
+                return Some(format!(
+                    "frames of recording {recording} of {name} are alike over runs of {block} frames, so its {} \
+                     frames hold fewer than {MIN_BLOCKS} independent blocks; record more frames",
+                    samples.frames
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// One recording's median and its bootstrap variance, or why it has none.
+fn recording_median(
+    series: &Series,
+    frames: usize,
+    block: usize,
+    what: &str,
+    scratch: &mut Scratch,
+) -> Result<(u64, f64), String> {
+    if series.frames_present < MIN_FRAMES {
+        return Err(format!("the {what} ran in {} frames; at least {MIN_FRAMES} are needed", series.frames_present));
+    }
+    let mut order = OrderStats::copy(series, &mut scratch.values[0]);
+    let median = order.lower_median();
+    let (zeros, tied) = order.zeros_and(median);
+    let limit = 100.0 * MAX_TIED_SHARE;
+    let (zero_share, tied_share) = (percent(zeros, series.len()), percent(tied, series.len()));
+    if zero_share > limit || tied_share > limit {
+        return Err(format!(
+            "{tied_share:.1} % of its spans read exactly their median ({median} ns) and {zero_share:.1} % read 0 ns: \
+             the medians cannot resolve a shift this fine"
+        ));
+    }
+    let error = median_error_of(series, frames, block, &mut order, &mut scratch.terms);
+    match error.standard_error {
+        Some(se) if se > 0.0 => Ok((median, se * se)),
+        _ => Err("its spans around the median all read one value, so its interval would be degenerate".into()),
+    }
+}
+
+/// The pooled test of one pass (or the frame time) over every recording of both sides.
+fn prepare(sides: &[Side<'_>; 2], series: &[Vec<Option<&Series>>; 2], what: &str, scratch: &mut Scratch) -> Prepared {
+    let mut medians: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut floors = [0.0; 2];
+    for (at, (side, name)) in sides.iter().zip(["A", "B"]).enumerate() {
+        for (index, (samples, series)) in side.recordings.iter().zip(&series[at]).enumerate() {
+            let Some(series) = series else {
+                return inconclusive(format!("the {what} has no spans in recording {} of {name}", index + 1));
+            };
+            match recording_median(series, samples.frames, side.blocks[index], what, scratch) {
+                Ok((median, variance)) => {
+                    medians[at].push(median as f64);
+                    floors[at] += variance;
+                }
+                Err(reason) => return inconclusive(format!("recording {} of {name}: {reason}", index + 1)),
+            }
+        }
+    }
+    let k = medians.each_ref().map(|side| side.len() as f64);
+    let means = medians.each_ref().map(|side| side.iter().sum::<f64>() / side.len() as f64);
+    let scatter: f64 = (0..2).map(|s| medians[s].iter().map(|m| (m - means[s]).powi(2)).sum::<f64>()).sum();
+    let degrees_of_freedom = k[0] + k[1] - 2.0;
+    let pooled = scatter / degrees_of_freedom;
+    // The mean of k medians with their own variances v_r has variance Σ v_r / k².
+    let terms = [0, 1].map(|s| (pooled / k[s]).max(floors[s] / (k[s] * k[s])));
+    let variance = terms[0] + terms[1];
+    if variance <= 0.0 || !variance.is_finite() {
+        return inconclusive(format!("the {what} reads the same in every recording: no spread to judge"));
+    }
+    // Rounded as the one-pair method's medians are whole ns, and the shift is theirs.
+    let [median_a, median_b] = means.map(|mean| mean.round() as u64);
+    let delta = i128::from(median_b) - i128::from(median_a);
+    Prepared::Tested(Estimate {
+        median_a,
+        median_b,
+        delta: i64::try_from(delta).unwrap_or(if delta < 0 { i64::MIN } else { i64::MAX }),
+        standard_error: variance.sqrt(),
+        degrees_of_freedom,
+    })
+}
