@@ -32,7 +32,7 @@ use serde::Serialize;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
 use sgpt_format::analysis::{PassDelta, StatsReport, deltas as deltas_of};
 use sgpt_format::compare::{
-    CompareOptions, Comparison, Finding, METHOD, PassComparison, Samples, Shift, Verdict, compare,
+    CompareOptions, Comparison, Finding, PassComparison, Samples, Shift, Verdict, compare_recordings,
 };
 use sgpt_format::{Capture, GpuPassKind, SpanKind};
 
@@ -50,10 +50,14 @@ const MARKDOWN_INCONCLUSIVE_ROWS: usize = 10;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The baseline capture.
-    a: PathBuf,
-    /// The capture judged against it.
-    b: PathBuf,
+    /// The baseline capture A, then the capture B judged against it. With `--vs`, every
+    /// capture here is a recording of the baseline.
+    #[arg(required = true, value_name = "CAPTURE")]
+    captures: Vec<PathBuf>,
+    /// Recordings of the candidate, judged against the baseline's recordings before
+    /// `--vs`: several runs a side put the spread between runs into the intervals.
+    #[arg(long, num_args = 1.., value_name = "CAPTURE")]
+    vs: Vec<PathBuf>,
     /// Print the documented JSON contract instead of text (the same as `--format json`).
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -153,6 +157,15 @@ struct DiffJson<'p> {
     /// The GPU frame time, judged as a pass is.
     frame: FrameJson,
     comparison: ComparisonJson,
+    /// Every recording of each side, `a` and `b` above being the first of each (added to
+    /// schema 1).
+    recordings: RecordingsJson<'p>,
+}
+
+#[derive(Debug, Serialize)]
+struct RecordingsJson<'p> {
+    a: Vec<SideJson<'p>>,
+    b: Vec<SideJson<'p>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -170,8 +183,11 @@ struct ComparisonJson {
     alpha: f64,
     threshold: f64,
     min_effect_ns: u64,
-    /// Block length used for A and for B, in frames.
+    /// Block length used for A and for B, in frames (with several recordings a side, the
+    /// longest of that side's).
     block_frames: [usize; 2],
+    /// Recordings compared on A's side and on B's (added to schema 1).
+    recordings: [usize; 2],
     /// Tests in Holm's family: the frame time and each pass that could be judged.
     tests: usize,
     /// Passes per verdict, in the order the passes are sorted by (slower first).
@@ -235,26 +251,51 @@ fn unjudged() -> Finding {
     }
 }
 
+/// The recordings of A and of B that `args` name.
+fn sides(args: &Args) -> anyhow::Result<(&[PathBuf], &[PathBuf])> {
+    match (args.captures.as_slice(), args.vs.as_slice()) {
+        (pair @ [_, _], []) => Ok(pair.split_at(1)),
+        (captures, []) => anyhow::bail!(
+            "diff takes two captures, A and B, not {}; to compare several recordings a side, write \
+             `sgpt diff A1 A2 … --vs B1 B2 …`",
+            captures.len()
+        ),
+        (a, b) => Ok((a, b)),
+    }
+}
+
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let (a_paths, b_paths) = sides(args)?;
     // One after the other, each on every core: a mapped file has no reading to overlap, and
-    // A's pages are let go before B's are mapped (one capture resident at a time, not two).
-    let (a, samples_a) = analyse(&args.a)?;
-    let (b, samples_b) = analyse(&args.b)?;
+    // a capture's pages are let go before the next is mapped (one resident at a time).
+    let mut reports: [Vec<StatsReport>; 2] = [Vec::new(), Vec::new()];
+    let mut samples: [Vec<Samples>; 2] = [Vec::new(), Vec::new()];
+    for (side, paths) in [a_paths, b_paths].into_iter().enumerate() {
+        for path in paths {
+            let (report, recording) = analyse(path)?;
+            reports[side].push(report);
+            samples[side].push(recording);
+        }
+    }
     let options = CompareOptions {
         threshold: args.threshold,
         min_effect_ns: args.min_effect,
         alpha: args.alpha,
         ..CompareOptions::default()
     };
-    let comparison = compare(&samples_a, &samples_b, &options);
+    let comparison = compare_recordings(&samples[0], &samples[1], &options);
+    drop(samples);
+    let [a_reports, b_reports] = &reports;
+    let (a, b) = (&a_reports[0], &b_reports[0]);
     let failed = args.fail_on.is_some_and(|fail_on| {
         fail_on.trips(comparison.frame.verdict) || comparison.passes.iter().any(|p| fail_on.trips(p.finding.verdict))
     });
-    let (a_file, b_file) = (args.a.display().to_string(), args.b.display().to_string());
+    let files = [a_paths, b_paths].map(|paths| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
+    let (a_file, b_file) = (&files[0][0], &files[1][0]);
     let format = if args.json { Format::Json } else { args.format };
     match format {
         Format::Json => {
-            let deltas = deltas_of(&a, &b);
+            let deltas = deltas_of(a, b);
             let judged: HashMap<KeyRef<'_>, &PassComparison> =
                 comparison.passes.iter().map(|pass| (key_of(pass), pass)).collect();
             let fallback = unjudged();
@@ -262,35 +303,40 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|delta| {
                     let finding = judged.get(&delta_key(delta)).map_or(&fallback, |pass| &pass.finding);
-                    DeltaJson::new(&a, &b, delta, finding)
+                    DeltaJson::new(a, b, delta, finding, comparison.method())
                 })
                 .collect();
             json::print(&DiffJson {
                 schema: SCHEMA,
-                a: side(&a_file, &a),
-                b: side(&b_file, &b),
+                a: side(a_file, a),
+                b: side(b_file, b),
                 passes,
                 frame: FrameJson {
                     median_a_ns: comparison.frame.shift.as_ref().map(|s| s.median_a_ns),
                     median_b_ns: comparison.frame.shift.as_ref().map(|s| s.median_b_ns),
-                    finding: FindingJson::new(&comparison.frame),
+                    finding: FindingJson::new(&comparison.frame, comparison.method()),
                 },
                 comparison: ComparisonJson {
-                    method: METHOD,
+                    method: comparison.method(),
                     correction: comparison.correction.name(),
                     alpha: options.alpha,
                     threshold: options.threshold,
                     min_effect_ns: options.min_effect_ns,
                     block_frames: comparison.block_frames,
+                    recordings: comparison.recordings,
                     tests: comparison.tests,
                     verdicts: verdict_counts(&comparison),
                     fail_on: args.fail_on.map(FailOn::name),
                     failed,
                 },
+                recordings: RecordingsJson {
+                    a: files[0].iter().zip(a_reports).map(|(file, report)| side(file, report)).collect(),
+                    b: files[1].iter().zip(b_reports).map(|(file, report)| side(file, report)).collect(),
+                },
             })?;
         }
-        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &a_file, &b_file)?,
-        Format::Text => write_text(&mut io::stdout().lock(), &comparison, (&a_file, &a), (&b_file, &b))?,
+        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &files)?,
+        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &files, &reports)?,
     }
     if failed {
         let fail_on = args.fail_on.map_or("", FailOn::name);
@@ -349,14 +395,24 @@ fn threshold_text(comparison: &Comparison) -> String {
 }
 
 fn summary(comparison: &Comparison) -> String {
+    let [k_a, k_b] = comparison.recordings;
     format!(
-        "{} correction over {} tests at α = {}; {}; blocks of {} and {} frames",
+        "{} correction over {} tests at α = {}; {}; {}blocks of {} and {} frames",
         comparison.correction.name(),
         comparison.tests,
         comparison.options.alpha,
-        METHOD,
+        comparison.method(),
+        if comparison.recordings == [1, 1] { String::new() } else { format!("{k_a} and {k_b} recordings, ") },
         comparison.block_frames[0],
         comparison.block_frames[1]
+    )
+}
+
+/// What one pair of captures cannot show, said wherever its verdicts are.
+fn scope_note(comparison: &Comparison) -> Option<&'static str> {
+    (comparison.recordings == [1, 1]).then_some(
+        "one recording a side: the intervals hold the noise between frames, not the spread between runs of the \
+         program; give several recordings a side (`sgpt diff A1 A2 A3 --vs B1 B2 B3`) to include it",
     )
 }
 
@@ -382,11 +438,14 @@ fn frame_line(finding: &Finding) -> String {
 fn write_text(
     out: &mut impl Write,
     comparison: &Comparison,
-    (a_file, a): (&str, &StatsReport),
-    (b_file, b): (&str, &StatsReport),
+    files: &[Vec<String>; 2],
+    reports: &[Vec<StatsReport>; 2],
 ) -> io::Result<()> {
-    writeln!(out, "A: {} ({} frames)", printable(a_file), a.frames)?;
-    writeln!(out, "B: {} ({} frames)", printable(b_file), b.frames)?;
+    for ((name, files), reports) in ["A", "B"].into_iter().zip(files).zip(reports) {
+        for (file, report) in files.iter().zip(reports) {
+            writeln!(out, "{name}: {} ({} frames)", printable(file), report.frames)?;
+        }
+    }
     writeln!(out, "{}", frame_line(&comparison.frame))?;
     let mut table = Table::new(&[
         ("verdict", Align::Left),
@@ -418,9 +477,15 @@ fn write_text(
     writeln!(out, "durations in ns; shifts are B − A, so positive is slower")?;
     writeln!(out, "threshold: {}", threshold_text(comparison))?;
     writeln!(out, "{}", summary(comparison))?;
-    for (name, report) in [("A", a), ("B", b)] {
-        if let Some(note) = stats::zero_note(report.zero_spans) {
-            writeln!(out, "note ({name}): {note}")?;
+    if let Some(note) = scope_note(comparison) {
+        writeln!(out, "note: {note}")?;
+    }
+    for (name, reports) in ["A", "B"].into_iter().zip(reports) {
+        for (at, report) in reports.iter().enumerate() {
+            if let Some(note) = stats::zero_note(report.zero_spans) {
+                let which = if reports.len() > 1 { format!("{name}{}", at + 1) } else { name.to_owned() };
+                writeln!(out, "note ({which}): {note}")?;
+            }
         }
     }
     Ok(())
@@ -441,8 +506,9 @@ fn cell(text: &str) -> String {
     printable(text).replace('|', "\\|").replace('`', "'")
 }
 
-fn write_markdown(out: &mut impl Write, comparison: &Comparison, a_file: &str, b_file: &str) -> io::Result<()> {
-    writeln!(out, "### sgpt diff: `{}` → `{}`", cell(a_file), cell(b_file))?;
+fn write_markdown(out: &mut impl Write, comparison: &Comparison, files: &[Vec<String>; 2]) -> io::Result<()> {
+    let side = |files: &[String]| files.iter().map(|f| format!("`{}`", cell(f))).collect::<Vec<_>>().join(", ");
+    writeln!(out, "### sgpt diff: {} → {}", side(&files[0]), side(&files[1]))?;
     writeln!(out)?;
     writeln!(out, "{}", frame_line(&comparison.frame).replace('|', "\\|"))?;
     writeln!(out)?;
@@ -503,6 +569,9 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, a_file: &str, b
         )?;
     }
     writeln!(out, "{}.", summary(comparison))?;
+    if let Some(note) = scope_note(comparison) {
+        writeln!(out, "Note: {note}.")?;
+    }
     Ok(())
 }
 

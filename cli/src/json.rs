@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 use sgpt_format::analysis::{PassDelta, PassStats, StatsReport};
-use sgpt_format::compare::{Finding, METHOD};
+use sgpt_format::compare::Finding;
 use sgpt_format::frame_timing::{Figure, FrameTiming, LOW_COVERAGE};
 use sgpt_format::{Defect, GpuPassKind, SpanKind};
 
@@ -88,7 +88,8 @@ pub struct FindingJson {
 }
 
 impl FindingJson {
-    pub fn new(finding: &Finding) -> Self {
+    /// `method` is the comparison's ([`sgpt_format::compare::Comparison::method`]).
+    pub fn new(finding: &Finding, method: &'static str) -> Self {
         let shift = finding.shift.as_ref();
         Self {
             verdict: finding.verdict.name(),
@@ -100,13 +101,19 @@ impl FindingJson {
             confidence: shift.and_then(|s| s.confidence),
             standard_error_ns: shift.and_then(|s| s.standard_error_ns),
             threshold_ns: shift.map(|s| s.threshold_ns),
-            method: METHOD,
+            method,
         }
     }
 }
 
 impl<'d> DeltaJson<'d> {
-    pub fn new(a: &StatsReport, b: &StatsReport, delta: &'d PassDelta, finding: &Finding) -> Self {
+    pub fn new(
+        a: &StatsReport,
+        b: &StatsReport,
+        delta: &'d PassDelta,
+        finding: &Finding,
+        method: &'static str,
+    ) -> Self {
         Self {
             label: delta.label.clone(),
             graph_pass: delta.graph_pass.clone(),
@@ -120,7 +127,7 @@ impl<'d> DeltaJson<'d> {
             mean_delta_ns: delta.mean_delta_ns,
             total_per_frame_delta_ns: delta.total_per_frame_delta_ns,
             median_change: delta.median_change,
-            finding: FindingJson::new(finding),
+            finding: FindingJson::new(finding, method),
         }
     }
 }

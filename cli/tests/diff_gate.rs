@@ -208,3 +208,37 @@ fn text_sorts_by_verdict_and_shows_what_a_lone_pass_costs() {
     assert!(removed.iter().all(|line| line.ends_with("ns a frame in A")), "{text}");
     assert!(!text.lines().any(|line| line.starts_with("slower") || line.starts_with("faster")), "{text}");
 }
+
+#[test]
+fn several_recordings_a_side_are_compared_as_runs_and_say_how() {
+    let a: Vec<Temp> = (41..=43).map(|run| synth(&format!("ra{run}.sgpt"), run, &[])).collect();
+    let b: Vec<Temp> =
+        (44..=46).map(|run| synth(&format!("rb{run}.sgpt"), run, &["--slow-pass", SLOW, "--slow-by", "30%"])).collect();
+    let mut args = vec!["diff", "--json", "--fail-on", "slower"];
+    args.extend(a.iter().map(Temp::arg));
+    args.push("--vs");
+    args.extend(b.iter().map(Temp::arg));
+    let output = sgpt(&args);
+    let diff = json(&output);
+    assert_eq!(diff["comparison"]["recordings"], serde_json::json!([3, 3]));
+    let method = "pooled t-test on the recordings' medians, each no tighter than its circular block bootstrap";
+    assert_eq!(diff["comparison"]["method"], method);
+    assert_eq!(pass(&diff, SLOW)["method"], method);
+    assert_eq!(pass(&diff, SLOW)["verdict"], "slower", "{}", pass(&diff, SLOW));
+    assert_eq!(code(&output), 3, "the gate trips on a pass slower in every run");
+    let files: Vec<&str> =
+        diff["recordings"]["b"].as_array().expect("a list").iter().map(|r| r["file"].as_str().unwrap()).collect();
+    assert_eq!(files, b.iter().map(Temp::arg).collect::<Vec<_>>());
+    assert_eq!(diff["a"]["file"], a[0].arg(), "`a` is the first recording of A");
+
+    let text = stdout(&sgpt(&[&["diff"][..], &[a[0].arg(), a[1].arg(), "--vs", b[0].arg()]].concat()));
+    assert!(text.contains(&format!("A: {} (600 frames)", a[1].arg())), "{text}");
+    assert!(text.contains("2 and 1 recordings") && !text.contains("one recording a side"), "{text}");
+    let pair = stdout(&sgpt(&["diff", a[0].arg(), b[0].arg()]));
+    assert!(pair.contains("note: one recording a side: the intervals hold the noise between frames"), "{pair}");
+
+    let three = sgpt(&["diff", a[0].arg(), a[1].arg(), b[0].arg()]);
+    assert_eq!(code(&three), 2);
+    let error = String::from_utf8_lossy(&three.stderr);
+    assert!(error.contains("diff takes two captures, A and B, not 3") && error.contains("--vs"), "{error}");
+}

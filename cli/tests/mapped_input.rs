@@ -38,6 +38,11 @@ fn without_files(output: &Output) -> Value {
         if let Some(side) = value.get_mut(side).and_then(Value::as_object_mut) {
             side.remove("file");
         }
+        for recording in
+            value.pointer_mut(&format!("/recordings/{side}")).and_then(Value::as_array_mut).into_iter().flatten()
+        {
+            recording.as_object_mut().map(|recording| recording.remove("file"));
+        }
     }
     if let Some(top) = value.as_object_mut() {
         top.remove("file");
