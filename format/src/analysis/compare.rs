@@ -87,7 +87,7 @@ mod samples;
 
 use std::collections::HashMap;
 
-pub use recordings::{METHOD_RECORDINGS, compare_recordings};
+pub use recordings::{METHOD_RECORDINGS, RecordingSummary, compare_recordings, compare_summaries};
 pub(crate) use samples::{ChunkPart, ChunkSamples, unknown_pass};
 pub use samples::{SampleCollector, Samples};
 

@@ -20,6 +20,11 @@
 //! pooled `k_A + k_B − 2` degrees of freedom even when that floor decides, which only
 //! widens the interval. Holm's correction and the verdicts are the one-pair method's.
 //!
+//! Each recording is reduced to a [`RecordingSummary`] (per pass: its median, that
+//! median's variance, or why it has none) before the sides are compared, so the frames'
+//! samples of one recording can be let go before the next is read: memory is one
+//! recording's samples plus a few numbers a pass for each of the others.
+//!
 //! Assumptions: the recordings of a side are independent runs of one program (interleave
 //! the two sides' runs, so that a change in the machine falls on both), and their medians
 //! scatter normally with one spread on both sides. Few recordings give few degrees of
@@ -30,7 +35,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::bootstrap::{MIN_BLOCKS, OrderStats, block_length, median_error_of};
-use super::samples::{PassSamples, Series};
+use super::samples::Series;
 use super::{
     CompareOptions, Comparison, Correction, Estimate, Finding, MAX_TIED_SHARE, MIN_FRAMES, PassComparison, Prepared,
     Samples, Scratch, Verdict, compare, cost_per_frame, holm, inconclusive, percent, sort_passes,
@@ -42,41 +47,106 @@ pub const METHOD_RECORDINGS: &str =
     "pooled t-test on the recordings' medians, each no tighter than its circular block bootstrap";
 
 /// Compares B's recordings against A's: each slice holds runs of one program. One
-/// recording a side is exactly [`compare`]; see the module documentation of
-/// [`recordings`](self) for the method with more. An empty side gives an `inconclusive`
-/// frame time and no passes.
+/// recording a side is exactly [`compare`]; with more, each is summarized
+/// ([`RecordingSummary::of`]) and the summaries compared ([`compare_summaries`]). An
+/// empty side gives an `inconclusive` frame time.
 #[must_use]
 pub fn compare_recordings(a: &[Samples], b: &[Samples], options: &CompareOptions) -> Comparison {
     if let ([a], [b]) = (a, b) {
         return compare(a, b, options);
     }
-    let recordings = [a.len(), b.len()];
-    let block_frames = [a, b].map(|side| {
-        side.iter()
-            .map(|samples| options.block_frames.unwrap_or_else(|| block_length(&samples.frame_ns)).max(1))
-            .collect::<Vec<_>>()
-    });
-    let too_little = why_too_little(a, b, &block_frames);
+    let summarize =
+        |side: &[Samples]| side.iter().map(|samples| RecordingSummary::of(samples, options)).collect::<Vec<_>>();
+    compare_summaries(&summarize(a), &summarize(b), options)
+}
+
+/// What comparing several recordings a side needs of one of them: per pass, its lower
+/// median and that median's block-bootstrap variance, or why it has none.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordingSummary {
+    frames: usize,
+    block_frames: usize,
+    frame: Figure,
+    passes: Vec<PassFigure>,
+}
+
+/// A median and its variance in ns², or why the recording cannot give one.
+type Figure = Result<(u64, f64), String>;
+
+#[derive(Clone, Debug, PartialEq)]
+struct PassFigure {
+    key: Key,
+    /// `None` for a pass without spans in this recording.
+    figure: Option<Figure>,
+    /// For a pass without spans: whether its graph pass is marked culled.
+    culled: bool,
+    cost_per_frame_ns: u64,
+}
+
+impl RecordingSummary {
+    /// Summarizes one recording; `options.block_frames`, if given, fixes its block length,
+    /// as [`compare`] would.
+    #[must_use]
+    pub fn of(samples: &Samples, options: &CompareOptions) -> Self {
+        let block_frames = options.block_frames.unwrap_or_else(|| block_length(&samples.frame_ns)).max(1);
+        let mut scratch = Scratch::default();
+        let frames = samples.frames;
+        let frame_series = Series::one_per_frame(samples.frame_ns.iter().copied());
+        let frame = recording_median(&frame_series, frames, block_frames, "frame time", &mut scratch);
+        let passes = samples
+            .passes
+            .iter()
+            .map(|pass| {
+                let ran = pass.series.len() > 0;
+                PassFigure {
+                    key: pass.key.clone(),
+                    figure: ran.then(|| recording_median(&pass.series, frames, block_frames, "pass", &mut scratch)),
+                    culled: pass.culled && !ran,
+                    cost_per_frame_ns: cost_per_frame(&pass.series, frames),
+                }
+            })
+            .collect();
+        Self { frames, block_frames, frame, passes }
+    }
+
+    /// Why this recording as a whole cannot support a verdict, if it cannot: the one-pair
+    /// method's checks.
+    fn too_little(&self) -> Option<String> {
+        if self.frames < MIN_FRAMES {
+            return Some(format!("has {} analysed frames; at least {MIN_FRAMES} are needed", self.frames));
+        }
+        if self.frames / self.block_frames < MIN_BLOCKS {
+            return Some(format!(
+                "has frames alike over runs of {} frames, so its {} frames hold fewer than {MIN_BLOCKS} \
+                 independent blocks; record more frames",
+                self.block_frames, self.frames
+            ));
+        }
+        None
+    }
+}
+
+/// Compares summaries of B's recordings against summaries of A's, made with the same
+/// `options`. See the [module documentation](self) for the method.
+#[must_use]
+pub fn compare_summaries(a: &[RecordingSummary], b: &[RecordingSummary], options: &CompareOptions) -> Comparison {
+    let sides = [a, b];
+    let too_little = why_too_little(a, b);
     let rows = match_passes(a, b);
-    let mut scratch = Scratch::default();
-    let sides = [Side { recordings: a, blocks: &block_frames[0] }, Side { recordings: b, blocks: &block_frames[1] }];
     let mut prepared = Vec::with_capacity(rows.len() + 1);
-    let frame_series: [Vec<Series>; 2] =
-        [a, b].map(|side| side.iter().map(|s| Series::one_per_frame(s.frame_ns.iter().copied())).collect());
+    let frame: [Vec<Option<&Figure>>; 2] = sides.map(|side| side.iter().map(|r| Some(&r.frame)).collect());
     prepared.push(match &too_little {
         Some(reason) => inconclusive(reason.clone()),
-        None => {
-            let series = [&frame_series[0], &frame_series[1]].map(|side| side.iter().map(Some).collect::<Vec<_>>());
-            prepare(&sides, &series, "frame time", &mut scratch)
-        }
+        None => pool(&frame, "frame time"),
     });
     for row in &rows {
         prepared.push(match (&row.finding, &too_little) {
             (Some(finding), _) => Prepared::Done(finding.clone()),
             (None, Some(reason)) => inconclusive(reason.clone()),
             (None, None) => {
-                let series = row.passes.clone().map(|side| side.iter().map(|p| p.map(|p| &p.series)).collect());
-                prepare(&sides, &series, "pass", &mut scratch)
+                let figures =
+                    row.passes.each_ref().map(|side| side.iter().map(|p| p.and_then(|p| p.figure.as_ref())).collect());
+                pool(&figures, "pass")
             }
         });
     }
@@ -89,8 +159,8 @@ pub fn compare_recordings(a: &[Samples], b: &[Samples], options: &CompareOptions
         .map(|(row, finding)| {
             let (graph_pass, label, kind, span_kind) = row.key.clone();
             let cost_per_frame_ns = match finding.verdict {
-                Verdict::Added | Verdict::Unculled => Some(mean_cost(b, &row.passes[1])),
-                Verdict::Removed | Verdict::Culled => Some(mean_cost(a, &row.passes[0])),
+                Verdict::Added | Verdict::Unculled => Some(mean_cost(&row.passes[1])),
+                Verdict::Removed | Verdict::Culled => Some(mean_cost(&row.passes[0])),
                 _ => None,
             };
             PassComparison { label, graph_pass, kind, span_kind, finding, cost_per_frame_ns }
@@ -100,51 +170,44 @@ pub fn compare_recordings(a: &[Samples], b: &[Samples], options: &CompareOptions
     Comparison {
         frame,
         passes,
-        block_frames: block_frames.map(|blocks| blocks.into_iter().max().unwrap_or(1)),
+        block_frames: sides.map(|side| side.iter().map(|r| r.block_frames).max().unwrap_or(1)),
         tests,
         correction: Correction::Holm,
         options: *options,
-        recordings,
+        recordings: [a.len(), b.len()],
     }
-}
-
-/// One side's recordings and each one's block length.
-struct Side<'s> {
-    recordings: &'s [Samples],
-    blocks: &'s [usize],
 }
 
 /// A pass as the recordings of each side hold it.
 struct Row<'s> {
     key: Key,
-    /// Per side, per recording: the pass's samples there, if it has any.
-    passes: [Vec<Option<&'s PassSamples>>; 2],
+    /// Per side, per recording: the pass there, if it has spans there.
+    passes: [Vec<Option<&'s PassFigure>>; 2],
     /// Decided without a test: on one side only, or in some recordings of a side only.
     finding: Option<Finding>,
 }
 
 /// Every pass with spans in some recording, in order of first appearance (A's first).
-fn match_passes<'s>(a: &'s [Samples], b: &'s [Samples]) -> Vec<Row<'s>> {
+fn match_passes<'s>(a: &'s [RecordingSummary], b: &'s [RecordingSummary]) -> Vec<Row<'s>> {
     let mut keys: Vec<&Key> = Vec::new();
     let mut seen: HashSet<&Key> = HashSet::new();
-    for samples in a.iter().chain(b) {
-        for pass in &samples.passes {
+    for recording in a.iter().chain(b) {
+        for pass in &recording.passes {
             if seen.insert(&pass.key) {
                 keys.push(&pass.key);
             }
         }
     }
-    let lookups: [Vec<HashMap<&Key, &PassSamples>>; 2] = [a, b]
-        .map(|side| side.iter().map(|samples| samples.passes.iter().map(|pass| (&pass.key, pass)).collect()).collect());
+    let lookups: [Vec<HashMap<&Key, &PassFigure>>; 2] =
+        [a, b].map(|side| side.iter().map(|r| r.passes.iter().map(|pass| (&pass.key, pass)).collect()).collect());
     keys.into_iter()
         .filter_map(|key| {
-            let held: [Vec<Option<&PassSamples>>; 2] =
+            let held: [Vec<Option<&PassFigure>>; 2] =
                 lookups.each_ref().map(|side| side.iter().map(|passes| passes.get(key).copied()).collect());
-            let passes: [Vec<Option<&PassSamples>>; 2] = held.each_ref().map(|side: &Vec<Option<&PassSamples>>| {
-                side.iter().map(|pass| pass.filter(|p| p.series.len() > 0)).collect()
-            });
+            let passes: [Vec<Option<&PassFigure>>; 2] =
+                held.each_ref().map(|side| side.iter().map(|pass| pass.filter(|p| p.figure.is_some())).collect());
             let ran = passes.each_ref().map(|side| side.iter().filter(|p| p.is_some()).count());
-            let culled = held.each_ref().map(|side| side.iter().flatten().any(|p| p.culled && p.series.len() == 0));
+            let culled = held.each_ref().map(|side| side.iter().flatten().any(|p| p.culled));
             let [k_a, k_b] = [a.len(), b.len()];
             let decided = |verdict| Some(Finding { verdict, reason: None, shift: None });
             let finding = match ran {
@@ -167,52 +230,29 @@ fn match_passes<'s>(a: &'s [Samples], b: &'s [Samples]) -> Vec<Row<'s>> {
 }
 
 /// A pass's mean cost per analysed frame over the recordings that hold it.
-fn mean_cost(side: &[Samples], passes: &[Option<&PassSamples>]) -> u64 {
-    let costs: Vec<u64> = side
+fn mean_cost(passes: &[Option<&PassFigure>]) -> u64 {
+    let (total, count) = passes
         .iter()
-        .zip(passes)
-        .filter_map(|(samples, pass)| pass.map(|p| cost_per_frame(&p.series, samples.frames)))
-        .collect();
-    let total: u128 = costs.iter().map(|&c| u128::from(c)).sum();
-    let count = costs.len().max(1) as u128;
+        .flatten()
+        .fold((0u128, 0u128), |(total, count), p| (total + u128::from(p.cost_per_frame_ns), count + 1));
+    let count = count.max(1);
     u64::try_from((total + count / 2) / count).unwrap_or(u64::MAX)
 }
 
-/// Why some recording cannot support a verdict at all, naming it: the one-pair method's
-/// checks, made on each recording.
-fn why_too_little(a: &[Samples], b: &[Samples], blocks: &[Vec<usize>; 2]) -> Option<String> {
+/// Why some recording cannot support a verdict at all, naming it.
+fn why_too_little(a: &[RecordingSummary], b: &[RecordingSummary]) -> Option<String> {
     if a.is_empty() || b.is_empty() {
         return Some(format!("A has {} recordings and B {}: each side needs at least one", a.len(), b.len()));
     }
-    for (name, side, blocks) in [("A", a, &blocks[0]), ("B", b, &blocks[1])] {
-        for (at, (samples, &block)) in side.iter().zip(blocks).enumerate() {
-            let recording = at + 1;
-            if samples.frames < MIN_FRAMES {
-                return Some(format!(
-                    "recording {recording} of {name} has {} analysed frames; at least {MIN_FRAMES} are needed",
-                    samples.frames
-                ));
-            }
-            if samples.frames / block < MIN_BLOCKS {
-                return Some(format!(
-                    "frames of recording {recording} of {name} are alike over runs of {block} frames, so its {} \
-                     frames hold fewer than {MIN_BLOCKS} independent blocks; record more frames",
-                    samples.frames
-                ));
-            }
-        }
-    }
-    None
+    [("A", a), ("B", b)].into_iter().find_map(|(name, side)| {
+        side.iter()
+            .enumerate()
+            .find_map(|(at, r)| r.too_little().map(|reason| format!("recording {} of {name} {reason}", at + 1)))
+    })
 }
 
 /// One recording's median and its bootstrap variance, or why it has none.
-fn recording_median(
-    series: &Series,
-    frames: usize,
-    block: usize,
-    what: &str,
-    scratch: &mut Scratch,
-) -> Result<(u64, f64), String> {
+fn recording_median(series: &Series, frames: usize, block: usize, what: &str, scratch: &mut Scratch) -> Figure {
     if series.frames_present < MIN_FRAMES {
         return Err(format!("the {what} ran in {} frames; at least {MIN_FRAMES} are needed", series.frames_present));
     }
@@ -235,20 +275,18 @@ fn recording_median(
 }
 
 /// The pooled test of one pass (or the frame time) over every recording of both sides.
-fn prepare(sides: &[Side<'_>; 2], series: &[Vec<Option<&Series>>; 2], what: &str, scratch: &mut Scratch) -> Prepared {
+fn pool(figures: &[Vec<Option<&Figure>>; 2], what: &str) -> Prepared {
     let mut medians: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let mut floors = [0.0; 2];
-    for (at, (side, name)) in sides.iter().zip(["A", "B"]).enumerate() {
-        for (index, (samples, series)) in side.recordings.iter().zip(&series[at]).enumerate() {
-            let Some(series) = series else {
-                return inconclusive(format!("the {what} has no spans in recording {} of {name}", index + 1));
-            };
-            match recording_median(series, samples.frames, side.blocks[index], what, scratch) {
-                Ok((median, variance)) => {
-                    medians[at].push(median as f64);
+    for (at, name) in ["A", "B"].into_iter().enumerate() {
+        for (index, figure) in figures[at].iter().enumerate() {
+            match figure {
+                Some(Ok((median, variance))) => {
+                    medians[at].push(*median as f64);
                     floors[at] += variance;
                 }
-                Err(reason) => return inconclusive(format!("recording {} of {name}: {reason}", index + 1)),
+                Some(Err(reason)) => return inconclusive(format!("recording {} of {name}: {reason}", index + 1)),
+                None => return inconclusive(format!("the {what} has no spans in recording {} of {name}", index + 1)),
             }
         }
     }
