@@ -32,7 +32,8 @@ use serde::Serialize;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
 use sgpt_format::analysis::{PassDelta, StatsReport, deltas as deltas_of};
 use sgpt_format::compare::{
-    CompareOptions, Comparison, Finding, PassComparison, Samples, Shift, Verdict, compare_recordings,
+    CompareOptions, Comparison, Finding, PassComparison, RecordingSummary, Samples, Shift, Verdict, compare,
+    compare_summaries,
 };
 use sgpt_format::{Capture, GpuPassKind, SpanKind};
 
@@ -266,25 +267,35 @@ fn sides(args: &Args) -> anyhow::Result<(&[PathBuf], &[PathBuf])> {
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let (a_paths, b_paths) = sides(args)?;
-    // One after the other, each on every core: a mapped file has no reading to overlap, and
-    // a capture's pages are let go before the next is mapped (one resident at a time).
-    let mut reports: [Vec<StatsReport>; 2] = [Vec::new(), Vec::new()];
-    let mut samples: [Vec<Samples>; 2] = [Vec::new(), Vec::new()];
-    for (side, paths) in [a_paths, b_paths].into_iter().enumerate() {
-        for path in paths {
-            let (report, recording) = analyse(path)?;
-            reports[side].push(report);
-            samples[side].push(recording);
-        }
-    }
     let options = CompareOptions {
         threshold: args.threshold,
         min_effect_ns: args.min_effect,
         alpha: args.alpha,
         ..CompareOptions::default()
     };
-    let comparison = compare_recordings(&samples[0], &samples[1], &options);
-    drop(samples);
+    // One after the other, each on every core: a mapped file has no reading to overlap, and
+    // a capture's pages are let go before the next is mapped (one resident at a time). With
+    // several recordings a side, each one's samples are summarized and let go at once.
+    let several = a_paths.len() + b_paths.len() > 2;
+    let mut reports: [Vec<StatsReport>; 2] = [Vec::new(), Vec::new()];
+    let mut pair: Vec<Samples> = Vec::new();
+    let mut summaries: [Vec<RecordingSummary>; 2] = [Vec::new(), Vec::new()];
+    for (side, paths) in [a_paths, b_paths].into_iter().enumerate() {
+        for path in paths {
+            let (report, samples) = analyse(path)?;
+            reports[side].push(report);
+            if several {
+                summaries[side].push(RecordingSummary::of(&samples, &options));
+            } else {
+                pair.push(samples);
+            }
+        }
+    }
+    let comparison = match pair.as_slice() {
+        [a, b] => compare(a, b, &options),
+        _ => compare_summaries(&summaries[0], &summaries[1], &options),
+    };
+    drop(pair);
     let [a_reports, b_reports] = &reports;
     let (a, b) = (&a_reports[0], &b_reports[0]);
     let failed = args.fail_on.is_some_and(|fail_on| {
