@@ -80,9 +80,15 @@ impl CompareView {
             }
         }
         let [blocks_a, blocks_b] = comparison.block_frames;
+        // The view compares one recording with one (or two ranges of one): say what that leaves out.
+        let scope = if comparison.recordings == [1, 1] {
+            " Each side is one recording, so the intervals hold the noise between frames, not the spread between runs of the program; sgpt diff A1 A2 … --vs B1 B2 … compares several."
+        } else {
+            ""
+        };
         let method = format!(
-            "{}: intervals at {:.0} % confidence, {} correction over {} tests (family-wise α {}); blocks of {blocks_a} and {blocks_b} frames; a shift counts when it passes {:.1} % of A's median and {}.",
-            sgpt_format::compare::METHOD,
+            "{}: intervals at {:.0} % confidence, {} correction over {} tests (family-wise α {}); blocks of {blocks_a} and {blocks_b} frames; a shift counts when it passes {:.1} % of A's median and {}.{scope}",
+            comparison.method(),
             (1.0 - comparison.options.alpha) * 100.0,
             comparison.correction.name(),
             comparison.tests,

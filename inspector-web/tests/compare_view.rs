@@ -34,6 +34,7 @@ fn a_slowed_pass_leads_the_rows_with_its_bar_past_the_threshold() {
     assert!(view.rows.windows(2).all(|pair| pair[0].verdict <= pair[1].verdict));
     assert_eq!(view.counts.iter().map(|(_, n)| n).sum::<usize>(), view.rows.len());
     assert!(view.method.contains("holm"), "{}", view.method);
+    assert!(view.method.contains("not the spread between runs"), "one recording a side says what it leaves out");
     for row in &view.rows {
         if let Some((lo, hi)) = row.bar {
             assert!((0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi) && lo <= hi, "{row:?}");
