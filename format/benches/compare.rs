@@ -20,12 +20,16 @@
 //!   `target/compare-real/` and read from there after; delete that folder to record anew.
 //!   `-- --real-only` prints only these; `SGPT_REAL_PAIRS` and `SGPT_REAL_LONG_PAIRS`
 //!   set how many pairs (6 and 3).
+//! - Real, several recordings a side: sets of `SGPT_REAL_RUNS` (3) recordings of A, of B
+//!   and of S each, 600 frames, recorded interleaved (A1, B1, S1, A2, …) so that the
+//!   machine's changes fall on every side; `SGPT_REAL_SETS` (5) sets. The same rates, from
+//!   `compare_recordings`, beside the one-pair rates of each set's first recordings.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use sgpt_format::compare::{CompareOptions, Comparison, Samples, Verdict, compare};
+use sgpt_format::compare::{CompareOptions, Comparison, Samples, Verdict, compare, compare_recordings};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
 use sgpt_format::{Capture, analysis};
 
@@ -213,12 +217,86 @@ fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
     println!("  A vs S with another pass flagged               {}", share(wrong_s, slowed));
 }
 
+/// What a comparison flagged (slower or faster), named with its shift.
+fn flagged_names(report: &Comparison) -> Vec<String> {
+    std::iter::once(("frame time", &report.frame))
+        .chain(report.passes.iter().map(|p| (p.label.as_str(), &p.finding)))
+        .filter(|(_, finding)| is_flagged(finding.verdict))
+        .map(|(label, finding)| {
+            let change = finding.shift.as_ref().and_then(|s| s.change).unwrap_or(0.0);
+            format!("{label} {} {:+.1} %", finding.verdict.name(), 100.0 * change)
+        })
+        .collect()
+}
+
+/// Sets of `runs` real recordings a side (A and B unchanged, S with `REAL_SLOW` heavier),
+/// compared set against set, and each set's first recordings as one pair beside them.
+fn real_sets(sets: usize, runs: usize, engine: &CompareOptions) {
+    println!(
+        "\nreal sgpt-demo recordings, {runs} a side, 600 frames, recorded interleaved (cached in {})",
+        real_dir().display()
+    );
+    let (mut compared, mut false_alarms, mut pair_false_alarms, mut found, mut inconclusive, mut wrong_s) =
+        (0, 0, 0, 0, 0, 0);
+    for set in 1..=sets {
+        let mut sides: [Vec<Samples>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+        for run in 1..=runs {
+            for (side, (kind, slow)) in [("a", false), ("b", false), ("s", true)].into_iter().enumerate() {
+                let Some(bytes) = real_capture(&format!("m{set}{kind}{run}"), 600, slow) else {
+                    println!(
+                        "  no recordings: build sgpt-demo (cargo build --release -p sgpt-demo) on a Vulkan adapter"
+                    );
+                    return;
+                };
+                sides[side].push(samples(&bytes));
+            }
+        }
+        let [a, b, s] = &sides;
+        let report = compare_recordings(a, b, engine);
+        let pair = compare(&a[0], &b[0], engine);
+        let report_s = compare_recordings(a, s, engine);
+        let target = report_s.passes.iter().find(|p| p.label == REAL_SLOW);
+        let verdict = target.map_or(Verdict::Removed, |p| p.finding.verdict);
+        let shift = target.and_then(|p| p.finding.shift.as_ref());
+        let flagged = flagged_names(&report);
+        compared += 1;
+        false_alarms += usize::from(!flagged.is_empty());
+        pair_false_alarms += usize::from(!flagged_names(&pair).is_empty());
+        found += usize::from(verdict == Verdict::Slower);
+        inconclusive += usize::from(verdict == Verdict::Inconclusive);
+        let others = flagged_besides(&report_s, Some(REAL_SLOW));
+        wrong_s += usize::from(others > 0);
+        println!(
+            "  set {set}: A vs B flagged {flagged:?} (first pair alone: {}); A vs S: {REAL_SLOW} {} {:+.1} % {}, \
+             {others} others flagged",
+            flagged_names(&pair).len(),
+            verdict.name(),
+            100.0 * shift.and_then(|s| s.change).unwrap_or(0.0),
+            shift.and_then(sgpt_format::compare::Shift::interval_change).map_or(String::new(), |[l, h]| format!(
+                "[{:+.1}, {:+.1}] %",
+                100.0 * l,
+                100.0 * h
+            )),
+        );
+    }
+    println!("  false alarms, {runs} against {runs} (anything flagged)   {}", share(false_alarms, compared));
+    println!("  false alarms, first recordings as one pair      {}", share(pair_false_alarms, compared));
+    println!(
+        "  power ({REAL_SLOW} +10 % flagged slower)   {}   inconclusive {}",
+        share(found, compared),
+        share(inconclusive, compared)
+    );
+    println!("  A vs S with another pass flagged               {}", share(wrong_s, compared));
+}
+
 fn main() {
     let pairs_from = |name: &str, default| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     let (real_pairs, real_long_pairs) = (pairs_from("SGPT_REAL_PAIRS", 6), pairs_from("SGPT_REAL_LONG_PAIRS", 3));
+    let (real_set_count, real_runs) = (pairs_from("SGPT_REAL_SETS", 5), pairs_from("SGPT_REAL_RUNS", 3));
     if std::env::args().any(|arg| arg == "--real-only") {
         real("", 600, real_pairs, &CompareOptions::default());
         real("l", 3_600, real_long_pairs, &CompareOptions::default());
+        real_sets(real_set_count, real_runs, &CompareOptions::default());
         return;
     }
     let quick = std::env::args().any(|arg| arg == "--quick");
@@ -299,6 +377,7 @@ fn main() {
 
     real("", 600, real_pairs, &engine);
     real("l", 3_600, real_long_pairs, &engine);
+    real_sets(real_set_count, real_runs, &engine);
 
     let frames = if quick { 36_000 } else { 216_000 };
     println!("\ncost: two captures of {frames} frames × {} passes", short.passes);
