@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::declaration;
-use crate::directory::{self, FrameEntry, RecordEntry};
+use crate::directory::{DirectoryDecoder, FrameEntry, RecordEntry};
 use crate::error::{DecodeError, Defect, DefectKind, OpenError};
 use crate::frame::{self, FrameSummary};
 use crate::header::{HEADER_LEN, Header};
@@ -223,6 +223,8 @@ fn is_sync_prefix(tail: &[u8]) -> bool {
 struct DirectoryCheck {
     /// The directory record's offset and length, once found intact.
     record: Option<(usize, usize)>,
+    /// The directory's entries as far as decoded, until `decoded`.
+    decoder: DirectoryDecoder,
     decoded: bool,
     records: Vec<RecordEntry>,
     frames: Vec<FrameEntry>,
@@ -241,15 +243,18 @@ impl DirectoryCheck {
     }
 
     /// Progress through the file's `len` bytes: 1 once the directory record is found,
-    /// then each entry checked an even share of the bytes but the last, which is for the
-    /// tiling. A directory holds far fewer entries than the file has bytes, so each entry
-    /// adds at least one.
+    /// then each entry decoded an even share of half the bytes, then each entry checked an
+    /// even share of the other half but the last byte, which is for the tiling. A
+    /// directory holds far fewer entries than the file has bytes (each lists a record of
+    /// at least a record header), so each entry adds at least one.
     fn progress(&self, len: u64) -> u64 {
+        let half = u128::from(len.saturating_sub(2) / 2);
+        let share = |done: usize, total: usize| (half * done as u128 / total.max(1) as u128) as u64;
         match self.entries() {
             _ if self.record.is_none() => 0,
-            _ if !self.decoded => 1,
+            _ if !self.decoded => 1 + self.decoder.progress().map_or(0, |(done, total)| share(done, total)),
             0 => len,
-            entries => 1 + (u128::from(len - 2) * self.checked as u128 / entries as u128) as u64,
+            entries => 1 + half as u64 + share(self.checked, entries),
         }
     }
 
@@ -276,8 +281,15 @@ impl DirectoryCheck {
         };
         if !self.decoded {
             let payload = &bytes[at + RECORD_HEADER_LEN..at + len];
-            let (records, frames) = directory::decode(&mut Cursor::new(payload, (at + RECORD_HEADER_LEN) as u64))
+            // Decoding an entry costs about what checking a few dozen bytes of frames does.
+            let done = self
+                .decoder
+                .step(payload, (at + RECORD_HEADER_LEN) as u64, max_bytes / DECODE_BYTES_PER_ENTRY)
                 .map_err(|error| invalid(error.offset, format!("the directory is malformed: {}", error.what)))?;
+            if !done {
+                return Ok(false);
+            }
+            let (records, frames) = std::mem::take(&mut self.decoder).finish();
             (self.records, self.frames, self.decoded, self.frames_in_order) = (records, frames, true, true);
             self.found = Vec::with_capacity(self.records.len());
         }
@@ -397,6 +409,11 @@ pub struct Opener<'a> {
     /// counts on from it, so progress never goes back.
     abandoned: u64,
 }
+
+/// Bytes of `Opener::step`'s budget one decoded directory entry stands for: decoding an
+/// entry (eight varints) costs about what checking a few dozen bytes of frames against
+/// the directory does, so a step of 256 KiB decodes 4,096 entries.
+const DECODE_BYTES_PER_ENTRY: usize = 64;
 
 #[derive(Debug)]
 enum Stage {
