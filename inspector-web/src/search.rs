@@ -149,9 +149,11 @@ impl SearchIndex {
     /// Indexes every topology of `capture`.
     #[must_use]
     pub fn new(capture: &Capture<'_>) -> Self {
+        // Frames come in long runs of one topology: count the runs, and touch the map once
+        // a run rather than once a frame (eight hours are 1.7 M frames).
         let mut frames: HashMap<TopologyId, u64> = HashMap::new();
-        for entry in capture.frames() {
-            *frames.entry(entry.topology).or_default() += 1;
+        for run in capture.frames().chunk_by(|a, b| a.topology == b.topology) {
+            *frames.entry(run[0].topology).or_default() += run.len() as u64;
         }
         Self::from_topologies(capture.topologies(), &frames)
     }

@@ -17,7 +17,7 @@ use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Frame, SpanKind};
 
 pub use command::{Command, Restore};
-pub use opened::{BaseOpened, Opened};
+pub use opened::{BaseOpened, Opened, OpenedBuild};
 pub use update::{FrameView, Update};
 
 use crate::compare_view::CompareView;

@@ -36,16 +36,76 @@ pub struct Opened {
 
 impl Opened {
     /// Builds what `capture` shows before a frame is decoded, and the scan that reads its
-    /// memory gauges when it declares any.
+    /// memory gauges when it declares any: [`OpenedBuild`] run to its end.
     #[must_use]
     pub fn of(capture: &Capture<'_>, name: &str) -> (Self, Option<GaugeScan>) {
-        let summary = Summary::of(capture);
+        let mut build = OpenedBuild::new(capture, name);
+        while !build.step() {}
+        build.finish()
+    }
+}
+
+/// [`Opened`] built a part at a time: on a long capture each part walks the index once,
+/// tens of ms on eight hours of frames, so a page gives each [`OpenedBuild::step`] a task
+/// of its own.
+#[derive(Debug)]
+pub struct OpenedBuild<'c, 'b> {
+    capture: &'c Capture<'b>,
+    name: String,
+    summary: Option<Summary>,
+    strip: Option<StripData>,
+    /// Parts built so far.
+    built: usize,
+}
+
+impl<'c, 'b> OpenedBuild<'c, 'b> {
+    #[must_use]
+    pub fn new(capture: &'c Capture<'b>, name: &str) -> Self {
+        Self { capture, name: name.to_owned(), summary: None, strip: None, built: 0 }
+    }
+
+    /// Builds the next part: the summary, the strip's columns, its GPU median, then its
+    /// CPU median. `true` once only [`OpenedBuild::finish`]'s part (the search index, the
+    /// memory records, the banners) remains.
+    pub fn step(&mut self) -> bool {
+        match (self.built, &mut self.strip) {
+            (0, _) => self.summary = Some(Summary::of(self.capture)),
+            (1, strip) => *strip = Some(StripData::columns(self.capture.frames())),
+            (2, Some(strip)) => strip.find_median_gpu(),
+            (3, Some(strip)) => strip.find_median_cpu(),
+            _ => return true,
+        }
+        self.built += 1;
+        false
+    }
+
+    /// What the page shows of the capture as a baseline (building whatever parts remain):
+    /// its strip and key facts, none of the rest.
+    #[must_use]
+    pub fn into_base(mut self) -> BaseOpened {
+        while !self.step() {}
+        let capture = self.capture;
+        let summary = self.summary.take().unwrap_or_else(|| Summary::of(capture));
+        BaseOpened {
+            name: self.name,
+            strip: self.strip.take().unwrap_or_else(|| StripData::from_index(capture.frames())),
+            facts: summary.toolbar_facts(),
+        }
+    }
+
+    /// The capture as opened (building whatever parts remain), and its gauge scan.
+    #[must_use]
+    pub fn finish(mut self) -> (Opened, Option<GaugeScan>) {
+        while !self.step() {}
+        let capture = self.capture;
+        let summary = self.summary.take().unwrap_or_else(|| Summary::of(capture));
+        let strip = self.strip.take().unwrap_or_else(|| StripData::from_index(capture.frames()));
         let (memory, scan) = MemoryView::from_records(capture);
         let notes = capture.notes().iter().take(MAX_ROWS).map(|n| (n.frame_number, clip(&n.text))).collect();
-        let opened = Self {
-            name: name.to_owned(),
+        let opened = Opened {
+            name: self.name,
             banners: banners(&summary, capture),
-            strip: StripData::from_index(capture.frames()),
+            strip,
             notes,
             omitted_notes: capture.notes().len().saturating_sub(MAX_ROWS),
             memory,
@@ -100,10 +160,30 @@ pub struct BaseOpened {
 impl BaseOpened {
     #[must_use]
     pub fn of(capture: &Capture<'_>, name: &str) -> Self {
-        Self {
-            name: name.to_owned(),
-            strip: StripData::from_index(capture.frames()),
-            facts: Summary::of(capture).toolbar_facts(),
-        }
+        let mut build = OpenedBuild::new(capture, name);
+        while !build.step() {}
+        build.into_base()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sgpt_format::synth::{SynthOptions, generate};
+
+    #[test]
+    fn built_a_part_at_a_time_it_is_what_it_is_built_at_once() {
+        let bytes = generate(&SynthOptions { frames: 300, passes: 20, ..SynthOptions::default() });
+        let capture = Capture::open(&bytes).expect("a synthetic capture opens");
+        let mut build = OpenedBuild::new(&capture, "synth.sgpt");
+        let parts = std::iter::from_fn(|| (!build.step()).then_some(())).count();
+        assert_eq!(parts, 4, "the summary, the strip's columns, and each median, one a step");
+        assert!(build.step(), "nothing is left for a step once they are built");
+        let (opened, _) = build.finish();
+        assert_eq!(opened.strip, StripData::from_index(capture.frames()));
+        assert!(opened.strip.median_gpu_ns > 0 && opened.strip.median_cpu_ns > 0);
+        assert_eq!(opened.summary, Summary::of(&capture));
+        let base = OpenedBuild::new(&capture, "base.sgpt").into_base();
+        assert_eq!((base.strip, base.facts), (opened.strip, opened.summary.toolbar_facts()));
     }
 }

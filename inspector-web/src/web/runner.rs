@@ -14,7 +14,7 @@ use super::mailbox::Mailbox;
 use super::slice::{self, SoloJob, yield_now};
 use super::source::{Input, ReadError};
 use crate::gzip::{self, GzipError, Inflater};
-use crate::session::{BaseOpened, Opened, Restore, Session, Update};
+use crate::session::{OpenedBuild, Restore, Session, Update};
 use crate::slicing::JobKind;
 use crate::summary::LoadError;
 use crate::units;
@@ -104,16 +104,20 @@ async fn load(
     if !app.is_current(ticket) {
         return Ok(());
     }
-    // Laying out and painting a long capture's strip takes much of a task: one of its own.
-    let (opened, gauges) = Opened::of(&capture, &name);
+    // Each part of what the page shows first walks the index once, and on a long capture
+    // laying out and painting the strip is much of a task: each a task of its own.
+    let Some(build) = built(app, ticket, OpenedBuild::new(&capture, &name)).await.map_err(page)? else {
+        return Ok(());
+    };
+    let (opened, gauges) = build.finish();
     app.apply(Update::Opened(Box::new(opened)));
     if let (Some(base), Some(file)) = (&base, &base_file) {
-        // The baseline's strip and facts are as much work again: a task of their own.
+        // The baseline's strip and facts are as much work again.
         yield_now().await.map_err(page)?;
-        if !app.is_current(ticket) {
+        let Some(build) = built(app, ticket, OpenedBuild::new(base, file)).await.map_err(page)? else {
             return Ok(());
-        }
-        app.apply(Update::BaseOpened(Box::new(BaseOpened::of(base, file))));
+        };
+        app.apply(Update::BaseOpened(Box::new(build.into_base())));
     }
     yield_now().await.map_err(page)?;
     if !app.is_current(ticket) {
@@ -177,6 +181,22 @@ async fn fetch(app: &App, ticket: u64, name: &str, input: &Input) -> Result<Opti
     // Each step after this is tens of ms on big files: a task of its own, not one run-on task.
     yield_now().await?;
     Ok(app.is_current(ticket).then_some(bytes))
+}
+
+/// Steps `build` a part a task; `None` when a newer file was opened meanwhile.
+async fn built<'c, 'b>(
+    app: &App,
+    ticket: u64,
+    mut build: OpenedBuild<'c, 'b>,
+) -> Result<Option<OpenedBuild<'c, 'b>>, Error> {
+    while !build.step() {
+        yield_now().await?;
+        if !app.is_current(ticket) {
+            return Ok(None);
+        }
+    }
+    yield_now().await?;
+    Ok(app.is_current(ticket).then_some(build))
 }
 
 /// Opens the capture in slices: checking a closed one's directory against the file, or
