@@ -1,5 +1,6 @@
 //! The comparison engine's samples collected by the one-decode scan, in chunks, are
-//! exactly `Samples::collect`'s (the sequential `SampleCollector`), and so is the
+//! exactly `Samples::collect`'s (the sequential `SampleCollector`, whatever frame count
+//! it was told to expect), and so is the
 //! comparison made from them: on synthetic captures of several shapes (drift, a slow
 //! pass, quantized timestamps), on captures whose passes appear, disappear, are culled,
 //! run several times a frame or last past `u32::MAX` ns, on damaged fixtures, over
@@ -10,7 +11,7 @@
 use std::ops::Range;
 
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
-use sgpt_format::compare::{CompareOptions, Samples, compare};
+use sgpt_format::compare::{CompareOptions, SampleCollector, Samples, compare};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, generate, workload_with};
 use sgpt_format::{Capture, Frame, Level, Meta, Span, SpanKind, Writer};
 
@@ -30,6 +31,13 @@ const CHUNKS: [usize; 4] = [1, 2, 3, 7];
 fn check(name: &str, bytes: &[u8], range: Range<usize>) -> Samples {
     let capture = Capture::open(bytes).unwrap_or_else(|error| panic!("{name}: {error}"));
     let expected = Samples::collect(&capture, range.clone());
+    // The collector told to expect no frames, half, all or twice as many collects the same.
+    let added = range.start..range.end.min(capture.frames().len());
+    for expect in [0, added.len() / 2, added.len(), 2 * added.len()] {
+        let mut collector = SampleCollector::with_frames(&capture, expect);
+        added.clone().for_each(|index| collector.add_frame(index));
+        assert!(collector.finish() == expected, "{name}, frames {range:?}, expecting {expect}");
+    }
     for chunks in CHUNKS {
         for frame_timing in [true, false] {
             for windows in [Windows::Auto, Windows::SampleEvery(3)] {

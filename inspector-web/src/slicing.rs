@@ -16,6 +16,9 @@
 
 use std::time::Duration;
 
+/// Frames (or statistics' steps) a slice does between two reads of its clock.
+pub const UNITS_PER_CLOCK_READ: u32 = 8;
+
 /// A slice stops after about this long, far below the ~100 ms a task may take.
 pub const SLICE_TIME: Duration = Duration::from_millis(30);
 
@@ -38,7 +41,8 @@ pub enum Unit {
     Bytes,
     /// Frames decoded (verified, summed, or read for their gauges).
     Frames,
-    /// The statistics' steps: a frame added or re-read, or a pass's figures planned or ordered.
+    /// The statistics' steps: a frame added or re-read, or a pass's figures planned or
+    /// ordered. A comparison engine's pass counts as 8, a clock read's worth.
     FramesOrPasses,
     /// Opening steps: about 256 KiB of the file checked against the index or scanned, or
     /// one stage of the index (its checksum, its decoding).
@@ -130,7 +134,7 @@ impl JobKind {
     fn units_per_clock_read(self) -> u32 {
         match self.unit() {
             Unit::Bytes | Unit::Steps => 1,
-            Unit::Frames | Unit::FramesOrPasses => 8,
+            Unit::Frames | Unit::FramesOrPasses => UNITS_PER_CLOCK_READ,
         }
     }
 }

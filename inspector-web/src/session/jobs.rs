@@ -59,7 +59,7 @@ impl<'c> Job<'c> {
     ) -> Self {
         let side = |capture: &'c Capture<'c>, (first, last): (usize, usize)| Side {
             capture,
-            collector: Some(SampleCollector::new(capture)),
+            collector: Some(SampleCollector::with_frames(capture, (last + 1).saturating_sub(first))),
             cursor: FrameCursor::new(first..last + 1, capture.frames().len()),
         };
         Job::Compare(Box::new(CompareJob { a: side(base, a), b: side(capture, b), a_done: None, engine: None }))
@@ -130,8 +130,11 @@ impl<'c> Job<'c> {
                     let a = job.a_done.take().unwrap_or_default();
                     job.engine = Some(ComparisonJob::new(a, job.b.finish(), &CompareOptions::default()));
                 }
-                // The engine prepares a pass a unit.
-                job.engine.as_mut().is_none_or(|engine| engine.step(more))
+                // The engine prepares a pass a step, and a pass holds every frame of the range
+                // (tens of ms on eight hours): it counts as the units between two clock
+                // reads, so the slice reads the clock after each pass.
+                let mut heavy = || (0..crate::slicing::UNITS_PER_CLOCK_READ).all(|_| more());
+                job.engine.as_mut().is_none_or(|engine| engine.step(&mut heavy))
             }
         }
     }

@@ -296,7 +296,7 @@ impl Samples {
     #[must_use]
     pub fn collect(capture: &Capture<'_>, frames: Range<usize>) -> Self {
         let end = frames.end.min(capture.frames().len());
-        let mut collector = SampleCollector::new(capture);
+        let mut collector = SampleCollector::with_frames(capture, end.saturating_sub(frames.start));
         for index in frames.start.min(end)..end {
             collector.add_frame(index);
         }
@@ -323,13 +323,25 @@ pub struct SampleCollector<'c, 'a> {
     /// One frame's durations per slot, and the slots the frame touched.
     per_slot: Vec<Vec<u64>>,
     touched: Vec<u32>,
+    /// Frames the caller means to add: a pass's series is sized for the rest of them when
+    /// its first span arrives, so that 200 series filled in step are not all copied to
+    /// twice their size in the same frame (hundreds of MB at once on eight hours).
+    expected_frames: usize,
 }
 
 impl<'c, 'a> SampleCollector<'c, 'a> {
     /// A collector over `capture` with no frame added yet.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>) -> Self {
+        Self::with_frames(capture, 0)
+    }
+
+    /// A collector that expects `frames` frames to be added: the samples are the same as
+    /// [`SampleCollector::new`]'s, their memory taken once instead of grown by doubling.
+    #[must_use]
+    pub fn with_frames(capture: &'c Capture<'a>, frames: usize) -> Self {
         Self {
+            expected_frames: frames,
             capture,
             tables: HashMap::new(),
             slot_of: HashMap::new(),
@@ -423,10 +435,19 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             spans.push(duration);
         }
         let frame = self.frame_ns.len();
+        let rest = self.expected_frames.saturating_sub(frame);
         for slot in self.touched.drain(..) {
             let spans = &mut self.per_slot[slot as usize];
-            self.passes[slot as usize].series.add_frame(frame, spans);
+            let series = &mut self.passes[slot as usize].series;
+            if series.len() == 0 {
+                // One span a frame, the usual pass, for the frames still to come.
+                series.values.reserve(rest.max(spans.len()));
+            }
+            series.add_frame(frame, spans);
             spans.clear();
+        }
+        if self.frame_ns.capacity() == 0 {
+            self.frame_ns.reserve_exact(rest);
         }
         self.frame_ns.push(entry.gpu_duration_ns);
     }
