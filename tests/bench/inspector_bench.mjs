@@ -63,6 +63,7 @@ const SIZES = {
   '100mb': { frames: 116_000 },
   hour: { frames: 216_000 }, // 60 fps × 3600 s
   'hour-memory': { frames: 216_000, memory: true },
+  '8h': { frames: 1_728_000 }, // eight hours at 60 fps, about 1.5 GB
   // The browser tests' captures.
   '60k': { frames: 60_000 },
   '60k-never-closed': { frames: 60_000, neverClosedFrom: '60k' },
