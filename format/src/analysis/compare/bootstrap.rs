@@ -257,18 +257,21 @@ fn automatic_length_in<T: Centre + ?Sized>(values: &T, sum: f64, correlations: &
 }
 
 /// Average ranks (ties share the mean of their ranks), 0-based.
-fn ranks(series: &[u64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..series.len()).collect();
-    order.sort_by_key(|&i| series[i]);
+pub(crate) fn ranks(series: &[u64]) -> Vec<f64> {
+    // Values beside their positions, sorted unstably: ties share one mid-rank, so their
+    // order among themselves cannot matter, and the pairs sort without reaching back into
+    // `series` (a frame-time series of eight hours' halves is 864,000 values).
+    let mut order: Vec<(u64, usize)> = series.iter().copied().zip(0..).collect();
+    order.sort_unstable();
     let mut ranks = vec![0.0; series.len()];
     let mut start = 0;
     while start < order.len() {
         let mut end = start + 1;
-        while end < order.len() && series[order[end]] == series[order[start]] {
+        while end < order.len() && order[end].0 == order[start].0 {
             end += 1;
         }
         let rank = (start + end - 1) as f64 / 2.0;
-        for &i in &order[start..end] {
+        for &(_, i) in &order[start..end] {
             ranks[i] = rank;
         }
         start = end;

@@ -67,6 +67,26 @@ pub(crate) fn automatic_length(values: &[f64]) -> usize {
 }
 
 /// The value at probability `p` of the sorted values (nearest rank), selecting in place.
+/// Average ranks as first written: positions sorted stably by value, read back through them.
+pub(crate) fn ranks(series: &[u64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..series.len()).collect();
+    order.sort_by_key(|&i| series[i]);
+    let mut ranks = vec![0.0; series.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && series[order[end]] == series[order[start]] {
+            end += 1;
+        }
+        let rank = (start + end - 1) as f64 / 2.0;
+        for &i in &order[start..end] {
+            ranks[i] = rank;
+        }
+        start = end;
+    }
+    ranks
+}
+
 pub(crate) fn quantile_at(values: &mut [u64], p: f64) -> u64 {
     let rank = ((p * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1;
     *values.select_nth_unstable(rank).1
@@ -282,6 +302,16 @@ mod tests {
                     expected.map(|(v, e)| (v.to_bits(), e.to_bits()))
                 );
             }
+        }
+    }
+
+    #[test]
+    fn ranks_are_the_first_form_s_bit_for_bit_ties_included() {
+        let mut rng = Rng::new(8);
+        for (n, distinct) in [(1, 1), (2, 1), (7, 3), (1_000, 5), (1_000, 1_000_000), (20_000, 40)] {
+            let values: Vec<u64> = (0..n).map(|_| (rng.unit() * distinct as f64) as u64).collect();
+            let bits = |ranks: Vec<f64>| ranks.into_iter().map(f64::to_bits).collect::<Vec<_>>();
+            assert_eq!(bits(bootstrap::ranks(&values)), bits(super::ranks(&values)), "n {n}, {distinct} values");
         }
     }
 
