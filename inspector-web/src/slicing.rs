@@ -5,7 +5,9 @@
 //! between them. A slice ends at whichever comes first:
 //!
 //! - its time budget, [`SLICE_TIME`], read from a [`Clock`]: a CPU four times slower does
-//!   a quarter of the work in a slice, so the page stays responsive however slow it is;
+//!   a quarter of the work in a slice, so the page stays responsive however slow it is.
+//!   A share also stops when, at its pace so far, the pieces up to its next clock read
+//!   would pass the budget, so heavy pieces end a slice before it overruns;
 //! - its job's cap, [`JobKind::cap`], in units of work (frames, bytes, steps): a bound the
 //!   code enforces whatever the clock says, so no slice is unbounded even when the clock
 //!   is coarse, late or wrong.
@@ -201,7 +203,7 @@ impl<C: Clock + Copy> Slice<C> {
 
     /// `job`'s share of this slice, counting from zero.
     pub fn share(&self, job: JobKind) -> Share<C> {
-        Share { slice: *self, job, units: 0, admitted: 0, stop: None }
+        Share { slice: *self, job, units: 0, admitted: 0, stop: None, started: self.clock.now() }
     }
 }
 
@@ -214,6 +216,8 @@ pub struct Share<C> {
     units: u64,
     admitted: u32,
     stop: Option<Yield>,
+    /// When this share began, for its own pace.
+    started: Duration,
 }
 
 impl<C: Clock + Copy> Share<C> {
@@ -228,11 +232,24 @@ impl<C: Clock + Copy> Share<C> {
             return false;
         }
         self.admitted = self.admitted.wrapping_add(1);
-        if self.admitted.is_multiple_of(self.job.units_per_clock_read()) && self.slice.spent() {
+        let per_read = self.job.units_per_clock_read();
+        if self.admitted.is_multiple_of(per_read) && self.out_of_time(per_read) {
             self.stop = Some(Yield::Time);
             return false;
         }
         true
+    }
+
+    /// Whether the slice is spent, or the `per_read` admissions to the next clock read,
+    /// at this share's pace so far, would spend it: a job whose pieces are heavy (a
+    /// comparison engine's pass, tens of ms on a long capture) stops before the piece that
+    /// would overrun, not after.
+    fn out_of_time(&self, per_read: u32) -> bool {
+        let now = self.slice.clock.now();
+        let elapsed = now.saturating_sub(self.slice.started);
+        let before = self.admitted - 1;
+        let ahead = if before == 0 { Duration::ZERO } else { now.saturating_sub(self.started) / before * per_read };
+        elapsed >= SLICE_TIME || elapsed + ahead > SLICE_TIME
     }
 
     /// Counts `units` of work done.
@@ -350,6 +367,34 @@ mod tests {
         let more: Vec<bool> = (0..4).map(|_| share.more()).collect();
         assert_eq!(more, [true, true, true, false]);
         assert_eq!(share.report(false), SliceReport { job: JobKind::Verify, units: 23, why: Some(Yield::Time) });
+    }
+
+    #[test]
+    fn a_share_stops_before_the_pieces_its_pace_says_would_overrun_the_slice() {
+        let clock = HandClock::default();
+        let slice = Slice::start(&clock);
+        let mut share = slice.share(JobKind::Verify);
+        // 2.5 ms a frame: at the 8th admission 7 frames took 17.5 ms, and 8 more at that
+        // pace would end at 37.5 ms, past the 30 ms budget.
+        let step = Duration::from_micros(2_500);
+        let mut frames = 0;
+        while share.more() {
+            frames += 1;
+            clock.0.set(clock.0.get() + step);
+        }
+        assert_eq!(frames, 7);
+        assert_eq!(share.report(false).why, Some(Yield::Time));
+        assert!(clock.0.get() < SLICE_TIME, "the slice ended inside its budget");
+        // A pace that fits goes on to the budget itself.
+        let clock = HandClock::default();
+        let slice = Slice::start(&clock);
+        let mut share = slice.share(JobKind::Verify);
+        let mut frames = 0;
+        while share.more() {
+            frames += 1;
+            clock.0.set(clock.0.get() + Duration::from_millis(1));
+        }
+        assert_eq!((frames, share.report(false).why), (23, Some(Yield::Time)));
     }
 
     #[test]
