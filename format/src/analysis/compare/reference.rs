@@ -309,7 +309,7 @@ mod tests {
     fn ranks_are_the_first_form_s_bit_for_bit_ties_included() {
         let mut rng = Rng::new(8);
         for (n, distinct) in [(1, 1), (2, 1), (7, 3), (1_000, 5), (1_000, 1_000_000), (20_000, 40)] {
-            let values: Vec<u64> = (0..n).map(|_| (rng.unit() * distinct as f64) as u64).collect();
+            let values: Vec<u64> = (0..n).map(|_| (rng.unit() * f64::from(distinct)) as u64).collect();
             let bits = |ranks: Vec<f64>| ranks.into_iter().map(f64::to_bits).collect::<Vec<_>>();
             assert_eq!(bits(bootstrap::ranks(&values)), bits(super::ranks(&values)), "n {n}, {distinct} values");
         }
