@@ -170,18 +170,7 @@ fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
         };
         let (a, b) = (samples(&a), samples(&b));
         let report = compare(&a, &b, engine);
-        let flagged: Vec<String> = std::iter::once(&report.frame)
-            .filter(|f| is_flagged(f.verdict))
-            .map(|f| format!("frame time {}", f.verdict.name()))
-            .chain(report.passes.iter().filter(|p| is_flagged(p.finding.verdict)).map(|p| {
-                format!(
-                    "{} {} {:+.1} %",
-                    p.label,
-                    p.finding.verdict.name(),
-                    100.0 * p.finding.shift.as_ref().and_then(|s| s.change).unwrap_or(0.0)
-                )
-            }))
-            .collect();
+        let flagged = flagged_names(&report);
         compared += 1;
         false_alarms += usize::from(!flagged.is_empty());
         wrong += flagged.len();
@@ -209,12 +198,18 @@ fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
     }
     println!("  false alarms (A vs B, anything flagged)        {}", share(false_alarms, compared));
     println!("  A vs B verdicts flagged slower or faster       {}", share(wrong, verdicts));
+    print_power(found, inconclusive, wrong_s, slowed);
+}
+
+/// The power lines of a real comparison: the slowed pass found, inconclusive, and others
+/// flagged beside it, of `slowed` comparisons.
+fn print_power(found: usize, inconclusive: usize, wrong: usize, slowed: usize) {
     println!(
         "  power ({REAL_SLOW} +10 % flagged slower)   {}   inconclusive {}",
         share(found, slowed),
         share(inconclusive, slowed)
     );
-    println!("  A vs S with another pass flagged               {}", share(wrong_s, slowed));
+    println!("  A vs S with another pass flagged               {}", share(wrong, slowed));
 }
 
 /// What a comparison flagged (slower or faster), named with its shift.
@@ -281,12 +276,7 @@ fn real_sets(sets: usize, runs: usize, engine: &CompareOptions) {
     }
     println!("  false alarms, {runs} against {runs} (anything flagged)   {}", share(false_alarms, compared));
     println!("  false alarms, first recordings as one pair      {}", share(pair_false_alarms, compared));
-    println!(
-        "  power ({REAL_SLOW} +10 % flagged slower)   {}   inconclusive {}",
-        share(found, compared),
-        share(inconclusive, compared)
-    );
-    println!("  A vs S with another pass flagged               {}", share(wrong_s, compared));
+    print_power(found, inconclusive, wrong_s, compared);
 }
 
 fn main() {

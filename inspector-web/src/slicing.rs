@@ -369,32 +369,29 @@ mod tests {
         assert_eq!(share.report(false), SliceReport { job: JobKind::Verify, units: 23, why: Some(Yield::Time) });
     }
 
-    #[test]
-    fn a_share_stops_before_the_pieces_its_pace_says_would_overrun_the_slice() {
+    /// Frames a verify share admits when each takes `step` on a hand clock, and when the
+    /// clock stood at the end.
+    fn frames_at_pace(step: Duration) -> (u64, Option<Yield>, Duration) {
         let clock = HandClock::default();
         let slice = Slice::start(&clock);
         let mut share = slice.share(JobKind::Verify);
-        // 2.5 ms a frame: at the 8th admission 7 frames took 17.5 ms, and 8 more at that
-        // pace would end at 37.5 ms, past the 30 ms budget.
-        let step = Duration::from_micros(2_500);
         let mut frames = 0;
         while share.more() {
             frames += 1;
             clock.0.set(clock.0.get() + step);
         }
-        assert_eq!(frames, 7);
-        assert_eq!(share.report(false).why, Some(Yield::Time));
-        assert!(clock.0.get() < SLICE_TIME, "the slice ended inside its budget");
-        // A pace that fits goes on to the budget itself.
-        let clock = HandClock::default();
-        let slice = Slice::start(&clock);
-        let mut share = slice.share(JobKind::Verify);
-        let mut frames = 0;
-        while share.more() {
-            frames += 1;
-            clock.0.set(clock.0.get() + Duration::from_millis(1));
-        }
-        assert_eq!((frames, share.report(false).why), (23, Some(Yield::Time)));
+        (frames, share.report(false).why, clock.0.get())
+    }
+
+    #[test]
+    fn a_share_stops_before_the_pieces_its_pace_says_would_overrun_the_slice() {
+        // 2.5 ms a frame: at the 8th admission 7 frames took 17.5 ms, and 8 more at that
+        // pace would end at 37.5 ms, past the 30 ms budget.
+        let (frames, why, ended) = frames_at_pace(Duration::from_micros(2_500));
+        assert_eq!((frames, why), (7, Some(Yield::Time)));
+        assert!(ended < SLICE_TIME, "the slice ended inside its budget");
+        // A pace that fits goes on towards the budget itself.
+        assert_eq!(frames_at_pace(Duration::from_millis(1)), (23, Some(Yield::Time), Duration::from_millis(23)));
     }
 
     #[test]
