@@ -3,7 +3,8 @@
 //! one-pair engine; a pass missing from some runs, and a side with no runs, say why.
 
 use sgpt_format::compare::{
-    CompareOptions, Comparison, METHOD, METHOD_RECORDINGS, Samples, Verdict, compare, compare_recordings,
+    CompareOptions, Comparison, METHOD, METHOD_RECORDINGS, RecordingSummary, Samples, Verdict, compare,
+    compare_recordings, compare_summaries,
 };
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
 use sgpt_format::{Capture, Level};
@@ -123,6 +124,12 @@ fn a_pass_missing_from_some_runs_and_an_empty_side_say_why() {
     assert!(reason.contains("1 of 2 recordings of A and 2 of 2 of B"), "{reason}");
     let always = report.passes.iter().find(|p| p.label == "always").expect("listed");
     assert!(always.finding.shift.is_some(), "{:?}", always.finding);
+
+    let options = CompareOptions::default();
+    let one_each = [&a[0], &b[0]].map(|samples| RecordingSummary::of(samples, &options));
+    let pooled_pair = compare_summaries(&one_each[..1], &one_each[1..], &options);
+    assert_eq!((pooled_pair.frame.verdict, pooled_pair.tests), (Verdict::Inconclusive, 0));
+    assert!(pooled_pair.frame.reason.as_deref().is_some_and(|r| r.contains("no spread between runs")));
 
     let empty = compare_recordings(&[], &b, &CompareOptions::default());
     assert_eq!(empty.frame.verdict, Verdict::Inconclusive);

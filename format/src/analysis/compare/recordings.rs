@@ -244,6 +244,13 @@ fn why_too_little(a: &[RecordingSummary], b: &[RecordingSummary]) -> Option<Stri
     if a.is_empty() || b.is_empty() {
         return Some(format!("A has {} recordings and B {}: each side needs at least one", a.len(), b.len()));
     }
+    if a.len() + b.len() < 3 {
+        return Some(
+            "one recording a side shows no spread between runs to pool: the one-pair engine (`compare`) judges \
+             them"
+                .into(),
+        );
+    }
     [("A", a), ("B", b)].into_iter().find_map(|(name, side)| {
         side.iter()
             .enumerate()
