@@ -55,7 +55,8 @@ enum Command {
     /// Compare capture B with capture A: per pass and for the GPU frame time, the shift in
     /// medians with an interval and a verdict (slower, faster, unchanged, inconclusive,
     /// added, removed, culled, unculled). With --fail-on, exit 3 on a significant change
-    /// beyond the threshold.
+    /// beyond the threshold. `sgpt diff A1 A2 A3 --vs B1 B2 B3` compares several recordings
+    /// a side, the spread between runs in the intervals.
     Diff(diff::Args),
     /// Export Chrome Trace Event JSON, for Perfetto or chrome://tracing.
     Export {
