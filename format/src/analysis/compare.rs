@@ -513,19 +513,24 @@ fn cost_per_frame(series: &Series, frames: usize) -> u64 {
 
 /// Why the captures as a whole cannot support a verdict, if they cannot.
 fn too_little_data(a: &Samples, b: &Samples, block_frames: [usize; 2]) -> Option<String> {
-    for ((name, side), block) in [("A", a), ("B", b)].into_iter().zip(block_frames) {
-        if side.frames < MIN_FRAMES {
-            return Some(format!("{name} has {} analysed frames; at least {MIN_FRAMES} are needed", side.frames));
-        }
-        if side.frames / block < MIN_BLOCKS {
-            return Some(format!(
-                "frames of {name} are alike over runs of {block} frames, so its {} frames hold fewer than \
-                 {MIN_BLOCKS} independent blocks; record more frames",
-                side.frames
-            ));
-        }
+    [("A", a), ("B", b)]
+        .into_iter()
+        .zip(block_frames)
+        .find_map(|((name, side), block)| too_little(name, side.frames, block))
+}
+
+/// Why `frames` analysed frames, alike over runs of `block`, cannot support a verdict, if
+/// they cannot; `name` names them (`A`, or a recording of it).
+fn too_little(name: &str, frames: usize, block: usize) -> Option<String> {
+    if frames < MIN_FRAMES {
+        return Some(format!("{name} has {frames} analysed frames; at least {MIN_FRAMES} are needed"));
     }
-    None
+    (frames / block < MIN_BLOCKS).then(|| {
+        format!(
+            "frames of {name} are alike over runs of {block} frames, so its {frames} frames hold fewer than \
+             {MIN_BLOCKS} independent blocks; record more frames"
+        )
+    })
 }
 
 fn inconclusive(reason: String) -> Prepared {

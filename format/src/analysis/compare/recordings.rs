@@ -34,11 +34,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::bootstrap::{MIN_BLOCKS, OrderStats, block_length, median_error_of};
+use super::bootstrap::{OrderStats, block_length, median_error_of};
 use super::samples::Series;
 use super::{
     CompareOptions, Comparison, Correction, Estimate, Finding, MAX_TIED_SHARE, MIN_FRAMES, PassComparison, Prepared,
-    Samples, Scratch, Verdict, compare, cost_per_frame, holm, inconclusive, percent, sort_passes,
+    Samples, Scratch, Verdict, compare, cost_per_frame, holm, inconclusive, percent, sort_passes, too_little,
 };
 use crate::analysis::Key;
 
@@ -107,22 +107,6 @@ impl RecordingSummary {
             })
             .collect();
         Self { frames, block_frames, frame, passes }
-    }
-
-    /// Why this recording as a whole cannot support a verdict, if it cannot: the one-pair
-    /// method's checks.
-    fn too_little(&self) -> Option<String> {
-        if self.frames < MIN_FRAMES {
-            return Some(format!("has {} analysed frames; at least {MIN_FRAMES} are needed", self.frames));
-        }
-        if self.frames / self.block_frames < MIN_BLOCKS {
-            return Some(format!(
-                "has frames alike over runs of {} frames, so its {} frames hold fewer than {MIN_BLOCKS} \
-                 independent blocks; record more frames",
-                self.block_frames, self.frames
-            ));
-        }
-        None
     }
 }
 
@@ -254,7 +238,7 @@ fn why_too_little(a: &[RecordingSummary], b: &[RecordingSummary]) -> Option<Stri
     [("A", a), ("B", b)].into_iter().find_map(|(name, side)| {
         side.iter()
             .enumerate()
-            .find_map(|(at, r)| r.too_little().map(|reason| format!("recording {} of {name} {reason}", at + 1)))
+            .find_map(|(at, r)| too_little(&format!("recording {} of {name}", at + 1), r.frames, r.block_frames))
     })
 }
 
