@@ -79,31 +79,33 @@ impl<'c, 'b> OpenedBuild<'c, 'b> {
         false
     }
 
+    /// Every stepped part, built now where a step has not built it: the name, the summary
+    /// and the strip.
+    fn parts(mut self) -> (String, Summary, StripData) {
+        while !self.step() {}
+        let capture = self.capture;
+        let summary = self.summary.unwrap_or_else(|| Summary::of(capture));
+        let strip = self.strip.unwrap_or_else(|| StripData::from_index(capture.frames()));
+        (self.name, summary, strip)
+    }
+
     /// What the page shows of the capture as a baseline (building whatever parts remain):
     /// its strip and key facts, none of the rest.
     #[must_use]
-    pub fn into_base(mut self) -> BaseOpened {
-        while !self.step() {}
-        let capture = self.capture;
-        let summary = self.summary.take().unwrap_or_else(|| Summary::of(capture));
-        BaseOpened {
-            name: self.name,
-            strip: self.strip.take().unwrap_or_else(|| StripData::from_index(capture.frames())),
-            facts: summary.toolbar_facts(),
-        }
+    pub fn into_base(self) -> BaseOpened {
+        let (name, summary, strip) = self.parts();
+        BaseOpened { name, strip, facts: summary.toolbar_facts() }
     }
 
     /// The capture as opened (building whatever parts remain), and its gauge scan.
     #[must_use]
-    pub fn finish(mut self) -> (Opened, Option<GaugeScan>) {
-        while !self.step() {}
+    pub fn finish(self) -> (Opened, Option<GaugeScan>) {
         let capture = self.capture;
-        let summary = self.summary.take().unwrap_or_else(|| Summary::of(capture));
-        let strip = self.strip.take().unwrap_or_else(|| StripData::from_index(capture.frames()));
+        let (name, summary, strip) = self.parts();
         let (memory, scan) = MemoryView::from_records(capture);
         let notes = capture.notes().iter().take(MAX_ROWS).map(|n| (n.frame_number, clip(&n.text))).collect();
         let opened = Opened {
-            name: self.name,
+            name,
             banners: banners(&summary, capture),
             strip,
             notes,
