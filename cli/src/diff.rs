@@ -427,11 +427,19 @@ fn scope_note(comparison: &Comparison) -> Option<&'static str> {
     )
 }
 
-fn frame_line(finding: &Finding) -> String {
+/// What a side's figure is: a median for one recording a side, the mean of the
+/// recordings' medians for several.
+fn median_name(comparison: &Comparison) -> &'static str {
+    if comparison.recordings == [1, 1] { "median" } else { "mean median" }
+}
+
+fn frame_line(comparison: &Comparison) -> String {
+    let finding = &comparison.frame;
     match &finding.shift {
         Some(shift) => format!(
-            "GPU frame time: {}, median {} → {} ({}{}), interval {}",
+            "GPU frame time: {}, {} {} → {} ({}{}), interval {}",
             finding.verdict.name(),
+            median_name(comparison),
             duration(i64::try_from(shift.median_a_ns).unwrap_or(i64::MAX)),
             duration(i64::try_from(shift.median_b_ns).unwrap_or(i64::MAX)),
             signed_duration(shift.delta_ns),
@@ -457,13 +465,15 @@ fn write_text(
             writeln!(out, "{name}: {} ({} frames)", printable(file), report.frames)?;
         }
     }
-    writeln!(out, "{}", frame_line(&comparison.frame))?;
+    writeln!(out, "{}", frame_line(comparison))?;
+    let (head_a, head_b) =
+        if comparison.recordings == [1, 1] { ("median A", "median B") } else { ("mean median A", "mean median B") };
     let mut table = Table::new(&[
         ("verdict", Align::Left),
         ("label", Align::Left),
         ("graph pass", Align::Left),
-        ("median A", Align::Right),
-        ("median B", Align::Right),
+        (head_a, Align::Right),
+        (head_b, Align::Right),
         ("Δ median", Align::Right),
         ("Δ %", Align::Right),
         ("interval", Align::Right),
@@ -521,7 +531,7 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, files: &[Vec<St
     let side = |files: &[String]| files.iter().map(|f| format!("`{}`", cell(f))).collect::<Vec<_>>().join(", ");
     writeln!(out, "### sgpt diff: {} → {}", side(&files[0]), side(&files[1]))?;
     writeln!(out)?;
-    writeln!(out, "{}", frame_line(&comparison.frame).replace('|', "\\|"))?;
+    writeln!(out, "{}", frame_line(comparison).replace('|', "\\|"))?;
     writeln!(out)?;
     let inconclusive = comparison.passes.iter().filter(|p| p.finding.verdict == Verdict::Inconclusive).count();
     let shown: Vec<&PassComparison> = comparison
@@ -537,7 +547,8 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, files: &[Vec<St
         )
         .collect();
     if !shown.is_empty() {
-        writeln!(out, "| verdict | pass | graph pass | median A | median B | Δ median | interval | why |")?;
+        let median = median_name(comparison);
+        writeln!(out, "| verdict | pass | graph pass | {median} A | {median} B | Δ median | interval | why |")?;
         writeln!(out, "|---|---|---|---:|---:|---:|---:|---|")?;
         for pass in shown {
             let shift = pass.finding.shift.as_ref();

@@ -234,8 +234,13 @@ fn several_recordings_a_side_are_compared_as_runs_and_say_how() {
     let text = stdout(&sgpt(&[&["diff"][..], &[a[0].arg(), a[1].arg(), "--vs", b[0].arg()]].concat()));
     assert!(text.contains(&format!("A: {} (600 frames)", a[1].arg())), "{text}");
     assert!(text.contains("2 and 1 recordings") && !text.contains("one recording a side"), "{text}");
+    assert!(
+        text.contains("mean median A") && text.contains("GPU frame time") && text.contains(", mean median "),
+        "{text}"
+    );
     let pair = stdout(&sgpt(&["diff", a[0].arg(), b[0].arg()]));
     assert!(pair.contains("note: one recording a side: the intervals hold the noise between frames"), "{pair}");
+    assert!(pair.contains("median A") && !pair.contains("mean median"), "{pair}");
 
     let three = sgpt(&["diff", a[0].arg(), a[1].arg(), b[0].arg()]);
     assert_eq!(code(&three), 2);

@@ -183,9 +183,10 @@ pub const METHOD: &str = "circular block bootstrap of the median shift";
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shift {
     /// The lower median in A: of the pass's span durations over every analysed frame, or,
-    /// for the frame time, of the frames' `gpu_duration_ns`.
+    /// for the frame time, of the frames' `gpu_duration_ns`. With several recordings a side
+    /// ([`compare_recordings`]), the mean of the recordings' lower medians, rounded to the ns.
     pub median_a_ns: u64,
-    /// The same lower median in B.
+    /// The same figure in B.
     pub median_b_ns: u64,
     /// `median B − median A`.
     pub delta_ns: i64,
