@@ -1,14 +1,13 @@
 //! Runs one open capture on the page: reads the file, inflates it if gzip, opens it, then
 //! serves the page's commands with a [`Session`], a slice of work at a time between
 //! yields to the event loop, so the page never freezes. Everything to show goes to the
-//! page as [`Update`] values through [`App::apply`]; nothing here touches the page's
+//! page as [`Update`] values through [`Page::apply`]; nothing here touches the page's
 //! state or the DOM. Every job's share of every slice is logged ([`super::slice::log`]).
 
 use std::rc::Rc;
 
 use sgpt_format::{Capture, Opener};
 
-use super::app::App;
 use super::error::Error;
 use super::mailbox::Mailbox;
 use super::slice::{self, SoloJob, yield_now};
@@ -48,13 +47,30 @@ fn load_hint(error: &LoadError) -> &'static str {
     }
 }
 
+/// What the runner needs of the page: somewhere to hand updates, and whether its load is
+/// still the one shown. The app implements it; the runner knows nothing more of it, so
+/// the app (which starts runs) sits above the runner and never the other way round.
+pub trait Page {
+    /// Shows an update of load `ticket`'s session.
+    fn apply(&self, update: Update);
+    /// Whether load `ticket` is still the page's current one.
+    fn is_current(&self, ticket: u64) -> bool;
+}
+
 /// Loads `input` as load `ticket` (and `base`, the baseline it is compared with, when
 /// two captures are opened), then serves `mailbox` until a newer load or the page closes
 /// it; `restore` is what the link asked to show.
-pub async fn run(app: Rc<App>, ticket: u64, input: Input, base: Option<Input>, mailbox: Rc<Mailbox>, restore: Restore) {
+pub async fn run(
+    app: Rc<dyn Page>,
+    ticket: u64,
+    input: Input,
+    base: Option<Input>,
+    mailbox: Rc<Mailbox>,
+    restore: Restore,
+) {
     let name = input.name();
     app.apply(Update::Loading { ticket, name: name.clone() });
-    if let Err((which, failure)) = load(&app, ticket, &input, base.as_ref(), &mailbox, &restore).await
+    if let Err((which, failure)) = load(&*app, ticket, &input, base.as_ref(), &mailbox, &restore).await
         && app.is_current(ticket)
     {
         app.apply(Update::Failed(format!("Could not open {which}: {failure}.")));
@@ -65,7 +81,7 @@ pub async fn run(app: Rc<App>, ticket: u64, input: Input, base: Option<Input>, m
 type Failed = (String, Failure);
 
 async fn load(
-    app: &Rc<App>,
+    app: &dyn Page,
     ticket: u64,
     input: &Input,
     base: Option<&Input>,
@@ -137,7 +153,7 @@ async fn load(
 }
 
 /// Reads `input` and inflates it if it is gzip; `None` when a newer load began meanwhile.
-async fn fetch(app: &App, ticket: u64, name: &str, input: &Input) -> Result<Option<Vec<u8>>, Failure> {
+async fn fetch(app: &dyn Page, ticket: u64, name: &str, input: &Input) -> Result<Option<Vec<u8>>, Failure> {
     let progress = |done: u64, total: Option<u64>| {
         let fraction = total.map(|t| done as f64 / t.max(1) as f64 * 0.5);
         let text = format!("Reading {name}: {}…", units::bytes(done));
@@ -185,7 +201,7 @@ async fn fetch(app: &App, ticket: u64, name: &str, input: &Input) -> Result<Opti
 
 /// Steps `build` a part a task; `None` when a newer file was opened meanwhile.
 async fn built<'c, 'b>(
-    app: &App,
+    app: &dyn Page,
     ticket: u64,
     mut build: OpenedBuild<'c, 'b>,
 ) -> Result<Option<OpenedBuild<'c, 'b>>, Error> {
@@ -202,7 +218,7 @@ async fn built<'c, 'b>(
 /// Opens the capture in slices: checking a closed one's directory against the file, or
 /// scanning a never-closed or directory-less one record by record, is hundreds of ms on
 /// big files. `None` when a newer file was opened meanwhile.
-async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result<Option<Capture<'b>>, Failure> {
+async fn open<'b>(app: &dyn Page, ticket: u64, name: &str, bytes: &'b [u8]) -> Result<Option<Capture<'b>>, Failure> {
     let mut opener = Opener::new(bytes).map_err(LoadError::Open)?;
     let mut job = SoloJob::start(ticket, JobKind::Open);
     loop {
@@ -236,7 +252,7 @@ async fn open<'b>(app: &App, ticket: u64, name: &str, bytes: &'b [u8]) -> Result
 
 /// The session of load `ticket`, delivering what it produces to the page.
 struct Running<'a, 'c> {
-    app: &'a App,
+    app: &'a dyn Page,
     ticket: u64,
     session: Session<'c>,
 }

@@ -30,7 +30,7 @@ use crate::memory_lane::MemoryLane;
 use crate::pass_detail::PassDetail;
 use crate::resources::ResourceTable;
 use crate::search::{SearchHit, SearchIndex};
-use crate::session::{Command, Restore};
+use crate::session::{Command, Restore, Update};
 use crate::stats_table::TableState;
 use crate::strip::{StripData, StripLayout};
 use crate::structure::Structure;
@@ -415,7 +415,8 @@ impl App {
             compare_now: state.tab == Tab::Compare || state.compare.is_some(),
         };
         *self.ui.borrow_mut() = Ui { table: TableState::default(), state, ..Ui::default() };
-        spawn_local(runner::run(Rc::clone(self), ticket, input, base, mailbox, restore));
+        let page: Rc<dyn runner::Page> = Rc::<Self>::clone(self);
+        spawn_local(runner::run(page, ticket, input, base, mailbox, restore));
     }
 
     /// Opens the files dropped or picked: one is shown; of two, the older (by modification
@@ -489,3 +490,13 @@ mod render;
 mod splitter;
 mod strip_input;
 mod timeline_input;
+
+impl runner::Page for App {
+    fn apply(&self, update: Update) {
+        App::apply(self, update);
+    }
+
+    fn is_current(&self, ticket: u64) -> bool {
+        App::is_current(self, ticket)
+    }
+}
