@@ -93,6 +93,7 @@
 
 mod clock;
 mod device;
+mod encoder_key;
 mod error;
 mod footprint;
 mod frame_scope;

@@ -11,8 +11,9 @@ use std::ops::{Deref, DerefMut, Range};
 use sgpt_format::{AttachmentRole, GpuPassKind, Indirect, Level, LoadOp, Op, StoreOp};
 
 use crate::ProfileSession;
+use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::front::RecordTarget;
-use crate::session::{Active, AttachmentInfo, EncoderKey, encoder_key};
+use crate::session::{Active, AttachmentInfo};
 use crate::timing::{self, Span};
 
 /// Bind group slots a pass tracks for `Verbose` (WebGPU's `maxBindGroups` default is 4).

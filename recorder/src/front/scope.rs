@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use sgpt_format::{GpuPassKind, Level, Op};
 
-use super::{Claim, Few, FrontCommand, FrontShared, Label, LateCommands, PipelineRef, ScopeRecord};
-use crate::session::EncoderKey;
+use super::shared::{Claim, Few, FrontCommand, FrontShared, Label, LateCommands, PipelineRef, ScopeRecord};
+use crate::encoder_key::EncoderKey;
 
 pub(crate) mod sealed {
     /// What a scope (and a profiled pass's marker region) writes on its target; wgpu's

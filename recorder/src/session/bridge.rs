@@ -16,109 +16,13 @@
 //! results, results that came too late, and frames wgpu-profiler dropped are counted and
 //! named in a closing NOTE, never filled in.
 
-use sgpt_format::{Declaration, GpuPass, GpuPassKind, QuerySetDef, Span, SpanKind, Topology};
+use sgpt_format::{Declaration, GpuPass, GpuPassKind, QuerySetDef, Span, SpanKind};
 use wgpu_profiler::{GpuProfiler, GpuTimerQueryResult};
 
 use super::ProfileSession;
+use super::bridge_state::{HOLD_FRAMES, QUERY_SET_LABEL, flatten};
 use super::pipeline::{Active, PendingFrame};
 use crate::error::RecordError;
-
-/// Frames ended after a frame whose results are out before it is written without them.
-/// wgpu-profiler keeps at most `max_num_pending_frames` (3 by default) frames pending, so
-/// results handed over every frame arrive well inside this.
-pub(crate) const HOLD_FRAMES: usize = 8;
-
-/// The label of the query set the bridged spans are written on.
-const QUERY_SET_LABEL: &str = "wgpu-profiler (bridge)";
-
-/// One wgpu-profiler scope of a finished frame, flattened: parents before their children.
-#[derive(Clone, Debug)]
-pub(crate) struct BridgedScope {
-    label: String,
-    /// The enclosing scope's index in the same frame's list.
-    parent: Option<u32>,
-    /// Begin and end in ns on wgpu-profiler's query sets' clock; `None` where wgpu-profiler
-    /// wrote no timestamps for the scope (its timer queries off, or the device lacks them).
-    time: Option<(u64, u64)>,
-}
-
-/// What a pending frame holds of the bridge.
-#[derive(Debug, Default)]
-pub(crate) struct BridgedFrame {
-    /// Profiler frames that ended in this session frame, and how many of them arrived.
-    expected: u32,
-    arrived: u32,
-    /// Profiler frames of this one that wgpu-profiler dropped before finishing them.
-    dropped: u32,
-    scopes: Vec<BridgedScope>,
-    /// The frame's topology as written at `end_frame`, extended at the write.
-    base: Option<Topology>,
-}
-
-impl BridgedFrame {
-    pub(crate) fn clear(&mut self) {
-        self.expected = 0;
-        self.arrived = 0;
-        self.dropped = 0;
-        self.scopes.clear();
-        self.base = None;
-    }
-
-    fn waiting(&self) -> bool {
-        self.arrived + self.dropped < self.expected
-    }
-}
-
-/// The session's bridge state.
-#[derive(Debug, Default)]
-pub(crate) struct Bridge {
-    /// The session frames that profiler frames ended in, oldest first, results not yet in.
-    awaited: std::collections::VecDeque<u64>,
-    /// Once the session stops no frame is held: nothing more may arrive.
-    stopping: bool,
-    /// The query set id of the bridged spans, once declared.
-    query_set: Option<u8>,
-    noted: bool,
-    /// Frames written before (some of) their results arrived, and the first of them.
-    missing: Tally,
-    /// Results that arrived for a frame already written.
-    late: Tally,
-    /// Profiler frames wgpu-profiler dropped unfinished (it had too many pending).
-    dropped: Tally,
-    /// Results for which no profiler frame had been announced.
-    unannounced: u64,
-    /// Scopes wgpu-profiler returned without timestamps.
-    untimed: u64,
-}
-
-/// How often something happened, and on which frame first.
-#[derive(Debug, Default)]
-struct Tally {
-    count: u64,
-    first: Option<u64>,
-}
-
-impl Tally {
-    fn add(&mut self, frame_number: u64) {
-        self.count += 1;
-        self.first.get_or_insert(frame_number);
-    }
-}
-
-/// Flattens a finished frame's result trees into `out`, parents before their children.
-fn flatten(results: Vec<GpuTimerQueryResult>, parent: Option<u32>, out: &mut Vec<BridgedScope>) {
-    for result in results {
-        let at = out.len() as u32;
-        // wgpu-profiler turned raw ticks × period into seconds; back to ns on the same clock.
-        let time = result.time.map(|time| (seconds_to_ns(time.start), seconds_to_ns(time.end)));
-        out.push(BridgedScope { label: result.label, parent, time });
-        flatten(result.nested_queries, Some(at), out);
-    }
-}
-
-fn seconds_to_ns(seconds: f64) -> u64 {
-    (seconds * 1e9).round().max(0.0) as u64
-}
 
 impl Active {
     /// A profiler frame ended inside the open frame. `max_pending` is wgpu-profiler's
@@ -249,37 +153,6 @@ impl Active {
             self.note(frame_number, text)?;
         }
         Ok(id)
-    }
-
-    /// The closing NOTE: every frame written without its results, every result that came
-    /// too late or for no frame, and the scopes with no timestamps.
-    pub(super) fn bridge_closing_note(&self) -> Option<String> {
-        let bridge = &self.bridge;
-        let mut parts = Vec::new();
-        let mut tally = |what: &str, tally: &Tally| {
-            if let Some(first) = tally.first {
-                parts.push(format!("{} {what} (the first frame {first})", tally.count));
-            }
-        };
-        tally(
-            "frame(s) were written before their wgpu-profiler results arrived; their bridged spans are missing",
-            &bridge.missing,
-        );
-        tally("wgpu-profiler result set(s) arrived after their frame was written and were not recorded", &bridge.late);
-        tally("wgpu-profiler frame(s) were dropped by wgpu-profiler unfinished (too many pending)", &bridge.dropped);
-        if bridge.unannounced > 0 {
-            parts.push(format!(
-                "{} wgpu-profiler result set(s) came with no profiler frame announced and were not recorded",
-                bridge.unannounced
-            ));
-        }
-        if !bridge.awaited.is_empty() {
-            parts.push(format!("{} profiler frame(s) had no results when the session stopped", bridge.awaited.len()));
-        }
-        if bridge.untimed > 0 {
-            parts.push(format!("{} bridged scope(s) had no timestamps and have no span", bridge.untimed));
-        }
-        (!parts.is_empty()).then(|| format!("sgpt-recorder: wgpu-profiler bridge: {}", parts.join("; ")))
     }
 }
 

@@ -26,6 +26,8 @@ use crate::workload::{PipelineInfo, Registry};
 
 #[cfg(feature = "wgpu-profiler")]
 mod bridge;
+#[cfg(feature = "wgpu-profiler")]
+mod bridge_state;
 mod outcome;
 mod pipeline;
 mod stop;
@@ -33,7 +35,7 @@ mod structure;
 
 use outcome::BytesCallback;
 pub use outcome::{BytesWritten, BytesWrittenFn, CaptureSummary, StopReason};
-pub(crate) use pipeline::{Active, EncoderKey, encoder_key};
+pub(crate) use pipeline::Active;
 pub use stop::StopFuture;
 use stop::StopShared;
 pub(crate) use structure::AttachmentInfo;
@@ -316,7 +318,7 @@ impl ProfileSession {
             front: Arc::clone(&self.front),
             front_passes: pipeline::IdMap::default(),
             #[cfg(feature = "wgpu-profiler")]
-            bridge: bridge::Bridge::default(),
+            bridge: bridge_state::Bridge::default(),
         }));
         Ok(())
     }

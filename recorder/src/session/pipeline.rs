@@ -15,6 +15,7 @@ use super::outcome::{BytesCallback, BytesWritten, CaptureSummary, StopReason};
 use super::structure::{AttachmentInfo, Structure};
 use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
+use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::error::RecordError;
 use crate::front::{FrontShared, FrontTaken, PipelineRef};
 use crate::memory::Gauges;
@@ -23,7 +24,7 @@ use crate::providers::Providers;
 use crate::sink::{BoxedSink, CaptureSink};
 use crate::stale::Refusal;
 use crate::timer::{INDIRECT_SLOT_BYTES, QUERY_BYTES, TimerPool, WakeSlot};
-use crate::workload::{HandleHasher, Registry};
+use crate::workload::Registry;
 
 /// The warnings a session raises once, with a NOTE on the frame that first raised them.
 #[derive(Clone, Copy, Debug)]
@@ -85,7 +86,7 @@ pub(crate) struct Active {
     pub(super) front_passes: IdMap<u32>,
     /// Results of a renderer timed through wgpu-profiler, paired with their frames.
     #[cfg(feature = "wgpu-profiler")]
-    pub(super) bridge: super::bridge::Bridge,
+    pub(super) bridge: super::bridge_state::Bridge,
 }
 
 /// A map keyed by scope ids: unique integers, so hashing them is a multiply, not SipHash.
@@ -282,7 +283,7 @@ impl Active {
         }
         #[cfg(feature = "wgpu-profiler")]
         if self.write_error.is_none()
-            && let Some(text) = self.bridge_closing_note()
+            && let Some(text) = self.bridge.closing_note()
         {
             let last = self.next_frame_number.saturating_sub(1);
             if let Err(error) = self.note(last, text) {
@@ -329,7 +330,7 @@ pub(super) struct PendingFrame {
     /// so its timer set goes back to the pool).
     pub(super) read: bool,
     #[cfg(feature = "wgpu-profiler")]
-    pub(super) bridged: super::bridge::BridgedFrame,
+    pub(super) bridged: super::bridge_state::BridgedFrame,
 }
 
 /// Spans a frame's readback refused, by why.
@@ -346,20 +347,6 @@ pub(super) struct SpanSlot {
     pub(super) slot: u32,
     pub(super) encoder: EncoderKey,
     pub(super) resolved: bool,
-}
-
-/// A command encoder's identity for the frame, from wgpu's own identity of the encoder.
-pub(crate) type EncoderKey = u64;
-
-/// The key of `encoder`: wgpu compares and hashes encoders by identity, one integer id
-/// (which [`HandleHasher`]'s first fold maps one to one, so two encoders never share a
-/// key). SipHash cost ~20 ns here, on every pass; the fold costs one multiply.
-#[inline]
-pub(crate) fn encoder_key(encoder: &wgpu::CommandEncoder) -> EncoderKey {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = HandleHasher::default();
-    encoder.hash(&mut hasher);
-    hasher.finish()
 }
 
 #[derive(Debug)]

@@ -1,0 +1,478 @@
+//! What the recording fronts share: the claim word every query slot is taken from, the
+//! records a scope hands over when it ends, and the frame's buffers they are handed into.
+//! Below both the [`super::Recorder`] handle's scopes and the session's frame pipeline.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use sgpt_format::{GpuPassKind, Level, Op};
+
+use crate::encoder_key::{EncoderKey, encoder_key};
+use crate::meta::Capabilities;
+use crate::timer::SetHandles;
+
+/// Bit layout of the claim word: `[open:1 | set:7 | generation:24 | count:32]`.
+const OPEN: u64 = 1 << 63;
+const SET_SHIFT: u32 = 56;
+const NO_SET: u64 = 0x7f;
+const GEN_SHIFT: u32 = 32;
+const GEN_MASK: u64 = 0xff_ffff;
+
+/// What the session fixes at `start()`, read by every claim.
+#[derive(Debug)]
+pub(crate) struct FrontSetup {
+    pub(crate) level: Level,
+    pub(crate) capabilities: Capabilities,
+    pub(crate) max_spans: u32,
+    pub(crate) sets: Vec<SetHandles>,
+}
+
+/// The outcome of claiming one span slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// No frame is open.
+    Closed,
+    /// A frame is open, but it has no timer set (pool exhausted, or no timestamps).
+    NoSet { generation: u32 },
+    /// The frame's set is full: the span is refused and must be counted as dropped.
+    Refused { generation: u32 },
+    /// Span slot `slot` (queries `2 * slot` and `2 * slot + 1`) of timer set `set`.
+    Slot { generation: u32, set: usize, slot: u32 },
+}
+
+/// A pipeline as a front scope names it.
+#[derive(Clone, Debug)]
+pub(crate) enum PipelineRef {
+    Compute(wgpu::ComputePipeline),
+    Render(wgpu::RenderPipeline),
+    /// Declared by label (one declaration per label), for code that does not hand us
+    /// its pipeline object.
+    Named {
+        label: String,
+        workgroup_size: Option<[u32; 3]>,
+    },
+}
+
+/// A list whose first item lives inline: most scopes record one pipeline and one
+/// command, and a scope should cost no allocation for them.
+#[derive(Debug)]
+pub(crate) struct Few<T> {
+    first: Option<T>,
+    rest: Vec<T>,
+}
+
+impl<T> Default for Few<T> {
+    fn default() -> Self {
+        Self { first: None, rest: Vec::new() }
+    }
+}
+
+impl<T> Few<T> {
+    #[inline]
+    pub(crate) fn push(&mut self, item: T) {
+        if self.first.is_none() {
+            self.first = Some(item);
+        } else {
+            self.rest.push(item);
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    pub(crate) fn get(&self, at: usize) -> Option<&T> {
+        match at {
+            0 => self.first.as_ref(),
+            _ => self.rest.get(at - 1),
+        }
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().chain(&self.rest)
+    }
+}
+
+/// Longest label kept inline (a label is copied per scope, and most are short).
+const INLINE_LABEL: usize = 30;
+
+/// A scope's label, copied without allocating when it is short.
+#[derive(Clone, Debug)]
+pub(crate) enum Label {
+    Inline { len: u8, bytes: [u8; INLINE_LABEL] },
+    Heap(String),
+}
+
+impl Label {
+    pub(crate) fn new(label: &str) -> Self {
+        if label.len() > INLINE_LABEL {
+            return Self::Heap(label.to_owned());
+        }
+        let mut bytes = [0; INLINE_LABEL];
+        bytes[..label.len()].copy_from_slice(label.as_bytes());
+        Self::Inline { len: label.len() as u8, bytes }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            // Copied whole from a `&str`, so always UTF-8.
+            Self::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            Self::Heap(label) => label,
+        }
+    }
+}
+
+/// One command recorded through a scope's explicit workload calls.
+#[derive(Clone, Debug)]
+pub(crate) struct FrontCommand {
+    /// Index into the record's `pipelines`.
+    pub(crate) pipeline: Option<usize>,
+    pub(crate) op: Op,
+}
+
+/// A scope's record, handed to the shared frame when the scope ends.
+#[derive(Debug)]
+pub(crate) struct ScopeRecord {
+    /// Creation order across the session: parents before their children.
+    pub(crate) id: u64,
+    pub(crate) generation: u32,
+    pub(crate) encoder: EncoderKey,
+    pub(crate) kind: GpuPassKind,
+    pub(crate) label: Label,
+    pub(crate) graph_pass: Option<Arc<str>>,
+    /// The enclosing scope's id.
+    pub(crate) parent: Option<u64>,
+    pub(crate) slot: Option<u32>,
+    pub(crate) pipelines: Few<PipelineRef>,
+    pub(crate) commands: Few<FrontCommand>,
+    /// The resolve that covered it (its batch): `None` while unresolved.
+    pub(crate) resolved: Option<u32>,
+    /// A pass timed through a [`super::PassToken`] (the capture notes its commands may be partial).
+    pub(crate) token: bool,
+}
+
+/// Commands a [`super::PassToken`] recorded, handed over when it drops (its record was handed
+/// over when it was made, so that a resolve while it lives still finds it).
+#[derive(Debug)]
+pub(crate) struct LateCommands {
+    pub(crate) id: u64,
+    pub(crate) generation: u32,
+    pub(crate) pipelines: Few<PipelineRef>,
+    pub(crate) commands: Few<FrontCommand>,
+}
+
+#[derive(Debug, Default)]
+struct FrontFrame {
+    generation: u32,
+    records: Vec<ScopeRecord>,
+    late: Vec<LateCommands>,
+    resolves: u32,
+    /// Reused by resolves: the slots one encoder wrote.
+    scratch: Vec<u32>,
+    /// Emptied record buffers, for the children of the next outermost scopes.
+    spare: Vec<Vec<ScopeRecord>>,
+}
+
+/// Spare record buffers kept: about one per thread recording at once.
+const SPARE_BUFFERS: usize = 16;
+
+/// What `end_frame` takes from the front.
+#[derive(Debug, Default)]
+pub(crate) struct FrontTaken {
+    /// Slots claimed in the frame by both fronts, refused ones excluded.
+    pub(crate) claimed: u32,
+    /// Spans the front refused (set full).
+    pub(crate) refused: u32,
+    /// In hand-over order; `order` gives the merge order.
+    pub(crate) records: Vec<ScopeRecord>,
+    /// Indices into `records` by resolve batch (unresolved last), then by creation: sorted
+    /// apart from the records, which are large and arrive as trees, children first.
+    pub(crate) order: Vec<u32>,
+    pub(crate) late: Vec<LateCommands>,
+}
+
+/// The state shared between a session and its [`super::Recorder`] handles.
+#[derive(Debug, Default)]
+pub(crate) struct FrontShared {
+    claims: AtomicU64,
+    refused: AtomicU32,
+    next_id: AtomicU64,
+    setup: OnceLock<FrontSetup>,
+    frame: Mutex<FrontFrame>,
+}
+
+fn decode(word: u64) -> (bool, Option<usize>, u32, u32) {
+    let set = (word >> SET_SHIFT) & NO_SET;
+    let set = (set != NO_SET).then_some(set as usize);
+    (word & OPEN != 0, set, ((word >> GEN_SHIFT) & GEN_MASK) as u32, word as u32)
+}
+
+impl FrontShared {
+    fn lock(&self) -> MutexGuard<'_, FrontFrame> {
+        // Plain data: a panic while it was held leaves it usable.
+        self.frame.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn set_up(&self, setup: FrontSetup) {
+        // A session starts once (`start` refuses a second time).
+        let _ = self.setup.set(setup);
+    }
+
+    pub(crate) fn setup(&self) -> Option<&FrontSetup> {
+        self.setup.get()
+    }
+
+    /// Opens frame `generation` on timer set `set`: claims start at slot 0.
+    pub(crate) fn open_frame(&self, generation: u64, set: Option<usize>) {
+        let generation = (generation & GEN_MASK) as u32;
+        {
+            let mut frame = self.lock();
+            frame.generation = generation;
+            // Records of an earlier frame handed over after it ended: counted there.
+            frame.records.clear();
+            frame.late.clear();
+            frame.resolves = 0;
+        }
+        self.refused.store(0, Ordering::Relaxed);
+        let set = set.map_or(NO_SET, |set| set as u64 & NO_SET);
+        self.claims.store(OPEN | set << SET_SHIFT | u64::from(generation) << GEN_SHIFT, Ordering::Release);
+    }
+
+    /// Closes the open frame and takes what its scopes handed over.
+    pub(crate) fn close_frame(&self) -> FrontTaken {
+        let word = self.claims.fetch_and(!OPEN, Ordering::AcqRel);
+        let (open, set, generation, count) = decode(word);
+        if !open {
+            return FrontTaken::default();
+        }
+        let max = self.setup().map_or(0, |setup| setup.max_spans);
+        let mut frame = self.lock();
+        let mut records = std::mem::take(&mut frame.records);
+        records.retain(|record| record.generation == generation);
+        let mut order: Vec<u32> = (0..records.len() as u32).collect();
+        order.sort_unstable_by_key(|&at| {
+            let record = &records[at as usize];
+            (record.resolved.unwrap_or(u32::MAX), record.id)
+        });
+        let mut late = std::mem::take(&mut frame.late);
+        late.retain(|late| late.generation == generation);
+        // Without a set no claim got a slot: each was counted where it was refused.
+        let claimed = if set.is_some() { count.min(max) } else { 0 };
+        FrontTaken { claimed, refused: self.refused.swap(0, Ordering::Relaxed), records, order, late }
+    }
+
+    /// Gives back the record buffer `close_frame` took, emptied, so the next frame
+    /// reuses its capacity instead of growing a new one.
+    pub(crate) fn recycle(&self, mut records: Vec<ScopeRecord>) {
+        records.clear();
+        let mut frame = self.lock();
+        if records.capacity() > frame.records.capacity() {
+            // Records handed over since the close stay (the next frame clears them).
+            records.append(&mut frame.records);
+            frame.records = records;
+        }
+    }
+
+    /// Closes the frame for good (the session stops): nothing more is claimed.
+    pub(crate) fn shut(&self) {
+        self.claims.fetch_and(!OPEN, Ordering::AcqRel);
+    }
+
+    /// Claims one span slot of the open frame.
+    #[inline]
+    pub(crate) fn claim(&self) -> Claim {
+        let word = self.claims.fetch_add(1, Ordering::AcqRel);
+        let (open, set, generation, count) = decode(word);
+        let max = self.setup().map_or(0, |setup| setup.max_spans);
+        match (open, set) {
+            (false, _) => Claim::Closed,
+            (true, None) => Claim::NoSet { generation },
+            (true, Some(_)) if count >= max => Claim::Refused { generation },
+            (true, Some(set)) => Claim::Slot { generation, set, slot: count },
+        }
+    }
+
+    /// The open frame's generation, without claiming.
+    #[inline]
+    pub(crate) fn open_generation(&self) -> Option<u32> {
+        let (open, _, generation, _) = decode(self.claims.load(Ordering::Acquire));
+        open.then_some(generation)
+    }
+
+    pub(crate) fn count_refused(&self) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn query_set(&self, set: usize) -> Option<&wgpu::QuerySet> {
+        self.setup()?.sets.get(set)?.query_set.as_ref()
+    }
+
+    /// Hands a scope's record to the frame.
+    pub(crate) fn hand_over(&self, record: ScopeRecord) {
+        let mut frame = self.lock();
+        if frame.generation == record.generation {
+            frame.records.push(record);
+        }
+    }
+
+    /// Hands a tree of records (an outermost scope's, with its nested ones') to the
+    /// frame under one lock, and keeps the emptied buffer for reuse.
+    pub(crate) fn hand_over_all(&self, records: &mut Vec<ScopeRecord>) {
+        let mut frame = self.lock();
+        let generation = frame.generation;
+        records.retain(|record| record.generation == generation);
+        if frame.records.is_empty() {
+            // No copy: the frame's empty buffer becomes the spare one.
+            std::mem::swap(&mut frame.records, records);
+        } else {
+            frame.records.append(records);
+        }
+        if records.capacity() > 0 && frame.spare.len() < SPARE_BUFFERS {
+            frame.spare.push(std::mem::take(records));
+        }
+    }
+
+    /// Keeps an emptied record buffer for reuse.
+    pub(crate) fn give_spare(&self, records: Vec<ScopeRecord>) {
+        let mut frame = self.lock();
+        if frame.spare.len() < SPARE_BUFFERS {
+            frame.spare.push(records);
+        }
+    }
+
+    /// An empty record buffer, reused where one was handed back.
+    pub(crate) fn spare_records(&self) -> Vec<ScopeRecord> {
+        self.lock().spare.pop().unwrap_or_default()
+    }
+
+    pub(crate) fn hand_over_late(&self, late: LateCommands) {
+        let mut frame = self.lock();
+        if frame.generation == late.generation {
+            frame.late.push(late);
+        }
+    }
+
+    /// Resolves, on `encoder`, the slots of every record handed over for it and not yet
+    /// resolved; those records form the next batch in merge order.
+    pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        let (open, set, generation, _) = decode(self.claims.load(Ordering::Acquire));
+        if !open {
+            return;
+        }
+        let Some(mut slots) = self.batch(encoder_key(encoder), generation) else { return };
+        if let Some(handles) = set.and_then(|set| self.setup()?.sets.get(set)) {
+            slots.sort_unstable();
+            // One resolve per run of consecutive slots.
+            let mut at = 0;
+            while at < slots.len() {
+                let mut end = at + 1;
+                while end < slots.len() && slots[end] == slots[end - 1] + 1 {
+                    end += 1;
+                }
+                handles.resolve(encoder, slots[at] * 2..(slots[end - 1] + 1) * 2);
+                at = end;
+            }
+        }
+        let mut frame = self.lock();
+        if frame.scratch.capacity() < slots.capacity() {
+            frame.scratch = slots;
+        }
+    }
+
+    /// Makes the records of encoder `key` not yet resolved the next batch of frame
+    /// `generation`, and returns their slots (`None`: another frame is open).
+    fn batch(&self, key: EncoderKey, generation: u32) -> Option<Vec<u32>> {
+        let mut frame = self.lock();
+        if frame.generation != generation {
+            return None;
+        }
+        let batch = frame.resolves;
+        let mut slots = std::mem::take(&mut frame.scratch);
+        slots.clear();
+        let mut any = false;
+        for record in frame.records.iter_mut().filter(|record| record.encoder == key && record.resolved.is_none()) {
+            record.resolved = Some(batch);
+            any = true;
+            slots.extend(record.slot);
+        }
+        if any {
+            frame.resolves += 1;
+        }
+        Some(slots)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn front(max_spans: u32) -> FrontShared {
+        let front = FrontShared::default();
+        let capabilities = Capabilities { timestamps: true, inside_passes: true, inside_encoders: true };
+        front.set_up(FrontSetup { level: Level::Workload, capabilities, max_spans, sets: Vec::new() });
+        front
+    }
+
+    fn record(front: &FrontShared, generation: u32, encoder: EncoderKey, slot: Option<u32>) -> ScopeRecord {
+        ScopeRecord {
+            id: front.next_id(),
+            generation,
+            encoder,
+            kind: GpuPassKind::Encoder,
+            label: Label::new(""),
+            graph_pass: None,
+            parent: None,
+            slot,
+            pipelines: Few::default(),
+            commands: Few::default(),
+            resolved: None,
+            token: false,
+        }
+    }
+
+    #[test]
+    fn slots_are_claimed_in_order_only_while_a_frame_is_open_and_refused_past_the_set() {
+        let front = front(2);
+        assert_eq!(front.claim(), Claim::Closed, "before the first frame");
+        front.open_frame(7, Some(1));
+        assert_eq!(front.claim(), Claim::Slot { generation: 7, set: 1, slot: 0 });
+        assert_eq!(front.claim(), Claim::Slot { generation: 7, set: 1, slot: 1 });
+        assert_eq!(front.claim(), Claim::Refused { generation: 7 });
+        let taken = front.close_frame();
+        assert_eq!(taken.claimed, 2, "refused claims are not slots");
+        assert_eq!(front.claim(), Claim::Closed, "between frames");
+        front.open_frame(8, None);
+        assert_eq!(front.claim(), Claim::NoSet { generation: 8 });
+        assert_eq!(front.close_frame().claimed, 0, "without a set nothing was claimed");
+    }
+
+    #[test]
+    fn records_merge_by_resolve_batch_then_creation_and_late_ones_are_left_out() {
+        let front = front(8);
+        front.open_frame(1, Some(0));
+        let stale = record(&front, 0, 5, None);
+        let (a, b, c) = (record(&front, 1, 10, Some(4)), record(&front, 1, 20, None), record(&front, 1, 30, Some(5)));
+        let ids = [a.id, b.id, c.id];
+        front.hand_over(stale);
+        for record in [a, b, c] {
+            front.hand_over(record);
+        }
+        // Encoder 20 resolved first, then 10; 30 never. A second resolve of 20 finds nothing.
+        assert_eq!(front.batch(20, 1), Some(vec![]));
+        assert_eq!(front.batch(10, 1), Some(vec![4]));
+        assert_eq!(front.batch(20, 1), Some(vec![]));
+        assert_eq!(front.batch(10, 2), None, "another frame's resolve");
+        let taken = front.close_frame();
+        let order: Vec<u64> = taken.order.iter().map(|&at| taken.records[at as usize].id).collect();
+        assert_eq!(order, [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
+        assert_eq!(taken.records[taken.order[2] as usize].resolved, None);
+    }
+}
