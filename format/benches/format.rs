@@ -12,10 +12,7 @@ use std::time::{Duration, Instant};
 use sgpt_format::synth::{SynthOptions, Workload, workload};
 use sgpt_format::{Capture, CountingSink, Level, Writer, WriterOptions, analysis, chrome};
 
-#[path = "../tests/support/counting_allocator.rs"]
-mod counting_allocator;
-
-use counting_allocator::{Counting, allocations};
+use sgpt_test_support::alloc::{Counting, allocations};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;

@@ -2,11 +2,9 @@
 //! The writer's steady state allocates nothing per frame (no per-frame heap
 //! growth), proven with a counting global allocator.
 
-mod support;
-
 use sgpt_format::synth::{SynthOptions, workload};
 use sgpt_format::{CountingSink, Frame, Level, Writer, WriterOptions};
-use support::counting_allocator::{Counting, allocations};
+use sgpt_test_support::alloc::{Counting, allocations};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
