@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use sgpt_demo::{Scene, SceneOptions, native};
 use sgpt_format::{Capture, MemoryMode, PROVIDER_GAUGE_PREFIX, memory_gauge_name, provider_gauge_name};
 use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
-use sgpt_test_support::capture::{provider, provider_notes, sample};
 use sgpt_test_support::gpu::Gpu;
 
 /// Runs `sgpt-demo` with `args` into a temporary capture and returns its bytes.
@@ -137,24 +136,26 @@ fn gpu_declared_bytes_follow_each_frames_topology_and_wgpu_memory_is_sampled_for
     let bytes = sink.take();
     let capture = Capture::open(&bytes).expect("opens");
     assert!(capture.verify().is_empty(), "{:?}", capture.verify());
-    let declared = provider(&capture, "gpu.declared_bytes");
-    let (buffer_memory, texture_memory) =
-        (provider(&capture, "wgpu.buffer_memory"), provider(&capture, "wgpu.texture_memory"));
+    let declared = capture.provider("gpu.declared_bytes").expect("declared").id;
+    let (buffer_memory, texture_memory) = (
+        capture.provider("wgpu.buffer_memory").expect("declared").id,
+        capture.provider("wgpu.texture_memory").expect("declared").id,
+    );
     let mut values = Vec::new();
     for index in 0..capture.frames().len() {
         let frame = capture.frame(index).expect("decodes");
         let topology = capture.topology(frame.topology).expect("the frame's topology");
         let expected = declared_by_name(topology);
-        assert_eq!(sample(&frame, declared), Some(expected as f64), "frame {}", frame.frame_number);
+        assert_eq!(frame.sample(declared), Some(expected as f64), "frame {}", frame.frame_number);
         let report = sgpt_format::analysis::resource_lifetimes(topology, &frame.culled);
         assert_eq!(report.total_declared_bytes, expected, "the analysis totals the same way");
         values.push(expected);
-        assert!(sample(&frame, buffer_memory).is_some_and(|bytes| bytes > 0.0));
-        assert!(sample(&frame, texture_memory).is_some_and(|bytes| bytes > 0.0));
+        assert!(frame.sample(buffer_memory).is_some_and(|bytes| bytes > 0.0));
+        assert!(frame.sample(texture_memory).is_some_and(|bytes| bytes > 0.0));
     }
     values.dedup();
     assert!(values.len() >= 3, "the declared bytes follow the resolution changes: {values:?}");
-    let notes = provider_notes(&capture);
+    let notes: Vec<_> = capture.provider_notes().map(|note| (note.frame_number, note.text.clone())).collect();
     assert!(notes.iter().all(|(_, text)| !text.contains("gpu.declared_bytes")), "{notes:?}");
     assert!(notes.iter().any(|(frame, text)| *frame == 0 && text.starts_with("provider wasm.linear_memory")));
 }

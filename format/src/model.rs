@@ -506,6 +506,15 @@ pub struct Frame {
     pub counters: Vec<CounterSample>,
 }
 
+impl Frame {
+    /// This frame's sample of `counter`; `None` where the frame has none (a counter not
+    /// sampled in a frame is absent from it, never 0).
+    #[must_use]
+    pub fn sample(&self, counter: u32) -> Option<f64> {
+        self.counters.iter().find(|sample| sample.counter == counter).map(|sample| sample.value)
+    }
+}
+
 /// One GPU span: the begin and end timestamps of a pass or a sub-pass marker region.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {

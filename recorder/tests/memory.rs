@@ -12,7 +12,6 @@ use core::ptr::NonNull;
 use sgpt_format::{Capture, MemoryMode, PROVIDER_GAUGE_PREFIX, memory_gauge_name, provider_gauge_name};
 use sgpt_memory::{CaptureConfig, CaptureMode, Expectation, Ledger, Site};
 use sgpt_recorder::{GraphPassScope, Level, MemorySink, MemorySource, ProfileSession, RecordError, SessionOptions};
-use sgpt_test_support::capture::{provider, provider_notes, sample};
 
 const BLOCK: usize = 64;
 const AUDIO_BYTES: usize = 1000;
@@ -242,15 +241,18 @@ fn wgpu_counters_are_sampled_as_wgpu_reports_them_and_providers_that_cannot_answ
     let declared: Vec<_> = capture.counters().map(|def| def.name.clone()).collect();
     let expected: Vec<_> = PROVIDERS.iter().map(|metric| provider_gauge_name(metric)).collect();
     assert_eq!(declared, expected, "providers alone take counter ids from 0, in this order");
-    let unit = |metric| capture.counter(provider(&capture, metric)).expect("declared").unit;
+    let unit = |metric| capture.counter(capture.provider(metric).expect("declared").id).expect("declared").unit;
     assert_eq!(unit("wgpu.buffer_memory"), sgpt_format::CounterUnit::Bytes);
     assert_eq!(unit("wgpu.buffers"), sgpt_format::CounterUnit::Count);
 
-    let (memory, buffers) = (provider(&capture, "wgpu.buffer_memory"), provider(&capture, "wgpu.buffers"));
+    let (memory, buffers) = (
+        capture.provider("wgpu.buffer_memory").expect("declared").id,
+        capture.provider("wgpu.buffers").expect("declared").id,
+    );
     let frames: Vec<_> = (0..capture.frames().len()).map(|i| capture.frame(i).expect("decodes")).collect();
     assert_eq!(frames.len(), 6);
     for (frame, &(before, after)) in frames.iter().zip(&around) {
-        let sampled = sample(frame, memory).expect("sampled every frame");
+        let sampled = frame.sample(memory).expect("sampled every frame");
         assert!(sampled > 0.0, "the timer pool's buffers alone hold memory");
         // Sampled inside end_frame, between the two reads. The workload creates nothing, but
         // wgpu may free an earlier staging buffer as the frame submits or polls.
@@ -259,17 +261,17 @@ fn wgpu_counters_are_sampled_as_wgpu_reports_them_and_providers_that_cannot_answ
             "frame {}: read {before} before, sampled {sampled}, read {after} after",
             frame.frame_number
         );
-        assert!(sample(frame, buffers).expect("sampled") >= 1.0);
+        assert!(frame.sample(buffers).expect("sampled") >= 1.0);
     }
-    let memory_at = |index: usize| sample(&frames[index], memory).expect("sampled");
+    let memory_at = |index: usize| frames[index].sample(memory).expect("sampled");
     assert!(memory_at(3) - memory_at(2) >= EXTRA as f64, "the new buffer's memory is counted from frame 3");
-    assert_eq!(sample(&frames[3], buffers), sample(&frames[2], buffers).map(|count| count + 1.0));
+    assert_eq!(frames[3].sample(buffers), frames[2].sample(buffers).map(|count| count + 1.0));
 
     for never in ["wasm.linear_memory", "gpu.declared_bytes", "wgpu.memory_allocations", "wgpu.textures"] {
-        let id = provider(&capture, never);
-        assert!(frames.iter().all(|frame| sample(frame, id).is_none()), "{never} is never sampled, not 0");
+        let id = capture.provider(never).expect("declared").id;
+        assert!(frames.iter().all(|frame| frame.sample(id).is_none()), "{never} is never sampled, not 0");
     }
-    let notes = provider_notes(&capture);
+    let notes: Vec<_> = capture.provider_notes().map(|note| (note.frame_number, note.text.clone())).collect();
     assert_eq!(
         notes,
         [
@@ -317,7 +319,7 @@ fn at_level_timing_declared_bytes_is_unavailable_and_without_providers_nothing_i
         let gauges = 2 * sgpt_format::MEMORY_GAUGE_FIELDS.len();
         assert!(names[..gauges].iter().all(|(_, name)| name.starts_with("memory/")), "gauges first: {names:?}");
         let provided: Vec<_> = names.iter().filter(|(_, name)| name.starts_with(PROVIDER_GAUGE_PREFIX)).collect();
-        let notes = provider_notes(&capture);
+        let notes: Vec<_> = capture.provider_notes().map(|note| (note.frame_number, note.text.clone())).collect();
         if !providers {
             assert_eq!(names.len(), gauges);
             assert!(provided.is_empty() && notes.is_empty(), "{provided:?} {notes:?}");
@@ -334,9 +336,9 @@ fn at_level_timing_declared_bytes_is_unavailable_and_without_providers_nothing_i
             )),
             "{notes:?}"
         );
-        let declared = provider(&capture, "gpu.declared_bytes");
+        let declared = capture.provider("gpu.declared_bytes").expect("declared").id;
         let frame = capture.frame(1).expect("decodes");
-        assert_eq!(sample(&frame, declared), None);
-        assert!(sample(&frame, provider(&capture, "wgpu.texture_views")).is_some());
+        assert_eq!(frame.sample(declared), None);
+        assert!(frame.sample(capture.provider("wgpu.texture_views").expect("declared").id).is_some());
     }
 }

@@ -2,13 +2,11 @@
 //! a frame interval and a marker allocate nothing. One test in its own binary, so no
 //! other test allocates while the counting allocator counts.
 
-#[path = "../../format/tests/support/counting_allocator.rs"]
-mod counting_allocator;
-
 use sgpt_recorder::timing::{self, Budget, Collector, FrameInterval, PhaseClock, Span, TimingLevel, track};
+use sgpt_test_support::alloc::{Counting, allocations};
 
 #[global_allocator]
-static ALLOCATOR: counting_allocator::Counting = counting_allocator::Counting;
+static ALLOCATOR: Counting = Counting;
 
 #[test]
 fn off_is_the_default_emits_nothing_and_allocates_nothing_per_span() {
@@ -21,7 +19,7 @@ fn off_is_the_default_emits_nothing_and_allocates_nothing_per_span() {
     timing::attach(collector.clone());
     let name = String::from("graph pass");
     let mut frames = FrameInterval::new();
-    let before = counting_allocator::allocations();
+    let before = allocations();
     for i in 0..10_000 {
         frames.tick();
         let mut span = Span::begin(track::ENGINE, "tick");
@@ -34,7 +32,7 @@ fn off_is_the_default_emits_nothing_and_allocates_nothing_per_span() {
         timing::marker(track::BOOT, "marker");
         span.end();
     }
-    let allocations = counting_allocator::allocations() - before;
+    let allocations = allocations() - before;
     assert_eq!(allocations, 0, "{allocations} allocations for 10,000 frames at off");
     assert!(collector.entries().is_empty());
 }

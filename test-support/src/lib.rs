@@ -2,15 +2,12 @@
 //!
 //! - [`alloc`]: a global allocator that counts, per thread and in total, for the tests that
 //!   prove a path allocates nothing;
-//! - `capture` (feature `capture`): reading back what a test recorded;
 //! - `gpu` (feature `gpu`): the device GPU tests run on;
 //! - [`skip`]: the rule every GPU test follows without an adapter: skip, but fail under
 //!   `CI=true`, where lavapipe is installed.
 #![cfg(not(target_arch = "wasm32"))]
 
 pub mod alloc;
-#[cfg(feature = "capture")]
-pub mod capture;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod skip;

@@ -415,7 +415,7 @@ impl GaugeScan {
 
 /// The reason of the first NOTE `provider <metric> unavailable: <reason>` (§3.8.1).
 fn unavailable_reason(capture: &Capture<'_>, metric: &str) -> Option<String> {
-    capture.notes().iter().find_map(|note| {
+    capture.provider_notes().find_map(|note| {
         let (named, reason) = note.text.strip_prefix("provider ")?.split_once(" unavailable: ")?;
         (named == metric).then(|| reason.to_owned())
     })

@@ -777,6 +777,14 @@ impl<'a> Capture<'a> {
         self.counters.values()
     }
 
+    /// The counter a provider metric is sampled as (`provider/<metric>`, SGPT_FORMAT.md
+    /// §3.8.1); `None` when the capture declares no such provider.
+    #[must_use]
+    pub fn provider(&self, metric: &str) -> Option<&CounterDef> {
+        let name = crate::provider_gauge_name(metric);
+        self.counters.values().find(|def| def.name == name)
+    }
+
     /// The bind group declared with `id`; `None` when no surviving DECL declares it.
     #[must_use]
     pub fn bind_group(&self, id: u32) -> Option<&BindGroupDef> {
@@ -799,6 +807,12 @@ impl<'a> Capture<'a> {
     #[must_use]
     pub fn notes(&self) -> &[Note] {
         &self.notes
+    }
+
+    /// The NOTEs about providers (`provider <metric> …`, such as why one is unavailable,
+    /// SGPT_FORMAT.md §3.8.1), in file order.
+    pub fn provider_notes(&self) -> impl Iterator<Item = &Note> {
+        self.notes.iter().filter(|note| note.text.starts_with("provider "))
     }
 
     /// Every intact MEMO record (one per exported memory capture), in file order.
