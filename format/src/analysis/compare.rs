@@ -87,7 +87,7 @@ mod samples;
 
 use std::collections::HashMap;
 
-pub use recordings::{METHOD_RECORDINGS, RecordingSummary, compare_recordings, compare_summaries};
+pub use recordings::{RecordingSummary, compare_recordings, compare_summaries};
 pub(crate) use samples::{ChunkPart, ChunkSamples, unknown_pass};
 pub use samples::{SampleCollector, Samples};
 
@@ -178,6 +178,11 @@ impl Correction {
 
 /// How the intervals are made, in words.
 pub const METHOD: &str = "circular block bootstrap of the median shift";
+
+/// How the intervals are made when a side has more than one recording
+/// ([`compare_recordings`]), in words.
+pub const METHOD_RECORDINGS: &str =
+    "pooled t-test on the recordings' medians, each no tighter than its circular block bootstrap";
 
 /// The shift of a median from A to B, all in ns.
 #[derive(Clone, Debug, PartialEq)]

@@ -42,10 +42,6 @@ use super::{
 };
 use crate::analysis::Key;
 
-/// How the intervals are made when a side has more than one recording, in words.
-pub const METHOD_RECORDINGS: &str =
-    "pooled t-test on the recordings' medians, each no tighter than its circular block bootstrap";
-
 /// Compares B's recordings against A's: each slice holds runs of one program. One
 /// recording a side is exactly [`compare`]; with more, each is summarized
 /// ([`RecordingSummary::of`]) and the summaries compared ([`compare_summaries`]). An
