@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use sgpt_format::compare::{CompareOptions, Comparison, Samples, Verdict, compare, compare_recordings};
+use sgpt_format::compare::{CompareOptions, Comparison, ComparisonJob, Samples, Verdict, compare, compare_recordings};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
 use sgpt_format::{Capture, analysis};
 
@@ -396,4 +396,33 @@ fn main() {
     );
     let flagged = flagged_besides(&report, None);
     println!("  flagged in the hour-long pair: {flagged}");
+    print_steps(samples_a, samples_b, &engine);
+}
+
+/// The comparison a step at a time, as the inspector runs it between yields: how long its
+/// longest steps take (each side's block length, the plan, a pass), beside the whole.
+fn print_steps(a: Samples, b: Samples, engine: &CompareOptions) {
+    let mut job = ComparisonJob::new(a, b, engine);
+    let mut steps: Vec<f64> = Vec::new();
+    let mut last = Instant::now();
+    let start = last;
+    let _ = job.step(&mut || {
+        let now = Instant::now();
+        steps.push((now - last).as_secs_f64() * 1e3);
+        last = now;
+        true
+    });
+    // A unit's time is from its admission to the next one's (the last, to the end).
+    steps.push(last.elapsed().as_secs_f64() * 1e3);
+    let units = &steps[1..];
+    let total = start.elapsed().as_secs_f64() * 1e3;
+    let longest_pass = units.iter().skip(3).copied().fold(0.0, f64::max);
+    println!(
+        "  a step at a time: {total:.0} ms in {} steps; A's block length {:.1} ms, B's {:.1} ms, the plan {:.1} ms, longest pass {longest_pass:.1} ms ({:.1} % of the whole)",
+        units.len(),
+        units[0],
+        units[1],
+        units[2],
+        100.0 * units.iter().copied().fold(0.0, f64::max) / total
+    );
 }

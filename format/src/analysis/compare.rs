@@ -326,28 +326,65 @@ pub struct ComparisonJob {
     a: Samples,
     b: Samples,
     options: CompareOptions,
-    plan: Plan,
+    /// Each side's block length, found a side a step: on a long capture each ranks and
+    /// autocorrelates every frame time, the heaviest steps of the whole comparison.
+    blocks: [Option<usize>; 2],
+    /// The matched passes, once both block lengths are known.
+    plan: Option<Plan>,
     prepared: Vec<Prepared>,
     scratch: Scratch,
 }
 
+/// Steps before the first pass: A's block length, B's, then matching the passes.
+const PLANNING_STEPS: usize = 3;
+
 impl ComparisonJob {
-    /// Plans the comparison: matches the passes and finds each side's block length.
+    /// A comparison to make a step at a time; nothing is computed until [`Self::step`].
     #[must_use]
     pub fn new(a: Samples, b: Samples, options: &CompareOptions) -> Self {
-        let plan = Plan::new(&a, &b, options);
-        Self { a, b, options: *options, prepared: Vec::with_capacity(plan.tests()), plan, scratch: Scratch::default() }
+        Self {
+            a,
+            b,
+            options: *options,
+            blocks: [None; 2],
+            plan: None,
+            prepared: Vec::new(),
+            scratch: Scratch::default(),
+        }
     }
 
-    /// Prepares passes (the frame time first), one per `true` from `more()`; `true` once
-    /// every one is.
+    /// Takes one step per `true` from `more()`: A's block length, B's, the plan, then
+    /// each pass (the frame time first); `true` once every one is done.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
-        while self.prepared.len() < self.plan.tests() {
+        let mut blocks = [1; 2];
+        for (side, samples) in [&self.a, &self.b].into_iter().enumerate() {
+            blocks[side] = match self.blocks[side] {
+                Some(block) => block,
+                None => {
+                    if !more() {
+                        return false;
+                    }
+                    *self.blocks[side].insert(side_block_frames(samples, &self.options))
+                }
+            };
+        }
+        let plan = match &mut self.plan {
+            Some(plan) => plan,
+            None => {
+                if !more() {
+                    return false;
+                }
+                let plan = Plan::with_blocks(&self.a, &self.b, blocks);
+                self.prepared.reserve(plan.tests());
+                self.plan.insert(plan)
+            }
+        };
+        while self.prepared.len() < plan.tests() {
             if !more() {
                 return false;
             }
             let at = self.prepared.len();
-            self.prepared.push(self.plan.prepare(&self.a, &self.b, at, &mut self.scratch));
+            self.prepared.push(plan.prepare(&self.a, &self.b, at, &mut self.scratch));
         }
         true
     }
@@ -358,18 +395,27 @@ impl ComparisonJob {
         [self.a.defects.len(), self.b.defects.len()]
     }
 
-    /// Prepared of all, 0 to 1.
+    /// Steps done of all, 0 to 1, rising with every step. Until the passes are matched
+    /// their count is taken at its most (every pass of either side its own row).
     #[must_use]
     pub fn progress(&self) -> f64 {
-        self.prepared.len() as f64 / self.plan.tests().max(1) as f64
+        let planned = self.blocks.iter().filter(|block| block.is_some()).count() + usize::from(self.plan.is_some());
+        let tests = self.plan.as_ref().map_or(self.a.passes.len() + self.b.passes.len() + 1, Plan::tests);
+        (planned + self.prepared.len()) as f64 / (PLANNING_STEPS + tests) as f64
     }
 
-    /// The comparison; prepares whatever [`ComparisonJob::step`] has not.
+    /// The comparison; takes whatever steps [`ComparisonJob::step`] has not.
     #[must_use]
     pub fn finish(mut self) -> Comparison {
         let _ = self.step(&mut || true);
-        self.plan.finish(&self.a, &self.b, self.prepared, &self.options)
+        let plan = self.plan.take().unwrap_or_else(|| Plan::new(&self.a, &self.b, &self.options));
+        plan.finish(&self.a, &self.b, self.prepared, &self.options)
     }
+}
+
+/// A side's block length: the options' when they set one, else found from its frame times.
+fn side_block_frames(side: &Samples, options: &CompareOptions) -> usize {
+    options.block_frames.unwrap_or_else(|| block_length(&side.frame_ns)).max(1)
 }
 
 /// A pass on one side or both: its index in A's passes and in B's, and its verdict when
@@ -388,8 +434,11 @@ struct Plan {
 
 impl Plan {
     fn new(a: &Samples, b: &Samples, options: &CompareOptions) -> Self {
-        let block_frames =
-            [a, b].map(|side| options.block_frames.unwrap_or_else(|| block_length(&side.frame_ns)).max(1));
+        Self::with_blocks(a, b, [a, b].map(|side| side_block_frames(side, options)))
+    }
+
+    /// The plan, each side's block length already known.
+    fn with_blocks(a: &Samples, b: &Samples, block_frames: [usize; 2]) -> Self {
         let too_little = too_little_data(a, b, block_frames);
         let in_b: HashMap<&Key, usize> = b.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
         let in_a: HashMap<&Key, usize> = a.passes.iter().enumerate().map(|(i, pass)| (&pass.key, i)).collect();
