@@ -4,7 +4,8 @@
 use sgpt_format::{NamedText, NamedValue};
 use sgpt_recorder::timing::{self, Budget, PhaseClock};
 use sgpt_recorder::{
-    BufferDesc, FrameGraph, GraphPassScope, PipelineInfo, ProfileSession, RecordError, ResourceHandle, TextureDesc,
+    BufferDesc, FrameGraph, GraphPassScope, PipelineInfo, ProfileSession, ProfiledRenderPass, RecordError,
+    ResourceHandle, TextureDesc,
 };
 
 const SCENE_WGSL: &str = include_str!("shaders/scene.wgsl");
@@ -32,7 +33,7 @@ pub struct SceneOptions {
     pub shadow_refresh_every: u64,
     /// The internal resolution drops to three quarters, and back, every this many frames.
     pub resolution_change_every: u64,
-    /// Make one HZB pass heavier, to measure what a comparison of captures finds.
+    /// Make one GPU pass heavier, to measure what a comparison of captures finds.
     pub heavier: Option<Heavier>,
 }
 
@@ -42,15 +43,39 @@ impl Default for SceneOptions {
     }
 }
 
-/// A heavier dispatch in one HZB pass: before its own dispatch, the pass dispatches
-/// over the first `by` of its rows of workgroups. The HZB passes are idempotent (each
-/// writes what it read reduced), so the image is unchanged and only that pass costs more,
-/// by about `by` (0.1 is 10 %).
+/// One GPU pass made heavier by about `by` (0.1 is 10 %), the image unchanged: before
+/// its own work the pass does that share of it again, which its own work then writes over
+/// with the same values.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Heavier {
-    /// The HZB mip whose pass is made heavier: 0 is `hzb copy depth`.
-    pub hzb_mip: u32,
+    pub pass: HeavierPass,
     pub by: f32,
+}
+
+/// Which pass [`Heavier`] makes heavier, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeavierPass {
+    /// The HZB mip's pass (0 is `hzb copy depth`) dispatches over the first `by` of its
+    /// rows of workgroups again. The HZB passes are idempotent (each writes what it read
+    /// reduced). Their times spread widely between runs on lavapipe.
+    Hzb(u32),
+    /// Every `bloom down` pass draws its blur again over the first `by` of its target's
+    /// rows (a scissor), with the same inputs, so the same values. Its time is among the
+    /// steadiest of the scene between runs, which is what measuring a comparison's power
+    /// on real recordings needs.
+    BloomDown,
+}
+
+/// The label of every bloom down pass, one per level below the first.
+const BLOOM_DOWN_LABEL: &str = "bloom down";
+
+impl HeavierPass {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Hzb(mip) => HZB_LABELS.get(mip as usize).copied().unwrap_or("hzb downsample"),
+            Self::BloomDown => BLOOM_DOWN_LABEL,
+        }
+    }
 }
 
 impl SceneOptions {
@@ -58,14 +83,18 @@ impl SceneOptions {
     /// [`SceneOptions::heavier`]); `None` when that pass is not one that can be.
     #[must_use]
     pub fn with_heavier_pass(self, label: &str, by: f32) -> Option<Self> {
-        let mip = HZB_LABELS.iter().position(|&l| l == label)?;
-        Some(Self { heavier: Some(Heavier { hzb_mip: mip as u32, by }), ..self })
+        let pass = if label == BLOOM_DOWN_LABEL {
+            HeavierPass::BloomDown
+        } else {
+            HeavierPass::Hzb(HZB_LABELS.iter().position(|&l| l == label)? as u32)
+        };
+        Some(Self { heavier: Some(Heavier { pass, by }), ..self })
     }
 
     /// The labels [`SceneOptions::with_heavier_pass`] accepts.
     #[must_use]
-    pub fn heavier_pass_labels() -> &'static [&'static str] {
-        &HZB_LABELS
+    pub fn heavier_pass_labels() -> Vec<&'static str> {
+        std::iter::once(BLOOM_DOWN_LABEL).chain(HZB_LABELS).collect()
     }
 }
 
@@ -74,7 +103,7 @@ impl SceneOptions {
 pub enum DemoError {
     #[error("scene scale must be a finite number between 0.25 and 16, got {0}")]
     Scale(String),
-    #[error("a heavier pass dispatches again over a share of its rows between 0 and 1, got {0}")]
+    #[error("a heavier pass does a share of its work again, between 0 and 1, got {0}")]
     Heavier(String),
     #[error("recording failed: {0}")]
     Record(#[from] RecordError),
@@ -592,8 +621,7 @@ impl Scene {
             named("resolution_change_every", self.options.resolution_change_every.to_string()),
         ];
         if let Some(heavier) = self.options.heavier {
-            let label = HZB_LABELS.get(heavier.hzb_mip as usize).copied().unwrap_or("hzb downsample");
-            settings.push(named("heavier", format!("{label} +{} %", heavier.by * 100.0)));
+            settings.push(named("heavier", format!("{} +{} %", heavier.pass.label(), heavier.by * 100.0)));
         }
         settings
     }
@@ -836,7 +864,8 @@ impl Scene {
                     // does not wait for its last dispatch, so extra work after it landed
                     // outside the span (10 % of rows measured 9 % faster, the encoder 5 %
                     // slower); before it, every row again doubles the pass as it should.
-                    if let Some(heavier) = self.options.heavier.filter(|heavier| heavier.hzb_mip == mip) {
+                    if let Some(heavier) = self.options.heavier.filter(|heavier| heavier.pass == HeavierPass::Hzb(mip))
+                    {
                         let again = ((rows as f32 * heavier.by).ceil() as u32).min(rows);
                         compute.dispatch_workgroups(columns, again, 1);
                     }
@@ -844,23 +873,36 @@ impl Scene {
                 }
             }
             DemoPass::BloomThreshold => {
-                fullscreen(scope, "bloom threshold", &t.bloom[0], false, &p.threshold, &t.threshold_group);
+                fullscreen(scope, "bloom threshold", &t.bloom[0], false, &p.threshold, &t.threshold_group)
+                    .draw(0..3, 0..1);
             }
             DemoPass::BloomDown(level) => {
                 let level = usize::from(level);
-                fullscreen(scope, "bloom down", &t.bloom[level], false, &p.blur, &t.down_groups[level - 1]);
+                let target = &t.bloom[level];
+                let mut render = fullscreen(scope, BLOOM_DOWN_LABEL, target, false, &p.blur, &t.down_groups[level - 1]);
+                if let Some(heavier) = self.options.heavier.filter(|heavier| heavier.pass == HeavierPass::BloomDown) {
+                    // Before the pass's own draw, for the reason the HZB pass's extra
+                    // dispatch comes first; the own draw writes the same values over it.
+                    let desc = bloom_desc(t.width, t.height, level);
+                    let (width, height) = (desc.size.width, desc.size.height);
+                    let rows = ((height as f32 * heavier.by).ceil() as u32).clamp(1, height);
+                    render.set_scissor_rect(0, 0, width, rows);
+                    render.draw(0..3, 0..1);
+                    render.set_scissor_rect(0, 0, width, height);
+                }
+                render.draw(0..3, 0..1);
             }
             DemoPass::BloomUp(level) => {
                 let level = usize::from(level);
-                fullscreen(scope, "bloom up", &t.bloom[level], true, &p.blur_add, &t.up_groups[level]);
+                fullscreen(scope, "bloom up", &t.bloom[level], true, &p.blur_add, &t.up_groups[level]).draw(0..3, 0..1);
             }
             DemoPass::Tonemap => {
-                fullscreen(scope, "tonemap", &self.output, false, &p.tonemap, &t.tonemap_group);
+                fullscreen(scope, "tonemap", &self.output, false, &p.tonemap, &t.tonemap_group).draw(0..3, 0..1);
             }
             DemoPass::DebugHeatmap | DemoPass::DebugOverlay => {
                 // Culled every frame: nothing reads the debug branch. Were it to run, it
                 // would tonemap into the output.
-                fullscreen(scope, "debug", &self.output, true, &p.tonemap, &t.tonemap_group);
+                fullscreen(scope, "debug", &self.output, true, &p.tonemap, &t.tonemap_group).draw(0..3, 0..1);
             }
         }
     }
@@ -909,14 +951,16 @@ fn depth_attachment(view: &wgpu::TextureView) -> wgpu::RenderPassDepthStencilAtt
     }
 }
 
-fn fullscreen(
-    scope: &mut GraphPassScope<'_>,
+/// A full-screen pass onto `target`, its pipeline and bind group set: the caller draws
+/// its one triangle (`draw(0..3, 0..1)`).
+fn fullscreen<'s>(
+    scope: &'s mut GraphPassScope<'_>,
     label: &str,
     target: &wgpu::TextureView,
     load: bool,
     pipeline: &wgpu::RenderPipeline,
     bind_group: &wgpu::BindGroup,
-) {
+) -> ProfiledRenderPass<'s> {
     let mut render = scope.render_pass(&wgpu::RenderPassDescriptor {
         label: Some(label),
         color_attachments: &[Some(color_attachment(target, !load))],
@@ -924,7 +968,7 @@ fn fullscreen(
     });
     render.set_pipeline(pipeline);
     render.set_bind_group(0, bind_group, &[]);
-    render.draw(0..3, 0..1);
+    render
 }
 
 impl Targets {

@@ -14,17 +14,18 @@
 //! - Quantized: the same pairs floored to 100 µs, how often each verdict is
 //!   inconclusive and how often it is a wrong slower or faster.
 //! - Real: pairs of `sgpt-demo` recordings on the local Vulkan adapter (lavapipe here),
-//!   600 and 3,600 frames, A and B unchanged and S with `hzb copy depth` 10 % heavier:
+//!   600 and 3,600 frames, A and B unchanged and S with `bloom down` 10 % heavier:
 //!   false alarms (A vs B) and power (A vs S), each pair's flagged passes listed. They are
 //!   recorded once by `target/release/sgpt-demo` (build it first) into
 //!   `target/compare-real/` and read from there after; delete that folder to record anew.
 //!   `-- --real-only` prints only these; `SGPT_REAL_PAIRS` and `SGPT_REAL_LONG_PAIRS`
 //!   set how many pairs (6 and 3).
-//! - Real, several recordings a side: sets of `SGPT_REAL_RUNS` (3) recordings of A, of B
+//! - Real, several recordings a side: sets of `SGPT_REAL_RUNS` (10) recordings of A, of B
 //!   and of S each, 600 frames, recorded interleaved (A1, B1, S1, A2, …) so that the
 //!   machine's changes fall on every side; `SGPT_REAL_SETS` (5) sets. The same rates, from
 //!   `compare_recordings`, beside the one-pair rates of each set's first recordings.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -125,13 +126,16 @@ fn share(part: usize, whole: usize) -> String {
     format!("{:5.1} % ({part}/{whole})", 100.0 * part as f64 / whole.max(1) as f64)
 }
 
-/// Where the real recordings are cached: `target/compare-real` of the workspace.
+/// Where the real recordings are cached: `target/compare-real/<the slowed pass>` of the
+/// workspace, so that recordings slowed in another pass are never mixed in.
 fn real_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/compare-real")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/compare-real").join(REAL_SLOW.replace(' ', "-"))
 }
 
-/// The pass the real recordings slow down (`compare_demo.sh`'s default).
-const REAL_SLOW: &str = "hzb copy depth";
+/// The pass the real recordings slow down: among the demo's steadiest between runs on
+/// lavapipe (a few % against tens of % for the HZB passes), so that a 10 % change in it
+/// can be told from the spread between runs at all.
+const REAL_SLOW: &str = "bloom down";
 
 /// `name` in the cache, recorded by `target/release/sgpt-demo` when it is missing
 /// (`frames` at level timing; `slow` adds `--slow-pass` by 10 %). `None` when it is missing
@@ -233,6 +237,8 @@ fn real_sets(sets: usize, runs: usize, engine: &CompareOptions) {
     );
     let (mut compared, mut false_alarms, mut pair_false_alarms, mut found, mut inconclusive, mut wrong_s) =
         (0, 0, 0, 0, 0, 0);
+    // Each pass's median in every unchanged recording (A's and B's), for the spread between runs.
+    let mut medians: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for set in 1..=sets {
         let mut sides: [Vec<Samples>; 3] = [Vec::new(), Vec::new(), Vec::new()];
         for run in 1..=runs {
@@ -244,6 +250,13 @@ fn real_sets(sets: usize, runs: usize, engine: &CompareOptions) {
                     return;
                 };
                 sides[side].push(samples(&bytes));
+                if !slow {
+                    let capture = Capture::open(&bytes).expect("opens");
+                    for pass in analysis::pass_stats(&capture, 0..capture.frames().len()).passes {
+                        let name = format!("{} ({})", pass.label, pass.kind.name());
+                        medians.entry(name).or_default().push(pass.median_ns as f64);
+                    }
+                }
             }
         }
         let [a, b, s] = &sides;
@@ -277,12 +290,37 @@ fn real_sets(sets: usize, runs: usize, engine: &CompareOptions) {
     println!("  false alarms, {runs} against {runs} (anything flagged)   {}", share(false_alarms, compared));
     println!("  false alarms, first recordings as one pair      {}", share(pair_false_alarms, compared));
     print_power(found, inconclusive, wrong_s, compared);
+    print_run_spread(&medians, compared);
+}
+
+/// How much a pass's median moves between runs of the same program: the spread that
+/// decides how many recordings a side a comparison needs to see past it.
+fn print_run_spread(medians: &BTreeMap<String, Vec<f64>>, sets: usize) {
+    let mut spreads: Vec<(f64, &str, usize)> = medians
+        .iter()
+        .filter(|(_, values)| values.len() >= 3)
+        .map(|(name, values)| {
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (values.len() - 1) as f64;
+            (variance.sqrt() / mean, name.as_str(), values.len())
+        })
+        .collect();
+    spreads.sort_by(|x, y| x.0.total_cmp(&y.0));
+    println!("  spread of a pass's median between unchanged runs ({sets} sets; coefficient of variation):");
+    let target = format!("{REAL_SLOW} (");
+    let slow = spreads.iter().filter(|(_, name, _)| name.starts_with(&target));
+    for (cv, name, runs) in spreads.iter().take(3).chain(slow) {
+        println!("    {name:<32} {:5.1} % over {runs} runs", 100.0 * cv);
+    }
+    if let Some((cv, _, _)) = spreads.get(spreads.len() / 2) {
+        println!("    the median pass                  {:5.1} %", 100.0 * cv);
+    }
 }
 
 fn main() {
     let pairs_from = |name: &str, default| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     let (real_pairs, real_long_pairs) = (pairs_from("SGPT_REAL_PAIRS", 6), pairs_from("SGPT_REAL_LONG_PAIRS", 3));
-    let (real_set_count, real_runs) = (pairs_from("SGPT_REAL_SETS", 5), pairs_from("SGPT_REAL_RUNS", 3));
+    let (real_set_count, real_runs) = (pairs_from("SGPT_REAL_SETS", 5), pairs_from("SGPT_REAL_RUNS", 10));
     if std::env::args().any(|arg| arg == "--real-only") {
         real("", 600, real_pairs, &CompareOptions::default());
         real("l", 3_600, real_long_pairs, &CompareOptions::default());

@@ -52,8 +52,9 @@ mod native {
         #[arg(long)]
         no_providers: bool,
         /// Make this GPU pass heavier, by `--slow-by`, to measure what `sgpt diff` finds:
-        /// one of the HZB passes (`hzb copy depth`, `hzb downsample mip N`), which
-        /// dispatches again over that share of its rows. The image is unchanged.
+        /// `bloom down` (each level's blur drawn again over that share of its rows, first)
+        /// or one of the HZB passes (`hzb copy depth`, `hzb downsample mip N`, which
+        /// dispatch again over that share of their rows). The image is unchanged.
         #[arg(long, value_name = "LABEL", requires = "slow_by")]
         slow_pass: Option<String>,
         /// How much heavier `--slow-pass` is: `10%` (or `10`), at most 100 %.
