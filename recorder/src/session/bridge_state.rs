@@ -107,7 +107,6 @@ impl Bridge {
     /// The closing NOTE: every frame written without its results, every result that came
     /// too late or for no frame, and the scopes with no timestamps.
     pub(crate) fn closing_note(&self) -> Option<String> {
-        let bridge = self;
         let mut parts = Vec::new();
         let mut tally = |what: &str, tally: &Tally| {
             if let Some(first) = tally.first {
@@ -116,21 +115,21 @@ impl Bridge {
         };
         tally(
             "frame(s) were written before their wgpu-profiler results arrived; their bridged spans are missing",
-            &bridge.missing,
+            &self.missing,
         );
-        tally("wgpu-profiler result set(s) arrived after their frame was written and were not recorded", &bridge.late);
-        tally("wgpu-profiler frame(s) were dropped by wgpu-profiler unfinished (too many pending)", &bridge.dropped);
-        if bridge.unannounced > 0 {
+        tally("wgpu-profiler result set(s) arrived after their frame was written and were not recorded", &self.late);
+        tally("wgpu-profiler frame(s) were dropped by wgpu-profiler unfinished (too many pending)", &self.dropped);
+        if self.unannounced > 0 {
             parts.push(format!(
                 "{} wgpu-profiler result set(s) came with no profiler frame announced and were not recorded",
-                bridge.unannounced
+                self.unannounced
             ));
         }
-        if !bridge.awaited.is_empty() {
-            parts.push(format!("{} profiler frame(s) had no results when the session stopped", bridge.awaited.len()));
+        if !self.awaited.is_empty() {
+            parts.push(format!("{} profiler frame(s) had no results when the session stopped", self.awaited.len()));
         }
-        if bridge.untimed > 0 {
-            parts.push(format!("{} bridged scope(s) had no timestamps and have no span", bridge.untimed));
+        if self.untimed > 0 {
+            parts.push(format!("{} bridged scope(s) had no timestamps and have no span", self.untimed));
         }
         (!parts.is_empty()).then(|| format!("sgpt-recorder: wgpu-profiler bridge: {}", parts.join("; ")))
     }
