@@ -287,33 +287,6 @@ fn graph_listeners_all_hear_each_surviving_pass_in_order() {
     assert_eq!(log.len(), surviving * 4);
 }
 
-/// The scene's output image after its last frame, row padding removed.
-fn read_output(gpu: &Gpu, output: &wgpu::Texture) -> Vec<u8> {
-    let (width, height) = (output.width(), output.height());
-    let row = width * 4;
-    let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("output readback"),
-        size: u64::from(padded * height),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    encoder.copy_texture_to_buffer(
-        output.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: None },
-        },
-        output.size(),
-    );
-    gpu.queue.submit([encoder.finish()]);
-    buffer.slice(..).map_async(wgpu::MapMode::Read, |mapped| mapped.expect("the readback maps"));
-    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("the device finishes");
-    let bytes = buffer.slice(..).get_mapped_range().expect("the mapped range");
-    bytes.chunks(padded as usize).flat_map(|line| &line[..row as usize]).copied().collect()
-}
-
 #[test]
 fn a_heavier_bloom_down_draws_its_blur_again_and_the_image_stays_the_same() {
     let Some(gpu) = gpu() else { return };
@@ -325,7 +298,7 @@ fn a_heavier_bloom_down_draws_its_blur_again_and_the_image_stays_the_same() {
         let sink = MemorySink::new();
         let mut session = ProfileSession::new(SessionOptions::at(Level::Workload), sink.clone());
         native::record(&mut scene, &mut session, &gpu.adapter, &gpu.device, &gpu.queue, 3).expect("the demo records");
-        images.push(read_output(&gpu, scene.output()));
+        images.push(sgpt_test_support::gpu::read_texture(&gpu.device, &gpu.queue, scene.output()));
         let bytes = sink.take();
         let capture = Capture::open(&bytes).expect("the capture opens");
         let frame = capture.frame(2).expect("frame 2 decodes");

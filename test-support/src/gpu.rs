@@ -54,6 +54,39 @@ pub fn device(features: impl FnOnce(&wgpu::Adapter) -> wgpu::Features) -> Option
     Some(Gpu { adapter, device, queue })
 }
 
+/// The pixels of `texture`'s first mip, row by row, tightly packed (the copy's row padding
+/// removed), for tests that check what was drawn.
+///
+/// # Panics
+/// On a block-compressed or depth-stencil format, and when the copy cannot be mapped.
+#[must_use]
+pub fn read_texture(device: &wgpu::Device, queue: &wgpu::Queue, texture: &wgpu::Texture) -> Vec<u8> {
+    let texel = texture.format().block_copy_size(None).expect("a format with one copy size");
+    let (width, height) = (texture.width(), texture.height());
+    let row = width * texel;
+    let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("texture read-back"),
+        size: u64::from(padded * height),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer: &buffer,
+            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(padded), rows_per_image: None },
+        },
+        wgpu::Extent3d { width, height, depth_or_array_layers: 1 },
+    );
+    queue.submit([encoder.finish()]);
+    buffer.slice(..).map_async(wgpu::MapMode::Read, |mapped| mapped.expect("the read-back maps"));
+    device.poll(wgpu::PollType::wait_indefinitely()).expect("the copy finishes");
+    let bytes = buffer.slice(..).get_mapped_range().expect("the mapped read-back");
+    bytes.chunks(padded as usize).flat_map(|line| &line[..row as usize]).copied().collect()
+}
+
 /// A compute pipeline whose shader does nothing: the benches time the passes around it.
 pub fn empty_compute_pipeline(device: &wgpu::Device) -> wgpu::ComputePipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

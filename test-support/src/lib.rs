@@ -2,7 +2,7 @@
 //!
 //! - [`alloc`]: a global allocator that counts, per thread and in total, for the tests that
 //!   prove a path allocates nothing;
-//! - `gpu` (feature `gpu`): the device GPU tests run on;
+//! - `gpu` (feature `gpu`): the device GPU tests run on, and reading back what they drew;
 //! - [`skip`]: the rule every GPU test follows without an adapter: skip, but fail under
 //!   `CI=true`, where lavapipe is installed.
 #![cfg(not(target_arch = "wasm32"))]

@@ -9,7 +9,7 @@ use sgpt_example_support::{
     Gpu, assert_every_pass_timed, assert_frames_follow_each_other, assert_no_stale_spans,
     assert_readme_states_integration_lines, gpu_or_skip, open,
 };
-use sgpt_example_vello::{Drawing, TARGET_SIZE};
+use sgpt_example_vello::Drawing;
 use sgpt_format::{GpuPassKind, SpanKind};
 use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
 
@@ -38,39 +38,13 @@ fn record(gpu: &Gpu, drawing: &mut Drawing) -> Vec<u8> {
     sink.take()
 }
 
-/// The target's pixels, row by row, four bytes each.
-fn read_back(gpu: &Gpu, texture: &wgpu::Texture) -> Vec<u8> {
-    let [width, height] = TARGET_SIZE;
-    // 256 texels × 4 bytes is already a multiple of the row alignment copies need.
-    let row = width * 4;
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("read back"),
-        size: u64::from(row * height),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-        mapped_at_creation: false,
-    });
-    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    encoder.copy_texture_to_buffer(
-        texture.as_image_copy(),
-        wgpu::TexelCopyBufferInfo {
-            buffer: &buffer,
-            layout: wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(row), rows_per_image: None },
-        },
-        texture.size(),
-    );
-    gpu.queue.submit([encoder.finish()]);
-    buffer.slice(..).map_async(wgpu::MapMode::Read, |mapped| mapped.expect("the buffer maps"));
-    gpu.device.poll(wgpu::PollType::wait_indefinitely()).expect("the copy finishes");
-    buffer.slice(..).get_mapped_range().expect("the mapped pixels").to_vec()
-}
-
 #[test]
 fn vellos_own_profiler_scopes_land_in_the_frame_they_timed() {
     let Some(gpu) = gpu_or_skip() else { return };
     let mut drawing = Drawing::new(&gpu.device).expect("vello's renderer");
     let bytes = record(&gpu, &mut drawing);
 
-    let pixels = read_back(&gpu, drawing.target());
+    let pixels = sgpt_test_support::gpu::read_texture(&gpu.device, &gpu.queue, drawing.target());
     let distinct: BTreeSet<&[u8]> = pixels.chunks_exact(4).collect();
     assert!(distinct.len() > 100, "vello drew the scene: {} distinct colours", distinct.len());
 
