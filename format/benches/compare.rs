@@ -471,6 +471,6 @@ fn print_steps(a: Samples, b: Samples, engine: &CompareOptions) {
         units[0],
         units[1],
         units[2],
-        100.0 * units.iter().copied().fold(0.0, f64::max) / total
+        100.0 * longest_pass / total
     );
 }
