@@ -4,13 +4,10 @@
 
 use sgpt_format::synth::{SynthOptions, workload};
 use sgpt_format::{CountingSink, Frame, Level, Writer, WriterOptions};
-use sgpt_test_support::alloc::{Counting, allocations};
+use sgpt_test_support::alloc::{Counting, counted};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// The counter is process-wide, so measurements must not overlap another test's.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Copies `source` into `frame` reusing its vectors' capacity (a derived `clone_from`
 /// would reallocate and be counted against the writer).
@@ -30,7 +27,6 @@ fn refill(frame: &mut Frame, source: &Frame) {
 
 /// Writes `frames` frames after a warm-up and returns the allocations they cost.
 fn steady_state_allocations(level: Level, frames: u64, options: WriterOptions) -> u64 {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let workload = workload(&SynthOptions { frames: 32, passes: 200, level, ..SynthOptions::default() });
     let mut writer = Writer::with_options(CountingSink::default(), &workload.meta, options).unwrap();
     writer.declare(&workload.declarations).unwrap();
@@ -42,17 +38,20 @@ fn steady_state_allocations(level: Level, frames: u64, options: WriterOptions) -
         frame.frame_number = number as u64;
         writer.frame(&frame).unwrap();
     }
-    let before = allocations();
-    for number in 32..32 + frames {
-        let source = &workload.frames[(number % 32) as usize];
-        refill(&mut frame, source);
-        frame.frame_number = number;
-        // The recorder re-derives its topology id every frame; that must be free too.
-        frame.topology = writer.topology(&workload.topologies[source.topology as usize]).unwrap();
-        assert_eq!(frame.topology, ids[source.topology as usize]);
-        writer.frame(&frame).unwrap();
-    }
-    allocations() - before
+    // Counted on this thread only, where the writer runs: the test harness's own thread
+    // may allocate meanwhile.
+    let ((), allocations, _) = counted(|| {
+        for number in 32..32 + frames {
+            let source = &workload.frames[(number % 32) as usize];
+            refill(&mut frame, source);
+            frame.frame_number = number;
+            // The recorder re-derives its topology id every frame; that must be free too.
+            frame.topology = writer.topology(&workload.topologies[source.topology as usize]).unwrap();
+            assert_eq!(frame.topology, ids[source.topology as usize]);
+            writer.frame(&frame).unwrap();
+        }
+    });
+    allocations
 }
 
 #[test]
