@@ -5,6 +5,10 @@
 //! Paths are resolved through `use` aliases and re-exports to the module that defines the item,
 //! so a façade that re-exports its children is not a cycle, and neither is a private alias
 //! (`use container::error;` in `lib.rs`) that children reach as `crate::error::…`.
+//!
+//! What it does not see: paths inside macro bodies and calls (never parsed), and method
+//! calls, which name no module (an `impl` block in one file that another file's code calls
+//! is an arrow this test cannot draw); `#[cfg(test)]` items are left out on purpose.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
