@@ -51,7 +51,7 @@ fn load_hint(error: &LoadError) -> &'static str {
 /// still the one shown. The app implements it; the runner knows nothing more of it, so
 /// the app (which starts runs) sits above the runner and never the other way round.
 pub trait Page {
-    /// Shows an update of load `ticket`'s session.
+    /// Shows one of the running session's updates.
     fn apply(&self, update: Update);
     /// Whether load `ticket` is still the page's current one.
     fn is_current(&self, ticket: u64) -> bool;
