@@ -427,10 +427,14 @@ fn scope_note(comparison: &Comparison) -> Option<&'static str> {
     )
 }
 
-/// What a side's figure is: a median for one recording a side, the mean of the
-/// recordings' medians for several.
-fn median_name(comparison: &Comparison) -> &'static str {
-    if comparison.recordings == [1, 1] { "median" } else { "mean median" }
+/// What a side's figure is, alone and as A's and B's column heads: a median for one
+/// recording a side, the mean of the recordings' medians for several.
+fn median_names(comparison: &Comparison) -> [&'static str; 3] {
+    if comparison.recordings == [1, 1] {
+        ["median", "median A", "median B"]
+    } else {
+        ["mean median", "mean median A", "mean median B"]
+    }
 }
 
 fn frame_line(comparison: &Comparison) -> String {
@@ -439,7 +443,7 @@ fn frame_line(comparison: &Comparison) -> String {
         Some(shift) => format!(
             "GPU frame time: {}, {} {} → {} ({}{}), interval {}",
             finding.verdict.name(),
-            median_name(comparison),
+            median_names(comparison)[0],
             duration(i64::try_from(shift.median_a_ns).unwrap_or(i64::MAX)),
             duration(i64::try_from(shift.median_b_ns).unwrap_or(i64::MAX)),
             signed_duration(shift.delta_ns),
@@ -466,8 +470,7 @@ fn write_text(
         }
     }
     writeln!(out, "{}", frame_line(comparison))?;
-    let (head_a, head_b) =
-        if comparison.recordings == [1, 1] { ("median A", "median B") } else { ("mean median A", "mean median B") };
+    let [_, head_a, head_b] = median_names(comparison);
     let mut table = Table::new(&[
         ("verdict", Align::Left),
         ("label", Align::Left),
@@ -547,7 +550,7 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, files: &[Vec<St
         )
         .collect();
     if !shown.is_empty() {
-        let median = median_name(comparison);
+        let median = median_names(comparison)[0];
         writeln!(out, "| verdict | pass | graph pass | {median} A | {median} B | Δ median | interval | why |")?;
         writeln!(out, "|---|---|---|---:|---:|---:|---:|---|")?;
         for pass in shown {
