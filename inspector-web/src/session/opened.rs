@@ -39,9 +39,7 @@ impl Opened {
     /// memory gauges when it declares any: [`OpenedBuild`] run to its end.
     #[must_use]
     pub fn of(capture: &Capture<'_>, name: &str) -> (Self, Option<GaugeScan>) {
-        let mut build = OpenedBuild::new(capture, name);
-        while !build.step() {}
-        build.finish()
+        OpenedBuild::new(capture, name).finish()
     }
 }
 
@@ -162,9 +160,7 @@ pub struct BaseOpened {
 impl BaseOpened {
     #[must_use]
     pub fn of(capture: &Capture<'_>, name: &str) -> Self {
-        let mut build = OpenedBuild::new(capture, name);
-        while !build.step() {}
-        build.into_base()
+        OpenedBuild::new(capture, name).into_base()
     }
 }
 
