@@ -8,12 +8,12 @@
 
 use std::ops::{Deref, DerefMut, Range};
 
-use sgpt_format::{AttachmentRole, GpuPassKind, Indirect, Level, LoadOp, Op, StoreOp};
+use sgpt_format::{GpuPassKind, Indirect, Level, Op};
 
 use crate::ProfileSession;
 use crate::encoder_key::{EncoderKey, encoder_key};
-use crate::front::RecordTarget;
-use crate::session::{Active, AttachmentInfo};
+use crate::front::{RecordTarget, attachments_of};
+use crate::session::{Active, LocalPass};
 use crate::timing::{self, Span};
 
 /// Bind group slots a pass tracks for `Verbose` (WebGPU's `maxBindGroups` default is 4).
@@ -37,8 +37,9 @@ pub struct GraphPassScope<'a> {
     key: EncoderKey,
     begin_ns: u64,
     debug_group: bool,
-    /// The end query of the bracket's encoder-level span, when the device times encoders.
-    encoder_end_query: Option<u32>,
+    /// The end query of the bracket's encoder-level span and its timer set, when the
+    /// device times encoders.
+    encoder_end_query: Option<(u32, usize)>,
     /// Dropped after `drop` runs, so it covers the whole bracket.
     _cpu_span: Span,
 }
@@ -194,8 +195,8 @@ impl Drop for GraphPassScope<'_> {
     fn drop(&mut self) {
         if let Some(active) = self.active.as_deref_mut() {
             let end_ns = active.now_ns();
-            if let Some(query) = self.encoder_end_query
-                && let Some(query_set) = active.query_set()
+            if let Some((query, set)) = self.encoder_end_query
+                && let Some(query_set) = active.front_query_set(set)
             {
                 self.encoder.write_timestamp(query_set, query);
             }
@@ -270,9 +271,10 @@ fn time_own_pass(
     label: &str,
 ) -> Option<PassTimer> {
     let active = active?;
-    let (_, query) = active.begin_gpu_pass(kind, Some(label), None, &[], true, encoder_key(encoder));
-    active.timed_only(label);
-    Some(PassTimer { query_set: active.query_set()?.clone(), begin: query? })
+    let pass = active.begin_local(kind, Some(label), None, encoder_key(encoder), true)?;
+    active.local_token(pass);
+    let (begin, _, set) = pass.queries()?;
+    Some(PassTimer { query_set: active.front_query_set(set)?.clone(), begin })
 }
 
 /// The recording state when `session` records and has a frame open: one null check off.
@@ -290,14 +292,13 @@ fn time_on_encoder(
     encoder: &mut wgpu::CommandEncoder,
     key: EncoderKey,
     name: &str,
-) -> Option<u32> {
+) -> Option<(u32, usize)> {
     if !active.capabilities().inside_encoders {
         return None;
     }
-    let (_, query) = active.begin_gpu_pass(GpuPassKind::Encoder, Some(name), None, &[], true, key);
-    let query = query?;
-    encoder.write_timestamp(active.query_set()?, query);
-    Some(query + 1)
+    let (begin, end, set) = active.begin_local(GpuPassKind::Encoder, Some(name), None, key, true)?.queries()?;
+    encoder.write_timestamp(active.front_query_set(set)?, begin);
+    Some((end, set))
 }
 
 /// Begins a compute pass outside any graph pass.
@@ -323,7 +324,7 @@ pub fn render_pass<'p>(
 /// What a profiled pass records into.
 struct PassRecorder<'p> {
     active: &'p mut Active,
-    gpu_pass: u32,
+    pass: LocalPass,
     /// The encoder the pass was begun on: its markers' and indirect copies' queries are
     /// resolved there.
     encoder: EncoderKey,
@@ -331,17 +332,17 @@ struct PassRecorder<'p> {
     verbose: bool,
     pipeline: Option<u32>,
     groups: [Option<u32>; GROUPS],
-    /// End-of-region query of each open marker (`None`: its slot was refused).
-    markers: [Option<u32>; MARKER_DEPTH],
+    /// End-of-region query and timer set of each open marker (`None`: not timed).
+    markers: [Option<(u32, usize)>; MARKER_DEPTH],
     marker_depth: usize,
 }
 
 impl<'p> PassRecorder<'p> {
-    fn new(active: &'p mut Active, gpu_pass: u32, encoder: EncoderKey) -> Self {
+    fn new(active: &'p mut Active, pass: LocalPass, encoder: EncoderKey) -> Self {
         let level = active.level();
         Self {
             active,
-            gpu_pass,
+            pass,
             encoder,
             workload: level >= Level::Workload,
             verbose: level >= Level::Verbose,
@@ -357,7 +358,7 @@ impl<'p> PassRecorder<'p> {
         if !self.workload {
             return 0;
         }
-        self.active.record(self.gpu_pass, self.pipeline, op, &self.groups)
+        self.active.record(self.pass, self.pipeline, op, &self.groups)
     }
 
     #[inline]
@@ -375,24 +376,21 @@ impl<'p> PassRecorder<'p> {
     }
 
     /// Opens a marker region: `None` when nested too deep (ignored), else the begin
-    /// query to write, if the region is timed.
-    fn begin_marker(&mut self, label: &str) -> Option<Option<u32>> {
+    /// query to write and its timer set, if the region is timed.
+    fn begin_marker(&mut self, label: &str) -> Option<Option<(u32, usize)>> {
         if self.marker_depth == MARKER_DEPTH {
             return None;
         }
-        let query = if self.active.capabilities().inside_passes {
-            self.active.begin_gpu_pass(GpuPassKind::Marker, Some(label), Some(self.gpu_pass), &[], true, self.encoder).1
-        } else {
-            None
-        };
-        self.markers[self.marker_depth] = query.map(|q| q + 1);
+        let region = self.active.begin_local(GpuPassKind::Marker, Some(label), Some(self.pass.id), self.encoder, true);
+        let queries = region.and_then(LocalPass::queries);
+        self.markers[self.marker_depth] = queries.map(|(_, end, set)| (end, set));
         self.marker_depth += 1;
-        Some(query)
+        Some(queries.map(|(begin, _, set)| (begin, set)))
     }
 
     /// Closes the innermost marker region: `None` when none is open, else the end
-    /// query to write, if the region is timed.
-    fn end_marker(&mut self) -> Option<Option<u32>> {
+    /// query to write and its timer set, if the region is timed.
+    fn end_marker(&mut self) -> Option<Option<(u32, usize)>> {
         if self.marker_depth == 0 {
             return None;
         }
@@ -413,43 +411,39 @@ fn begin_compute<'p>(
     key: Option<EncoderKey>,
     desc: &wgpu::ComputePassDescriptor<'_>,
 ) -> ProfiledComputePass<'p> {
-    let Some(active) = active.filter(|active| active.frame_open()) else {
-        return ProfiledComputePass { inner: encoder.begin_compute_pass(desc), rec: None };
-    };
+    let key = key.unwrap_or_else(|| encoder_key(encoder));
     // A pass the application times itself keeps its own timestamp writes, untouched.
     let timed = desc.timestamp_writes.is_none();
-    let key = key.unwrap_or_else(|| encoder_key(encoder));
-    let (gpu_pass, query) = active.begin_gpu_pass(GpuPassKind::Compute, desc.label, None, &[], timed, key);
-    let inner = {
-        let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::ComputePassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index: Some(query),
-            end_of_pass_write_index: Some(query + 1),
-        });
-        // The caller's descriptor is copied, never changed: the application's own timestamp writes stay its own.
-        let desc = wgpu::ComputePassDescriptor {
-            label: desc.label,
-            timestamp_writes: if timed { writes } else { desc.timestamp_writes.clone() },
-        };
-        encoder.begin_compute_pass(&desc)
+    let Some((active, pass)) = open_local(active, GpuPassKind::Compute, desc.label, key, timed) else {
+        return ProfiledComputePass { inner: encoder.begin_compute_pass(desc), rec: None };
     };
-    ProfiledComputePass { inner, rec: Some(PassRecorder::new(active, gpu_pass, key)) }
+    let writes = pass.queries().and_then(|(begin, end, set)| {
+        Some(wgpu::ComputePassTimestampWrites {
+            query_set: active.front_query_set(set)?,
+            beginning_of_pass_write_index: Some(begin),
+            end_of_pass_write_index: Some(end),
+        })
+    });
+    // The caller's descriptor is copied, never changed: the application's own timestamp writes stay its own.
+    let inner = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: desc.label,
+        timestamp_writes: if timed { writes } else { desc.timestamp_writes.clone() },
+    });
+    ProfiledComputePass { inner, rec: Some(PassRecorder::new(active, pass, key)) }
 }
 
-fn load_op<V>(op: &wgpu::LoadOp<V>) -> LoadOp {
-    match op {
-        wgpu::LoadOp::Load => LoadOp::Load,
-        // Don't-care starts undefined, which a capture shows as a clear would be wrong.
-        wgpu::LoadOp::Clear(_) => LoadOp::Clear,
-        wgpu::LoadOp::DontCare(_) => LoadOp::None,
-    }
-}
-
-fn store_op(op: wgpu::StoreOp) -> StoreOp {
-    match op {
-        wgpu::StoreOp::Store => StoreOp::Store,
-        wgpu::StoreOp::Discard => StoreOp::Discard,
-    }
+/// Opens a profiled pass's record, when a frame is open.
+#[inline]
+fn open_local<'p>(
+    active: Option<&'p mut Active>,
+    kind: GpuPassKind,
+    label: Option<&str>,
+    key: EncoderKey,
+    timed: bool,
+) -> Option<(&'p mut Active, LocalPass)> {
+    let active = active.filter(|active| active.frame_open())?;
+    let pass = active.begin_local(kind, label, None, key, timed)?;
+    Some((active, pass))
 }
 
 fn begin_render<'p>(
@@ -458,59 +452,26 @@ fn begin_render<'p>(
     key: Option<EncoderKey>,
     desc: &wgpu::RenderPassDescriptor<'_>,
 ) -> ProfiledRenderPass<'p> {
-    let Some(active) = active.filter(|active| active.frame_open()) else {
+    let key = key.unwrap_or_else(|| encoder_key(encoder));
+    let timed = desc.timestamp_writes.is_none();
+    let Some((active, pass)) = open_local(active, GpuPassKind::Render, desc.label, key, timed) else {
         return ProfiledRenderPass { inner: encoder.begin_render_pass(desc), rec: None };
     };
-    let empty = AttachmentInfo {
-        role: AttachmentRole::Color,
-        format: wgpu::TextureFormat::R8Unorm,
-        load: LoadOp::None,
-        store: StoreOp::None,
-        stencil: None,
-    };
-    let mut attachments = [empty; 9];
-    let mut count = 0;
     if active.level() >= Level::Workload {
-        for color in desc.color_attachments.iter().flatten().take(8) {
-            attachments[count] = AttachmentInfo {
-                role: AttachmentRole::Color,
-                format: color.view.texture().format(),
-                load: load_op(&color.ops.load),
-                store: store_op(color.ops.store),
-                stencil: None,
-            };
-            count += 1;
-        }
-        if let Some(depth) = &desc.depth_stencil_attachment {
-            let (load, store) =
-                depth.depth_ops.map_or((LoadOp::None, StoreOp::None), |ops| (load_op(&ops.load), store_op(ops.store)));
-            attachments[count] = AttachmentInfo {
-                role: AttachmentRole::DepthStencil,
-                format: depth.view.texture().format(),
-                load,
-                store,
-                stencil: depth.stencil_ops.map(|ops| (load_op(&ops.load), store_op(ops.store))),
-            };
-            count += 1;
-        }
+        active.local_attachments(pass, attachments_of(desc));
     }
-    let timed = desc.timestamp_writes.is_none();
-    let key = key.unwrap_or_else(|| encoder_key(encoder));
-    let (gpu_pass, query) =
-        active.begin_gpu_pass(GpuPassKind::Render, desc.label, None, &attachments[..count], timed, key);
-    let inner = {
-        let writes = query.zip(active.query_set()).map(|(query, query_set)| wgpu::RenderPassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index: Some(query),
-            end_of_pass_write_index: Some(query + 1),
-        });
-        let desc = wgpu::RenderPassDescriptor {
-            timestamp_writes: if timed { writes } else { desc.timestamp_writes.clone() },
-            ..desc.clone()
-        };
-        encoder.begin_render_pass(&desc)
-    };
-    ProfiledRenderPass { inner, rec: Some(PassRecorder::new(active, gpu_pass, key)) }
+    let writes = pass.queries().and_then(|(begin, end, set)| {
+        Some(wgpu::RenderPassTimestampWrites {
+            query_set: active.front_query_set(set)?,
+            beginning_of_pass_write_index: Some(begin),
+            end_of_pass_write_index: Some(end),
+        })
+    });
+    let inner = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        timestamp_writes: if timed { writes } else { desc.timestamp_writes.clone() },
+        ..desc.clone()
+    });
+    ProfiledRenderPass { inner, rec: Some(PassRecorder::new(active, pass, key)) }
 }
 
 /// Opens a marker region on either pass kind: a debug group, and a timestamp where the
@@ -519,8 +480,8 @@ fn begin_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl RecordTarget
     let Some(rec) = rec else { return };
     let Some(query) = rec.begin_marker(label) else { return };
     pass.push_debug_group(label);
-    if let Some(query) = query
-        && let Some(query_set) = rec.active.query_set()
+    if let Some((query, set)) = query
+        && let Some(query_set) = rec.active.front_query_set(set)
     {
         pass.write_timestamp(query_set, query);
     }
@@ -530,8 +491,8 @@ fn begin_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl RecordTarget
 fn end_marker(rec: Option<&mut PassRecorder<'_>>, pass: &mut impl RecordTarget) {
     let Some(rec) = rec else { return };
     let Some(query) = rec.end_marker() else { return };
-    if let Some(query) = query
-        && let Some(query_set) = rec.active.query_set()
+    if let Some((query, set)) = query
+        && let Some(query_set) = rec.active.front_query_set(set)
     {
         pass.write_timestamp(query_set, query);
     }

@@ -134,14 +134,6 @@ impl TimerSet {
         }
     }
 
-    /// Resolves the timestamps `queries` and copies them to the same place in the readback
-    /// buffer. A resolve's destination offset must be 256-aligned, so each range lands at
-    /// the start of the resolve buffer and the copy puts it in place; the queue orders the
-    /// resolve and copy of one encoder against those of any other.
-    pub(crate) fn resolve(&self, encoder: &mut wgpu::CommandEncoder, queries: Range<u32>) {
-        resolve_range(self.query_set.as_ref(), self.resolve.as_ref(), &self.readback, encoder, queries);
-    }
-
     /// Handles to this set's query set and buffers, for the shared [`crate::Recorder`]
     /// (wgpu handles are reference-counted).
     pub(crate) fn handles(&self) -> SetHandles {

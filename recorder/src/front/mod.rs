@@ -22,7 +22,11 @@ mod shared;
 /// What a timestamp, a debug group or a marker region is written on, for the profiled passes too.
 pub(crate) use scope::sealed::Sealed as RecordTarget;
 pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
-pub(crate) use shared::{Claim, FrontSetup, FrontShared, FrontTaken, PipelineRef};
+pub(crate) use scope::{begin as claim_span, can_time};
+pub(crate) use shared::{
+    AttachmentInfo, Few, FrontSetup, FrontShared, FrontTaken, GraphRef, Label, LocalRanges, PipelineRef, ScopeRecord,
+    attachments_of,
+};
 
 /// A command encoder's identity, for scopes on a pass the caller began on it: a pass
 /// does not tell which encoder it records into, and its timestamps must be resolved on
@@ -82,7 +86,7 @@ impl Recorder {
     #[must_use = "the scope ends when it is dropped"]
     pub fn graph_pass<'a>(&'a self, graph_pass: &str, encoder: &'a mut wgpu::CommandEncoder) -> EncoderScope<'a> {
         let key = encoder_key(encoder);
-        let graph: Arc<str> = Arc::from(graph_pass);
+        let graph = GraphRef::Named(Arc::from(graph_pass));
         Scope::open(&self.shared, graph_pass, scope::Target::Borrowed(encoder), key, None, Some(graph))
     }
 
@@ -104,7 +108,7 @@ impl Recorder {
         encoder: EncoderId,
         pass: &'a mut P,
     ) -> Scope<'a, P> {
-        let graph: Arc<str> = Arc::from(graph_pass);
+        let graph = GraphRef::Named(Arc::from(graph_pass));
         Scope::open(&self.shared, name, scope::Target::Borrowed(pass), encoder.0, None, Some(graph))
     }
 

@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use sgpt_format::{GpuPassKind, Level, Op};
 
-use super::shared::{Claim, Few, FrontCommand, FrontShared, Label, LateCommands, PipelineRef, ScopeRecord};
+use super::shared::{
+    Claim, Few, FrontCommand, FrontShared, GraphRef, Label, LateCommands, LocalRanges, PipelineRef, ScopeRecord,
+    attachments_of,
+};
 use crate::encoder_key::EncoderKey;
 
 pub(crate) mod sealed {
@@ -80,8 +83,10 @@ impl<R> Target<'_, R> {
 }
 
 /// Claims what a new scope needs: `None` when no frame is open, else the frame's
-/// generation and, when `timed` and a slot was free, the slot and its timer set.
-fn begin(shared: &FrontShared, timed: bool) -> Option<(u32, Option<(u32, usize)>)> {
+/// generation and, when `timed` and a slot was free, the slot and its timer set. A
+/// timed claim that gets no slot is counted as a dropped span.
+#[inline]
+pub(crate) fn begin(shared: &FrontShared, timed: bool) -> Option<(u32, Option<(u32, usize)>)> {
     if !timed {
         return shared.open_generation().map(|generation| (generation, None));
     }
@@ -97,7 +102,8 @@ fn begin(shared: &FrontShared, timed: bool) -> Option<(u32, Option<(u32, usize)>
 }
 
 /// Whether a scope of `kind` can be timed on this session's device.
-fn can_time(shared: &FrontShared, kind: GpuPassKind) -> bool {
+#[inline]
+pub(crate) fn can_time(shared: &FrontShared, kind: GpuPassKind) -> bool {
     shared.setup().is_some_and(|setup| {
         let caps = setup.capabilities;
         caps.timestamps
@@ -236,7 +242,7 @@ struct Place {
     generation: u32,
     encoder: EncoderKey,
     parent: Option<u64>,
-    graph_pass: Option<Arc<str>>,
+    graph_pass: Option<GraphRef>,
 }
 
 fn new_record(
@@ -259,6 +265,8 @@ fn new_record(
         slot,
         pipelines: Few::default(),
         commands: Few::default(),
+        local: LocalRanges::default(),
+        attachments: Few::default(),
         resolved: None,
         token,
     }
@@ -272,7 +280,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         mut target: Target<'a, R>,
         encoder: EncoderKey,
         parent: Option<u64>,
-        graph_pass: Option<Arc<str>>,
+        graph_pass: Option<GraphRef>,
     ) -> Self {
         let Some((generation, slot)) = begin(shared, can_time(shared, R::KIND)) else {
             return Self::inert(shared, target, encoder);
@@ -455,7 +463,12 @@ impl Scope<'_, wgpu::CommandEncoder> {
         desc: &wgpu::RenderPassDescriptor<'_>,
     ) -> Scope<'_, wgpu::RenderPass<'_>> {
         let claim = self.claim_pass();
-        let record = self.pass_record(GpuPassKind::Render, label, claim);
+        let mut record = self.pass_record(GpuPassKind::Render, label, claim);
+        if let Some(record) = record.as_mut()
+            && self.shared.setup().is_some_and(|setup| setup.level >= Level::Workload)
+        {
+            record.attachments = attachments_of(desc);
+        }
         let writes = claim.and_then(|(_, slot)| slot).and_then(|(slot, set)| {
             Some(wgpu::RenderPassTimestampWrites {
                 query_set: self.shared.query_set(set)?,
@@ -576,7 +589,7 @@ pub struct PassToken {
     id: Option<u64>,
     generation: u32,
     encoder: EncoderKey,
-    graph_pass: Option<Arc<str>>,
+    graph_pass: Option<GraphRef>,
     slot: Option<(u32, usize)>,
     ops: Ops,
 }
@@ -594,7 +607,7 @@ impl PassToken {
         label: &str,
         encoder: EncoderKey,
         parent: Option<u64>,
-        graph_pass: Option<Arc<str>>,
+        graph_pass: Option<GraphRef>,
     ) -> Self {
         let claim = begin(shared, can_time(shared, kind));
         let mut token = Self {

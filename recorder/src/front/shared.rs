@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use sgpt_format::{GpuPassKind, Level, Op};
+use sgpt_format::{AttachmentRole, GpuPassKind, Level, LoadOp, Op, StoreOp};
+use smallvec::SmallVec;
 
 use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::meta::Capabilities;
@@ -53,49 +54,10 @@ pub(crate) enum PipelineRef {
     },
 }
 
-/// A list whose first item lives inline: most scopes record one pipeline and one
-/// command, and a scope should cost no allocation for them.
-#[derive(Debug)]
-pub(crate) struct Few<T> {
-    first: Option<T>,
-    rest: Vec<T>,
-}
-
-impl<T> Default for Few<T> {
-    fn default() -> Self {
-        Self { first: None, rest: Vec::new() }
-    }
-}
-
-impl<T> Few<T> {
-    #[inline]
-    pub(crate) fn push(&mut self, item: T) {
-        if self.first.is_none() {
-            self.first = Some(item);
-        } else {
-            self.rest.push(item);
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.len()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.first.is_none()
-    }
-
-    pub(crate) fn get(&self, at: usize) -> Option<&T> {
-        match at {
-            0 => self.first.as_ref(),
-            _ => self.rest.get(at - 1),
-        }
-    }
-
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
-        self.first.iter().chain(&self.rest)
-    }
-}
+/// A list whose first items live inline: most scopes record one pipeline and one
+/// command, most render passes one or two attachments, and a scope should cost no
+/// allocation for them.
+pub(crate) type Few<T, const N: usize = 1> = SmallVec<[T; N]>;
 
 /// Longest label kept inline (a label is copied per scope, and most are short).
 const INLINE_LABEL: usize = 30;
@@ -126,6 +88,65 @@ impl Label {
     }
 }
 
+/// A render pass attachment as a profiled pass or a scope's render pass reports it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AttachmentInfo {
+    pub(crate) role: AttachmentRole,
+    pub(crate) format: wgpu::TextureFormat,
+    pub(crate) load: LoadOp,
+    pub(crate) store: StoreOp,
+    pub(crate) stencil: Option<(LoadOp, StoreOp)>,
+}
+
+fn load_op<V>(op: &wgpu::LoadOp<V>) -> LoadOp {
+    match op {
+        wgpu::LoadOp::Load => LoadOp::Load,
+        wgpu::LoadOp::Clear(_) => LoadOp::Clear,
+        // Don't-care starts undefined, which a capture shown as a clear would misstate.
+        wgpu::LoadOp::DontCare(_) => LoadOp::None,
+    }
+}
+
+fn store_op(op: wgpu::StoreOp) -> StoreOp {
+    match op {
+        wgpu::StoreOp::Store => StoreOp::Store,
+        wgpu::StoreOp::Discard => StoreOp::Discard,
+    }
+}
+
+/// A render pass descriptor's attachments: its colour attachments (8 at most), then its
+/// depth-stencil one.
+pub(crate) fn attachments_of(desc: &wgpu::RenderPassDescriptor<'_>) -> Few<AttachmentInfo, 2> {
+    let colors = desc.color_attachments.iter().flatten().take(8).map(|color| AttachmentInfo {
+        role: AttachmentRole::Color,
+        format: color.view.texture().format(),
+        load: load_op(&color.ops.load),
+        store: store_op(color.ops.store),
+        stencil: None,
+    });
+    let depth = desc.depth_stencil_attachment.iter().map(|depth| {
+        let (load, store) =
+            depth.depth_ops.map_or((LoadOp::None, StoreOp::None), |ops| (load_op(&ops.load), store_op(ops.store)));
+        AttachmentInfo {
+            role: AttachmentRole::DepthStencil,
+            format: depth.view.texture().format(),
+            load,
+            store,
+            stencil: depth.stencil_ops.map(|ops| (load_op(&ops.load), store_op(ops.store))),
+        }
+    });
+    colors.chain(depth).collect()
+}
+
+/// The graph pass a record is attributed to.
+#[derive(Clone, Debug)]
+pub(crate) enum GraphRef {
+    /// A session bracket's index, known when the record was made.
+    Index(u32),
+    /// A [`super::Recorder`] scope's graph pass, by name: its index is looked up at the merge.
+    Named(Arc<str>),
+}
+
 /// One command recorded through a scope's explicit workload calls.
 #[derive(Clone, Debug)]
 pub(crate) struct FrontCommand {
@@ -143,16 +164,28 @@ pub(crate) struct ScopeRecord {
     pub(crate) encoder: EncoderKey,
     pub(crate) kind: GpuPassKind,
     pub(crate) label: Label,
-    pub(crate) graph_pass: Option<Arc<str>>,
+    pub(crate) graph_pass: Option<GraphRef>,
     /// The enclosing scope's id.
     pub(crate) parent: Option<u64>,
     pub(crate) slot: Option<u32>,
     pub(crate) pipelines: Few<PipelineRef>,
     pub(crate) commands: Few<FrontCommand>,
+    /// Commands and bindings a profiled pass recorded into the session's own buffers
+    /// (already final, but for their GPU pass index), as ranges of those buffers.
+    pub(crate) local: LocalRanges,
+    /// A render pass's attachments (level Workload and up).
+    pub(crate) attachments: Few<AttachmentInfo, 2>,
     /// The resolve that covered it (its batch): `None` while unresolved.
     pub(crate) resolved: Option<u32>,
     /// A pass timed through a [`super::PassToken`] (the capture notes its commands may be partial).
     pub(crate) token: bool,
+}
+
+/// Where a profiled pass's commands and bindings sit in the session's buffers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocalRanges {
+    pub(crate) commands: std::ops::Range<u32>,
+    pub(crate) bindings: std::ops::Range<u32>,
 }
 
 /// Commands a [`super::PassToken`] recorded, handed over when it drops (its record was handed
@@ -340,6 +373,23 @@ impl FrontShared {
         }
     }
 
+    /// Hands the session's profiled passes' records to the frame under one lock. The
+    /// buffer stays the caller's, emptied (swapped with the frame's when that is empty),
+    /// so a steady frame allocates none.
+    pub(crate) fn hand_over_local(&self, records: &mut Vec<ScopeRecord>) {
+        if records.is_empty() {
+            return;
+        }
+        let mut frame = self.lock();
+        let generation = frame.generation;
+        records.retain(|record| record.generation == generation);
+        if frame.records.is_empty() {
+            std::mem::swap(&mut frame.records, records);
+        } else {
+            frame.records.append(records);
+        }
+    }
+
     /// Keeps an emptied record buffer for reuse.
     pub(crate) fn give_spare(&self, records: Vec<ScopeRecord>) {
         let mut frame = self.lock();
@@ -433,6 +483,8 @@ mod tests {
             slot,
             pipelines: Few::default(),
             commands: Few::default(),
+            local: LocalRanges::default(),
+            attachments: Few::default(),
             resolved: None,
             token: false,
         }

@@ -28,17 +28,19 @@ use crate::workload::{PipelineInfo, Registry};
 mod bridge;
 #[cfg(feature = "wgpu-profiler")]
 mod bridge_state;
+mod local;
+mod local_state;
 mod outcome;
 mod pipeline;
 mod stop;
 mod structure;
 
+pub(crate) use local::LocalPass;
 use outcome::BytesCallback;
 pub use outcome::{BytesWritten, BytesWrittenFn, CaptureSummary, StopReason};
 pub(crate) use pipeline::Active;
 pub use stop::StopFuture;
 use stop::StopShared;
-pub(crate) use structure::AttachmentInfo;
 use structure::Structure;
 
 /// Tells a session its device was lost, for applications that own the device-lost
@@ -316,6 +318,7 @@ impl ProfileSession {
             providers,
             memory_records: Vec::new(),
             front: Arc::clone(&self.front),
+            local: local_state::LocalRecords::default(),
             front_passes: pipeline::IdMap::default(),
             #[cfg(feature = "wgpu-profiler")]
             bridge: bridge_state::Bridge::default(),

@@ -11,13 +11,14 @@ use sgpt_format::{
     Binding, Command, CpuSpan, Frame, GpuPassKind, Level, MemoryRecord, Note, Op, Span, SpanKind, Topology, Writer,
 };
 
+use super::local_state::LocalRecords;
 use super::outcome::{BytesCallback, BytesWritten, CaptureSummary, StopReason};
-use super::structure::{AttachmentInfo, Structure};
+use super::structure::Structure;
 use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
 use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::error::RecordError;
-use crate::front::{FrontShared, FrontTaken, PipelineRef};
+use crate::front::{FrontShared, FrontTaken, GraphRef, PipelineRef};
 use crate::memory::Gauges;
 use crate::meta::Capabilities;
 use crate::providers::Providers;
@@ -82,6 +83,8 @@ pub(crate) struct Active {
     pub(super) write_error: Option<RecordError>,
     /// The shared recording front: span slots are claimed from it by both fronts.
     pub(super) front: Arc<FrontShared>,
+    /// The records of the session's own brackets and profiled passes, not yet merged.
+    pub(super) local: LocalRecords,
     /// The merge's scope id → GPU pass map, kept so no frame allocates it.
     pub(super) front_passes: IdMap<u32>,
     /// Results of a renderer timed through wgpu-profiler, paired with their frames.
@@ -220,14 +223,8 @@ impl Active {
     }
 
     /// Says once per label, at Workload and up, that a pass timed through a
-    /// [`crate::PassTimer`] has no recorded commands: absent, not zero.
-    pub(crate) fn timed_only(&mut self, label: &str) {
-        let Some(open) = self.open.as_ref() else { return };
-        let frame_number = open.frame.frame_number;
-        self.timed_only_at(label, frame_number);
-    }
-
-    /// [`Self::timed_only`] on frame `frame_number`.
+    /// [`crate::PassTimer`] or a [`crate::PassToken`] has no recorded commands: absent,
+    /// not zero. Noted on frame `frame_number`.
     pub(super) fn timed_only_at(&mut self, label: &str, frame_number: u64) {
         if self.level < Level::Workload || self.timed_only_noted.iter().any(|known| known == label) {
             return;
@@ -340,12 +337,11 @@ pub(super) struct Refused {
     pub(super) unwritten: u32,
 }
 
-/// Where a span's queries are written, and whether that encoder resolved them.
+/// Where a span's queries are written, and whether the encoder that wrote them resolved them.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SpanSlot {
     /// The slot's index in the timer set: queries `2 * slot` and `2 * slot + 1`.
     pub(super) slot: u32,
-    pub(super) encoder: EncoderKey,
     pub(super) resolved: bool,
 }
 
@@ -371,6 +367,7 @@ impl Active {
         let mut pending = self.spare.pop().unwrap_or_default();
         pending.set = self.pool.as_mut().and_then(TimerPool::acquire);
         pending.slots.clear();
+        self.local.clear();
         pending.mapping = false;
         pending.read = false;
         pending.indirect.clear();
@@ -401,24 +398,6 @@ impl Active {
         let key = encoder_key(encoder);
         if let (Some(pool), Some(set)) = (&self.pool, pending.set) {
             let set = &pool.sets[set];
-            // One resolve per run of this encoder's unresolved spans in consecutive slots
-            // (the shared front claims slots in between, so slots need not follow spans).
-            let mine = |slot: &SpanSlot| slot.encoder == key && !slot.resolved;
-            let mut at = 0;
-            while let Some(start) = pending.slots[at..].iter().position(mine).map(|i| at + i) {
-                let mut end = start + 1;
-                while end < pending.slots.len()
-                    && mine(&pending.slots[end])
-                    && pending.slots[end].slot == pending.slots[end - 1].slot + 1
-                {
-                    end += 1;
-                }
-                set.resolve(encoder, pending.slots[start].slot * 2..(pending.slots[end - 1].slot + 1) * 2);
-                for slot in &mut pending.slots[start..end] {
-                    slot.resolved = true;
-                }
-                at = end;
-            }
             for (slot, copy) in pending.indirect.iter_mut().enumerate() {
                 if copy.encoder == key && !copy.resolved {
                     set.copy_indirect(encoder, slot as u32, &copy.buffer, copy.offset, copy.len);
@@ -427,6 +406,7 @@ impl Active {
             }
         }
         // The shared front's scopes on this encoder, whichever front recorded them.
+        self.front.hand_over_local(&mut self.local.records);
         self.front.resolve(encoder);
         pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
         Ok(())
@@ -439,6 +419,7 @@ impl Active {
         if pending.frame.cpu.end_ns == 0 {
             pending.frame.cpu.end_ns = started;
         }
+        self.hand_over_local();
         let claimed = self.merge_front(&mut pending);
         // A slot its encoder never resolved holds whatever an earlier frame left there:
         // counted as dropped here, and skipped when the frame is read back.
@@ -676,69 +657,6 @@ impl Active {
             });
         }
     }
-
-    pub(super) fn claim_span(&mut self, pass: u32, kind: SpanKind, encoder: EncoderKey) -> Option<u32> {
-        if !self.capabilities.timestamps {
-            return None;
-        }
-        let open = self.open.as_mut()?;
-        let set = open.set.and_then(|set| self.pool.as_ref().map(|pool| &pool.sets[set]));
-        // The slot comes from the front's atomic claim, shared with the Recorder handles.
-        match (set, self.front.claim()) {
-            (Some(set), crate::front::Claim::Slot { slot, .. }) => {
-                open.frame.spans.push(Span { pass, kind, query_set: set.id, begin_ns: 0, end_ns: 0 });
-                open.slots.push(SpanSlot { slot, encoder, resolved: false });
-                Some(slot * 2)
-            }
-            _ => {
-                open.frame.dropped_spans += 1;
-                None
-            }
-        }
-    }
-
-    /// The open frame's query set.
-    pub(crate) fn query_set(&self) -> Option<&wgpu::QuerySet> {
-        let set = self.open.as_ref()?.set?;
-        self.pool.as_ref()?.sets[set].query_set.as_ref()
-    }
-
-    #[inline]
-    pub(crate) fn record(&mut self, gpu_pass: u32, pipeline: Option<u32>, op: Op, groups: &[Option<u32>]) -> u32 {
-        let Some(open) = self.open.as_mut() else { return 0 };
-        let command = open.frame.commands.len() as u32;
-        open.frame.commands.push(Command { gpu_pass, pipeline, op });
-        if self.level >= Level::Verbose {
-            for (group, bind_group) in groups.iter().enumerate() {
-                if let Some(bind_group) = *bind_group {
-                    open.frame.bindings.push(Binding { command, group: group as u32, bind_group });
-                }
-            }
-        }
-        command
-    }
-
-    /// At `Verbose`, schedules the read-back of an indirect call's arguments.
-    pub(crate) fn resolve_indirect(
-        &mut self,
-        encoder: EncoderKey,
-        command: u32,
-        buffer: &wgpu::Buffer,
-        offset: u64,
-        len: u64,
-    ) {
-        let Some(open) = self.open.as_mut() else { return };
-        let Some(pool) = self.pool.as_ref() else { return };
-        // Reading needs COPY_SRC on the application's buffer; without it the count stays
-        // *encoded* only.
-        if open.set.is_none()
-            || open.indirect.len() as u32 >= pool.indirect_slots
-            || !buffer.usage().contains(wgpu::BufferUsages::COPY_SRC)
-        {
-            return;
-        }
-        open.indirect.push(IndirectCopy { encoder, resolved: false, command, buffer: buffer.clone(), offset, len });
-    }
 }
 
 /// The merge of the shared front's records into the frame.
@@ -758,30 +676,46 @@ impl Active {
         let mut passes = std::mem::take(&mut self.front_passes);
         passes.clear();
         passes.reserve(records.len());
+        // The profiled passes' commands, moved into the frame as their records merge.
+        let mut local = std::mem::take(&mut self.local);
+        local.remap.clear();
+        local.remap.resize(local.commands.len(), u32::MAX);
         // Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
         let mut last_graph: Option<(&Arc<str>, u32)> = None;
         for record in order.iter().map(|&at| &records[at as usize]) {
             let parent = record.parent.and_then(|id| passes.get(&id).copied());
-            let bracket = record.graph_pass.as_ref().map(|name| match last_graph {
-                Some((last, index)) if Arc::ptr_eq(last, name) => index,
-                _ => {
+            let bracket = record.graph_pass.as_ref().map(|graph| match (graph, last_graph) {
+                (GraphRef::Index(index), _) => *index,
+                (GraphRef::Named(name), Some((last, index))) if Arc::ptr_eq(last, name) => index,
+                (GraphRef::Named(name), _) => {
                     let index = self.structure.front_graph_pass(name);
                     last_graph = Some((name, index));
                     index
                 }
             });
-            let index = self.structure.register_front_pass(record.kind, record.label.as_str(), parent, bracket);
+            let index =
+                self.structure.register(record.kind, record.label.as_str(), parent, &record.attachments, bracket);
             passes.insert(record.id, index);
             if let (Some(slot), Some(query_set)) = (record.slot, set_id) {
                 let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
                 pending.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
-                pending.slots.push(SpanSlot { slot, encoder: record.encoder, resolved: record.resolved.is_some() });
+                pending.slots.push(SpanSlot { slot, resolved: record.resolved.is_some() });
             }
-            let mut any = false;
+            let (commands, bindings) = (record.local.commands.clone(), record.local.bindings.clone());
+            let mut any = !commands.is_empty();
+            let base = pending.frame.commands.len() as u32;
+            for (at, command) in commands.clone().zip(&local.commands[commands.start as usize..commands.end as usize]) {
+                local.remap[at as usize] = base + (at - commands.start);
+                pending.frame.commands.push(Command { gpu_pass: index, ..*command });
+            }
+            for binding in &local.bindings[bindings.start as usize..bindings.end as usize] {
+                let command = base + (binding.command - commands.start);
+                pending.frame.bindings.push(Binding { command, ..*binding });
+            }
             let own = std::iter::once((&record.pipelines, &record.commands));
             let later = late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
             for (pipelines, commands) in own.chain(later) {
-                for command in commands.iter() {
+                for command in commands {
                     any = true;
                     let render =
                         matches!(command.op, Op::Draw { .. } | Op::DrawIndexed { .. } | Op::DrawIndirect { .. });
@@ -792,7 +726,6 @@ impl Active {
                             self.registry.named_id(label, render, *workgroup_size)
                         }
                     });
-                    // The frame is no longer `open`: pushed where `record` would have put it.
                     pending.frame.commands.push(Command { gpu_pass: index, pipeline, op: command.op });
                 }
             }
@@ -800,6 +733,12 @@ impl Active {
                 self.timed_only_at(record.label.as_str(), pending.frame.frame_number);
             }
         }
+        // Indirect read-backs name their command by its local index until now.
+        for copy in &mut pending.indirect {
+            copy.command = local.remap.get(copy.command as usize).copied().unwrap_or(u32::MAX);
+        }
+        local.clear();
+        self.local = local;
         self.front_passes = passes;
         self.front.recycle(records);
         // A slot claimed with no span: its scope had not ended (or its record came too
@@ -872,22 +811,5 @@ impl Active {
 
     pub(crate) fn enter_graph_pass(&mut self, graph_pass: u32, name: &str) {
         self.structure.enter_graph_pass(graph_pass, name);
-    }
-
-    /// Registers a GPU pass (or marker region) and claims its span's two queries.
-    /// Returns the pass index and the first query index, if a slot was free.
-    pub(crate) fn begin_gpu_pass(
-        &mut self,
-        kind: GpuPassKind,
-        label: Option<&str>,
-        parent: Option<u32>,
-        attachments: &[AttachmentInfo],
-        timed: bool,
-        encoder: EncoderKey,
-    ) -> (u32, Option<u32>) {
-        let index = self.structure.register_gpu_pass(kind, label, parent, attachments);
-        let span_kind = if kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
-        let query = if timed { self.claim_span(index, span_kind, encoder) } else { None };
-        (index, query)
     }
 }

@@ -6,17 +6,8 @@
 use sgpt_format::{Attachment, GpuPass, GpuPassKind, Level, Topology, TopologyId};
 
 use crate::error::RecordError;
+use crate::front::AttachmentInfo;
 use crate::sync;
-
-/// A render pass attachment as the profiled pass reports it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct AttachmentInfo {
-    pub(crate) role: sgpt_format::AttachmentRole,
-    pub(crate) format: wgpu::TextureFormat,
-    pub(crate) load: sgpt_format::LoadOp,
-    pub(crate) store: sgpt_format::StoreOp,
-    pub(crate) stencil: Option<(sgpt_format::LoadOp, sgpt_format::StoreOp)>,
-}
 
 /// The session's structure, updated in place frame after frame.
 #[derive(Debug)]
@@ -169,17 +160,14 @@ impl Structure {
         self.format_names.len() - 1
     }
 
-    /// Registers the frame's next GPU pass (or marker region), attributed to the open
-    /// bracket; returns its index. A pass without a label takes its bracket's name, so two
+    /// The label of a GPU pass begun without one: its open bracket's name, so two
     /// unlabeled passes of different graph passes stay apart even at level Timing.
-    pub(super) fn register_gpu_pass(
-        &mut self,
-        kind: GpuPassKind,
-        label: Option<&str>,
-        parent: Option<u32>,
-        attachments: &[AttachmentInfo],
-    ) -> u32 {
-        self.register(kind, label, parent, attachments, self.graph_pass)
+    pub(super) fn unlabeled(&self, kind: GpuPassKind) -> &str {
+        match (self.graph_pass, kind) {
+            (Some(_), _) => &self.bracket_name,
+            (None, GpuPassKind::Render) => "render pass",
+            (None, _) => "compute pass",
+        }
     }
 
     /// The index of the graph pass a shared [`crate::Recorder`] scope names, entered in
@@ -192,23 +180,13 @@ impl Structure {
         index
     }
 
-    /// Registers a GPU pass of the shared [`crate::Recorder`], merged at `end_frame`:
-    /// attributed to the graph pass it names (`bracket`, from [`Self::front_graph_pass`]),
-    /// not to any open bracket.
-    pub(super) fn register_front_pass(
+    /// Registers the frame's next GPU pass (or marker region, or encoder span), merged
+    /// at `end_frame`: attributed to the graph pass its record names (`bracket`: a
+    /// bracket's index, or [`Self::front_graph_pass`]'s), not to any open bracket.
+    pub(super) fn register(
         &mut self,
         kind: GpuPassKind,
         label: &str,
-        parent: Option<u32>,
-        bracket: Option<u32>,
-    ) -> u32 {
-        self.register(kind, Some(label), parent, &[], bracket)
-    }
-
-    fn register(
-        &mut self,
-        kind: GpuPassKind,
-        label: Option<&str>,
         parent: Option<u32>,
         attachments: &[AttachmentInfo],
         bracket: Option<u32>,
@@ -225,12 +203,6 @@ impl Structure {
             }
         }
         let attachments = if with_attachments { &attachments[..attachments.len().min(names.len())] } else { &[] };
-        let label = match (label, bracket) {
-            (Some(label), _) => label,
-            (None, Some(_)) => self.bracket_name.as_str(),
-            (None, None) if kind == GpuPassKind::Render => "render pass",
-            (None, None) => "compute pass",
-        };
         let passes = &mut self.topology.gpu_passes;
         if passes.len() <= index as usize {
             passes.push(GpuPass::default());

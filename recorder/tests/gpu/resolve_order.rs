@@ -7,11 +7,12 @@
 //! of encoders that call `resolve_queries` (after their pass, before it, twice), and every
 //! submission order (one submit per encoder in any permutation, or one submit of all), the
 //! capture must hold exactly the spans of passes resolved on their own encoder, and count
-//! the others in `dropped_spans`.
+//! the others in `dropped_spans`. GPU passes merge in resolve order, unresolved ones last,
+//! so the spans are checked by the encoder and kind of their pass, in that order.
 
 use std::collections::HashMap;
 
-use sgpt_format::{Capture, Frame};
+use sgpt_format::{Capture, Frame, GpuPassKind};
 use sgpt_recorder::{GraphPassScope, Level, MemorySink, ProfileSession, SessionOptions};
 
 use super::{Gpu, Workload, frames, gpu, started};
@@ -50,10 +51,11 @@ struct Scenario {
 }
 
 impl Scenario {
-    /// GPU passes of the frame that get a span: each encoder's bracket and its pass.
-    fn expected_timed(&self) -> Vec<u32> {
+    /// GPU passes of the frame that get a span, in resolve order (the encoders resolve in
+    /// creation order): each encoder's bracket and its pass.
+    fn expected_timed(&self) -> Vec<(usize, GpuPassKind)> {
         let resolved = self.resolves.iter().enumerate().filter(|(_, resolve)| resolve.resolves_its_pass());
-        resolved.flat_map(|(index, _)| [2 * index as u32, 2 * index as u32 + 1]).collect()
+        resolved.flat_map(|(index, _)| [(index, GpuPassKind::Encoder), (index, GpuPassKind::Compute)]).collect()
     }
 
     fn expected_dropped(&self) -> u32 {
@@ -94,8 +96,31 @@ fn scenarios(encoders: usize) -> Vec<Scenario> {
     all
 }
 
+/// A frame as read back, and its spans as the encoder and kind of their GPU pass.
+struct Recorded {
+    frame: Frame,
+    timed: Vec<(usize, GpuPassKind)>,
+}
+
+/// Each span's GPU pass, as the encoder its graph pass ("encoder i") ran on and its kind.
+fn timed_passes(capture: &Capture<'_>, frame: &Frame) -> Vec<(usize, GpuPassKind)> {
+    let topology = capture.topology(frame.topology).expect("the frame's topology");
+    let encoder = |graph_pass: u32| -> usize {
+        let name = &topology.graph_passes[graph_pass as usize].name;
+        name.strip_prefix("encoder ").and_then(|index| index.parse().ok()).expect("an encoder's graph pass")
+    };
+    frame
+        .spans
+        .iter()
+        .map(|span| {
+            let pass = &topology.gpu_passes[span.pass as usize];
+            (encoder(pass.graph_pass.expect("attributed")), pass.kind)
+        })
+        .collect()
+}
+
 /// Records `frame_count` frames of `scenario` and returns the capture's frames.
-fn record(gpu: &Gpu, work: &Workload, scenario: &Scenario, frames_in_flight: u32, frame_count: u64) -> Vec<Frame> {
+fn record(gpu: &Gpu, work: &Workload, scenario: &Scenario, frames_in_flight: u32, frame_count: u64) -> Vec<Recorded> {
     let sink = MemorySink::new();
     let options = SessionOptions { frames_in_flight, ..SessionOptions::at(Level::Structure) };
     let mut session = started(gpu, options, &sink);
@@ -136,7 +161,8 @@ fn record(gpu: &Gpu, work: &Workload, scenario: &Scenario, frames_in_flight: u32
     let bytes = sink.take();
     let capture = Capture::open(&bytes).expect("opens");
     assert!(capture.verify().is_empty(), "{scenario:?}: {:?}", capture.verify());
-    let frames = frames(&capture);
+    let frames: Vec<Recorded> =
+        frames(&capture).into_iter().map(|frame| Recorded { timed: timed_passes(&capture, &frame), frame }).collect();
     if scenario.expected_dropped() > 0 {
         // The first frame with unresolved spans says so, once.
         let notes: Vec<_> = capture.notes().iter().filter(|note| note.text.contains("never resolved")).collect();
@@ -158,10 +184,10 @@ fn encode_pass(work: &Workload, session: &mut ProfileSession, encoder: &mut wgpu
 
 /// Asserts no span is stale: none repeats a span of another frame, and none begins before
 /// the last span of the previous frame on the same query set ended.
-fn assert_nothing_stale(frames: &[Frame], context: &dyn std::fmt::Debug) {
+fn assert_nothing_stale(frames: &[Recorded], context: &dyn std::fmt::Debug) {
     let mut seen: HashMap<(u64, u64), u64> = HashMap::new();
     let mut last_end: HashMap<u8, u64> = HashMap::new();
-    for frame in frames {
+    for Recorded { frame, .. } in frames {
         for span in &frame.spans {
             if let Some(other) = seen.insert((span.begin_ns, span.end_ns), frame.frame_number) {
                 assert_eq!(
@@ -190,12 +216,10 @@ fn check(gpu: &Gpu, work: &Workload, encoders: usize, frames_in_flight: u32) {
     for scenario in scenarios(encoders) {
         let frames = record(gpu, work, &scenario, frames_in_flight, 4);
         assert_eq!(frames.len(), 4);
-        for frame in &frames {
+        for Recorded { frame, timed } in &frames {
             assert_eq!(frame.dropped_spans, scenario.expected_dropped(), "{scenario:?} frame {}", frame.frame_number);
-            // Exactly the brackets and passes resolved on their own encoder have a span
-            // (encoder i's bracket is GPU pass 2i, its compute pass 2i + 1).
-            let timed: Vec<u32> = frame.spans.iter().map(|span| span.pass).collect();
-            assert_eq!(timed, scenario.expected_timed(), "{scenario:?} frame {}", frame.frame_number);
+            // Exactly the brackets and passes resolved on their own encoder have a span.
+            assert_eq!(timed, &scenario.expected_timed(), "{scenario:?} frame {}", frame.frame_number);
         }
         assert_nothing_stale(&frames, &scenario);
     }
@@ -231,11 +255,10 @@ fn a_pass_begun_after_another_encoders_resolve_is_dropped_not_given_an_earlier_f
     let work = Workload::new(&gpu);
     let scenario = Scenario { resolves: vec![Resolve::After, Resolve::Never], submit: Submit::Each(vec![0, 1]) };
     let frames = record(&gpu, &work, &scenario, 1, 6);
-    for frame in &frames {
+    for Recorded { frame, timed } in &frames {
         // Encoder B's bracket and pass: both dropped, both counted.
         assert_eq!(frame.dropped_spans, 2);
-        let timed: Vec<u32> = frame.spans.iter().map(|span| span.pass).collect();
-        assert_eq!(timed, [0, 1]);
+        assert_eq!(timed, &[(0, GpuPassKind::Encoder), (0, GpuPassKind::Compute)]);
     }
     assert_nothing_stale(&frames, &scenario);
 }
