@@ -1,13 +1,16 @@
 //! Prints the recorder's costs on the local Vulkan adapter (lavapipe in CI), beside
 //! wgpu-profiler 0.28's on the same device, in one run:
 //!
-//! - CPU cost per GPU pass at each level, and wgpu-profiler's per scope;
+//! - CPU cost per GPU pass at each level, and wgpu-profiler's per scope, on one thread and
+//!   on two encoding threads, each also over raw passes with the same timestamp writes
+//!   (what wgpu itself spends on a timed pass, which no profiler can cut);
 //! - the recorder's own time per frame (`recorder_cost_ns`) on a two-pass frame;
 //! - demo frame time with the session off and at `Workload`, as a ratio;
 //! - the structure figures, measured on the demo: distinct topologies over 600 frames, GPU
 //!   passes per frame, bytes per frame at each level.
 //!
-//! `cargo bench -p sgpt-demo --bench recorder`. Figures, not assertions: timing belongs in benches.
+//! `cargo bench -p sgpt-demo --bench recorder` (`SGPT_BENCH_ONLY=passes,boundary,frame,structure`
+//! for some sections). Figures, not assertions: timing belongs in benches.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -25,10 +28,16 @@ mod bench {
     use sgpt_format::Capture;
     use sgpt_recorder::{FrameScope, GraphPassScope, Level, MemorySink, ProfileSession, SessionOptions};
 
+    /// A section of the bench, by the name `SGPT_BENCH_ONLY` selects it with.
+    type Section = (&'static str, fn(&Gpu));
+
     /// GPU passes per measured frame.
     const PASSES: u32 = 1000;
+    /// Encoding threads of the threaded comparison.
+    const THREADS: u32 = 2;
     const WARM_FRAMES: usize = 5;
-    const FRAMES: usize = 25;
+    /// Frames of each kind, measured in turn.
+    const ROUNDS: usize = 41;
 
     struct Gpu {
         adapter: wgpu::Adapter,
@@ -50,118 +59,245 @@ mod bench {
         let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
     }
 
-    /// CPU time of one frame of `PASSES` one-dispatch compute passes, encoded raw.
-    fn raw_frame(gpu: &Gpu) -> Duration {
-        let started = Instant::now();
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        for _ in 0..PASSES {
-            let mut pass = encoder
-                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pass"), timestamp_writes: None });
+    /// One frame's encode: its encoders (one per thread), given the frame's profiler
+    /// state; the CPU time measured is the encode plus the frame hooks, submit excluded.
+    type Encode<'a> = dyn Fn(&Gpu, &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> + 'a;
+
+    /// What a measured frame records through.
+    enum Frame<'a> {
+        Raw,
+        /// Raw passes with timestamp writes into `query_set`: wgpu's own share of a timed
+        /// pass, which no profiler can cut.
+        Stamped(&'a wgpu::QuerySet),
+        Session(&'a mut ProfileSession),
+        Profiler(&'a mut wgpu_profiler::GpuProfiler),
+    }
+
+    fn encoder(gpu: &Gpu) -> wgpu::CommandEncoder {
+        gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
+    }
+
+    /// `count` one-dispatch passes on `encoder`, raw (timestamped from slot `first`).
+    fn raw_passes(
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        stamps: Option<&wgpu::QuerySet>,
+        first: u32,
+        count: u32,
+    ) {
+        for at in first..first + count {
+            let timestamp_writes = stamps.map(|query_set| wgpu::ComputePassTimestampWrites {
+                query_set,
+                beginning_of_pass_write_index: Some(at * 2),
+                end_of_pass_write_index: Some(at * 2 + 1),
+            });
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pass"), timestamp_writes });
             pass.set_pipeline(&gpu.pipeline);
             pass.dispatch_workgroups(1, 1, 1);
         }
-        let commands = encoder.finish();
-        let elapsed = started.elapsed();
-        gpu.queue.submit([commands]);
-        wait(gpu);
-        elapsed
     }
 
-    /// The same frame through the recorder, frame hooks included (submit excluded).
-    fn recorded_frame(gpu: &Gpu, session: &mut ProfileSession) -> Duration {
-        let started = Instant::now();
-        session.begin_frame().expect("frame begins");
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        {
-            let mut scope = GraphPassScope::named(Some(&mut *session), &mut encoder, "frame");
-            for _ in 0..PASSES {
-                let mut pass =
-                    scope.compute_pass(&wgpu::ComputePassDescriptor { label: Some("pass"), timestamp_writes: None });
-                pass.set_pipeline(&gpu.pipeline);
-                pass.dispatch_workgroups(1, 1, 1);
+    /// The frame's passes on one thread, through the session's wrappers or wgpu-profiler's scopes.
+    fn one_thread(gpu: &Gpu, frame: &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> {
+        let mut encoder = encoder(gpu);
+        match frame {
+            Frame::Raw => raw_passes(gpu, &mut encoder, None, 0, PASSES),
+            Frame::Stamped(query_set) => raw_passes(gpu, &mut encoder, Some(query_set), 0, PASSES),
+            Frame::Session(session) => {
+                let mut scope = GraphPassScope::named(Some(&mut **session), &mut encoder, "frame");
+                for _ in 0..PASSES {
+                    let mut pass = scope
+                        .compute_pass(&wgpu::ComputePassDescriptor { label: Some("pass"), timestamp_writes: None });
+                    pass.set_pipeline(&gpu.pipeline);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            }
+            Frame::Profiler(profiler) => {
+                let mut scope = profiler.scope("frame", &mut encoder);
+                for _ in 0..PASSES {
+                    let mut pass = scope.scoped_compute_pass("pass");
+                    pass.set_pipeline(&gpu.pipeline);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
             }
         }
-        session.resolve_queries(&mut encoder).expect("frame is open");
-        let commands = encoder.finish();
+        vec![encoder]
+    }
+
+    /// The frame's passes on one worker thread through the session's `Recorder` handle.
+    fn handle_thread(gpu: &Gpu, frame: &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> {
+        threads(gpu, frame, 1)
+    }
+
+    /// The frame's passes on `THREADS` worker threads, an encoder each.
+    fn handle_threads(gpu: &Gpu, frame: &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> {
+        threads(gpu, frame, THREADS)
+    }
+
+    /// The frame's passes on `count` worker threads, an encoder each: through clones of
+    /// the session's `Recorder` handle, or wgpu-profiler's `&self` scopes.
+    fn threads(gpu: &Gpu, frame: &mut Frame<'_>, count: u32) -> Vec<wgpu::CommandEncoder> {
+        let per_thread = PASSES / count;
+        let (recorder, profiler, stamps) = match frame {
+            Frame::Session(session) => (Some(session.recorder()), None, None),
+            Frame::Profiler(profiler) => (None, Some(&**profiler), None),
+            Frame::Stamped(query_set) => (None, None, Some(*query_set)),
+            Frame::Raw => (None, None, None),
+        };
+        std::thread::scope(|threads| {
+            let workers: Vec<_> = (0..count)
+                .map(|thread| {
+                    let recorder = recorder.clone();
+                    threads.spawn(move || {
+                        let mut encoder = encoder(gpu);
+                        if let Some(recorder) = &recorder {
+                            let mut scope = recorder.graph_pass("frame", &mut encoder);
+                            for _ in 0..per_thread {
+                                let mut pass = scope.scoped_compute_pass("pass");
+                                pass.compute_pipeline(&gpu.pipeline);
+                                pass.dispatch(1, 1, 1);
+                            }
+                        } else if let Some(profiler) = profiler {
+                            let mut scope = profiler.scope("frame", &mut encoder);
+                            for _ in 0..per_thread {
+                                let mut pass = scope.scoped_compute_pass("pass");
+                                pass.set_pipeline(&gpu.pipeline);
+                                pass.dispatch_workgroups(1, 1, 1);
+                            }
+                        } else {
+                            raw_passes(gpu, &mut encoder, stamps, thread * per_thread, per_thread);
+                        }
+                        encoder
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|worker| worker.join().expect("encodes")).collect()
+        })
+    }
+
+    /// One frame's CPU time: begin, encode, resolve, finish, and the end of the frame
+    /// (wgpu-profiler's `end_frame` and `process_finished_frame`); submit and the GPU's wait excluded.
+    fn timed_frame(gpu: &Gpu, frame: &mut Frame<'_>, encode: &Encode<'_>) -> Duration {
+        let started = Instant::now();
+        if let Frame::Session(session) = frame {
+            session.begin_frame().expect("frame begins");
+        }
+        let mut encoders = encode(gpu, frame);
+        match frame {
+            Frame::Session(session) => {
+                for encoder in &mut encoders {
+                    session.resolve_queries(encoder).expect("frame is open");
+                }
+            }
+            Frame::Profiler(profiler) => {
+                // wgpu-profiler resolves every scope of the frame on one encoder, submitted last.
+                let mut resolve = encoder(gpu);
+                profiler.resolve_queries(&mut resolve);
+                encoders.push(resolve);
+            }
+            Frame::Raw | Frame::Stamped(_) => {}
+        }
+        let buffers: Vec<_> = encoders.into_iter().map(wgpu::CommandEncoder::finish).collect();
         let mut elapsed = started.elapsed();
-        gpu.queue.submit([commands]);
+        gpu.queue.submit(buffers);
         let ended = Instant::now();
-        session.end_frame().expect("frame ends");
+        match frame {
+            Frame::Session(session) => session.end_frame().expect("frame ends"),
+            Frame::Profiler(profiler) => {
+                profiler.end_frame().expect("frame ends");
+                drop(profiler.process_finished_frame(gpu.queue.get_timestamp_period()));
+            }
+            Frame::Raw | Frame::Stamped(_) => {}
+        }
         elapsed += ended.elapsed();
         wait(gpu);
         elapsed
-    }
-
-    /// The same frame through wgpu-profiler: one scope per pass.
-    fn profiled_frame(gpu: &Gpu, profiler: &mut wgpu_profiler::GpuProfiler) -> Duration {
-        let started = Instant::now();
-        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        {
-            let mut scope = profiler.scope("frame", &mut encoder);
-            for _ in 0..PASSES {
-                let mut pass = scope.scoped_compute_pass("pass");
-                pass.set_pipeline(&gpu.pipeline);
-                pass.dispatch_workgroups(1, 1, 1);
-            }
-        }
-        profiler.resolve_queries(&mut encoder);
-        let commands = encoder.finish();
-        let mut elapsed = started.elapsed();
-        gpu.queue.submit([commands]);
-        let ended = Instant::now();
-        profiler.end_frame().expect("frame ends");
-        let results = profiler.process_finished_frame(gpu.queue.get_timestamp_period());
-        elapsed += ended.elapsed();
-        drop(results);
-        wait(gpu);
-        elapsed
-    }
-
-    fn measure(mut frame: impl FnMut() -> Duration) -> Duration {
-        for _ in 0..WARM_FRAMES {
-            frame();
-        }
-        median((0..FRAMES).map(|_| frame()).collect())
     }
 
     fn per_pass_costs(gpu: &Gpu) {
-        println!(
-            "\n== CPU cost per GPU pass ({PASSES} one-dispatch compute passes per frame, median of {FRAMES} frames)"
-        );
-        let raw = measure(|| raw_frame(gpu));
-        println!("{:<28} {:>12.0} ns/frame   (wgpu alone: the baseline)", "raw wgpu", ns(raw));
-        let per_pass = |total: Duration| (ns(total) - ns(raw)) / f64::from(PASSES);
-        let mut levels = Vec::new();
-        for level in Level::ALL {
-            let options = SessionOptions { max_spans_per_frame: PASSES + 8, ..SessionOptions::at(level) };
-            let mut session = ProfileSession::new(options, MemorySink::new());
-            session.describe_compute_pipeline(
-                &gpu.pipeline,
-                &sgpt_recorder::PipelineInfo { label: "empty", entry_point: "main", ..Default::default() },
-            );
-            session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
-            levels.push((level, measure(|| recorded_frame(gpu, &mut session))));
-            drop(pollster::block_on(session.stop()));
-        }
-        let mut profiler = wgpu_profiler::GpuProfiler::new(&gpu.device, wgpu_profiler::GpuProfilerSettings::default())
-            .expect("profiler");
-        let profiled = measure(|| profiled_frame(gpu, &mut profiler));
-        // Printed once wgpu-profiler's figure is known, each with its ratio to it.
-        for (level, total) in levels {
+        // Every kind of frame on a device of its own, alike (a device takes one session).
+        let features = gpu.device.features();
+        let (raw_gpu, stamped_gpu, profiler_gpu) =
+            (device_with(gpu, features), device_with(gpu, features), device_with(gpu, features));
+        let stamps = stamped_gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("raw timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: PASSES * 2,
+        });
+        let mut sessions: Vec<(Level, Gpu, ProfileSession)> = Level::ALL
+            .into_iter()
+            .map(|level| {
+                let own = device_with(gpu, features);
+                // Room for the slots each encoder's last run of claims leaves unused.
+                let options = SessionOptions { max_spans_per_frame: PASSES + 64, ..SessionOptions::at(level) };
+                let mut session = ProfileSession::new(options, MemorySink::new());
+                session.describe_compute_pipeline(
+                    &own.pipeline,
+                    &sgpt_recorder::PipelineInfo { label: "empty", entry_point: "main", ..Default::default() },
+                );
+                session.start(&own.device, &own.queue, &own.adapter).expect("starts");
+                (level, own, session)
+            })
+            .collect();
+        let mut profiler =
+            wgpu_profiler::GpuProfiler::new(&profiler_gpu.device, wgpu_profiler::GpuProfilerSettings::default())
+                .expect("profiler");
+        for (shape, encode, levels) in [
+            ("1 thread: the session's GraphPassScope + compute_pass", &one_thread as &Encode<'_>, Level::ALL.len()),
+            ("1 worker thread: the Recorder handle's graph_pass + scoped_compute_pass", &handle_thread, 1),
+            ("2 threads: clones of the Recorder handle, an encoder each (frame CPU time)", &handle_threads, 1),
+        ] {
             println!(
-                "{:<28} {:>12.0} ns/frame   {:>7.0} ns per pass over raw   ratio to wgpu-profiler {:.2}",
-                format!("sgpt-recorder {level}"),
-                ns(total),
-                per_pass(total),
-                per_pass(total) / per_pass(profiled)
+                "\n== CPU cost per GPU pass, {shape}: {PASSES} one-dispatch compute passes a frame, wgpu-profiler 0.28 per scope beside; every kind of frame in turn, median of {ROUNDS} each"
+            );
+            let mut times: Vec<Vec<Duration>> = vec![Vec::new(); levels + 3];
+            for round in 0..WARM_FRAMES + ROUNDS {
+                let mut frames = vec![(&raw_gpu, Frame::Raw), (&stamped_gpu, Frame::Stamped(&stamps))];
+                frames
+                    .extend(sessions.iter_mut().take(levels).map(|(_, own, session)| (&*own, Frame::Session(session))));
+                frames.push((&profiler_gpu, Frame::Profiler(&mut profiler)));
+                for (at, (gpu, frame)) in frames.iter_mut().enumerate() {
+                    let time = timed_frame(gpu, frame, encode);
+                    if round >= WARM_FRAMES {
+                        times[at].push(time);
+                    }
+                }
+            }
+            let medians: Vec<f64> = times.into_iter().map(|times| ns(median(times))).collect();
+            let (raw, stamped, profiler_ns) = (medians[0], medians[1], medians[levels + 2]);
+            let per_pass = |frame: f64, base: f64| (frame - base) / f64::from(PASSES);
+            let profiler_total = per_pass(profiler_ns, raw);
+            let profiler_own = per_pass(profiler_ns, stamped);
+            println!("{:<28} {:>10.0} ns/frame", "raw wgpu", raw);
+            println!(
+                "{:<28} {:>10.0} ns/frame  {:>6.0} ns a pass over raw: wgpu's share of a timed pass",
+                "raw wgpu, timestamp writes",
+                stamped,
+                per_pass(stamped, raw)
+            );
+            for (at, (level, _, _)) in sessions.iter().take(levels).enumerate() {
+                let total = per_pass(medians[at + 2], raw);
+                let own = per_pass(medians[at + 2], stamped);
+                println!(
+                    "{:<28} {:>10.0} ns/frame  {:>6.0} ns a pass over raw ({:.2}× wgpu-profiler's), {:>6.0} over timestamped raw ({:.2}×)",
+                    format!("sgpt-recorder {level}"),
+                    medians[at + 2],
+                    total,
+                    total / profiler_total,
+                    own,
+                    own / profiler_own
+                );
+            }
+            println!(
+                "{:<28} {:>10.0} ns/frame  {:>6.0} ns a scope over raw, {:>6.0} over timestamped raw",
+                "wgpu-profiler 0.28", profiler_ns, profiler_total, profiler_own
             );
         }
-        println!(
-            "{:<28} {:>12.0} ns/frame   {:>7.0} ns per scope over raw",
-            "wgpu-profiler 0.28",
-            ns(profiled),
-            per_pass(profiled)
-        );
+        for (level, _, mut session) in sessions {
+            let summary = pollster::block_on(session.stop()).expect("stops");
+            println!("sgpt-recorder {level}: {} spans dropped in all these frames", summary.dropped_spans);
+        }
     }
 
     /// A device on the same adapter with only `features` of the timer features.
@@ -173,7 +309,8 @@ mod bench {
             ..Default::default()
         }))
         .expect("a device");
-        Gpu { adapter: gpu.adapter.clone(), device, queue, pipeline: gpu.pipeline.clone() }
+        let pipeline = sgpt_test_support::gpu::empty_compute_pipeline(&device);
+        Gpu { adapter: gpu.adapter.clone(), device, queue, pipeline }
     }
 
     fn frame_time_ratios(gpu: &Gpu) {
@@ -309,9 +446,19 @@ mod bench {
         println!("device: {} ({}), features {:?}", info.name, info.backend.to_str(), device.features());
         let pipeline = sgpt_test_support::gpu::empty_compute_pipeline(&device);
         let gpu = Gpu { adapter, device, queue, pipeline };
-        per_pass_costs(&gpu);
-        frame_boundary_costs(&gpu);
-        frame_time_ratios(&gpu);
-        m0(&gpu);
+        // `SGPT_BENCH_ONLY=passes,boundary,frame,structure` runs only those sections.
+        let only = std::env::var("SGPT_BENCH_ONLY").ok();
+        let run = |section: &str| only.as_deref().is_none_or(|only| only.split(',').any(|name| name == section));
+        let sections: [Section; 4] = [
+            ("passes", per_pass_costs),
+            ("boundary", frame_boundary_costs),
+            ("frame", frame_time_ratios),
+            ("structure", m0),
+        ];
+        for (name, section) in sections {
+            if run(name) {
+                section(&gpu);
+            }
+        }
     }
 }

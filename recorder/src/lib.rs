@@ -65,12 +65,15 @@
 //! `scope.scope(name)`, passes with `scoped_compute_pass` / `scoped_render_pass`, regions in
 //! a pass the caller holds with `pass_scope`, `forget_lifetime()` ones included) and its
 //! pass tokens (`compute_pass_timestamp_writes` / `render_pass_timestamp_writes` for the
-//! caller's own descriptor) claim query slots from the same atomic word as the session's
-//! passes; each scope hands its record over under one short lock when it ends.
+//! caller's own descriptor) record exactly what the session's brackets and profiled passes
+//! record: both are one front, whose query slots come from one atomic word. A scope hands
+//! its record over under one short lock when it ends; the session's own passes, which hold
+//! `&mut ProfileSession`, keep theirs without a lock until their encoder is resolved.
 //! `recorder.resolve_queries(&mut encoder)` (or the session's, which resolves both)
-//! resolves them per encoder, and `end_frame` merges them in resolve order: wgpu does not
-//! tell a library when a command buffer is submitted, so the order in which encoders were
-//! resolved is the recorder's submission order. The same guarantees hold: a span is read
+//! resolves them per encoder, and `end_frame` merges every GPU pass of the frame, whichever
+//! front began it, in resolve order, each encoder's in creation order: wgpu does not tell a
+//! library when a command buffer is submitted, so the order in which encoders were resolved
+//! is the recorder's submission order. The same guarantees hold: a span is read
 //! only from the encoder that wrote it, and one never resolved there is dropped and counted.
 //!
 //! Where the device has `TIMESTAMP_QUERY_INSIDE_ENCODERS` (native Vulkan, Metal, D3D12; no

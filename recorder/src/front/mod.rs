@@ -2,13 +2,15 @@
 //! code that cannot hold `&mut ProfileSession` (render-graph nodes run with `&World`,
 //! encoders recorded on worker threads, renderers that own their pass).
 //!
-//! Query slots are claimed from one atomic word that the session's own passes claim from
-//! too, so the two fronts never hand out the same slot and no lock is taken to claim.
-//! A scope keeps its record (label, attribution, workload) to itself while open and hands
-//! it over, under one short mutex, when it ends; a resolve takes the same mutex once. At
-//! `end_frame` the session merges the records, encoder batch by encoder batch, in the
-//! order the batches were resolved: wgpu does not tell a library when command buffers
-//! are submitted, so *resolve order* is the recorder's submission order.
+//! The session's own brackets and profiled passes record through this front too: every GPU
+//! pass of a frame is a [`ScopeRecord`], whose query slot is claimed from one atomic word,
+//! so no two scopes get the same slot and no lock is taken to claim. A scope keeps its
+//! record (label, attribution, workload) to itself while open and hands it over, under one
+//! short mutex, when it ends; the session's passes, which hold `&mut ProfileSession`, keep
+//! theirs in the session until their encoder is resolved. A resolve takes the mutex once. At
+//! `end_frame` the session merges the records, encoder batch by encoder batch, in the order
+//! the batches were resolved, each batch in creation order: wgpu does not tell a library
+//! when command buffers are submitted, so *resolve order* is the recorder's submission order.
 
 use std::sync::Arc;
 

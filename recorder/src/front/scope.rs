@@ -8,7 +8,7 @@ use sgpt_format::{GpuPassKind, Level, Op};
 
 use super::shared::{
     Claim, Few, FrontCommand, FrontShared, GraphRef, Label, LateCommands, LocalRanges, PipelineRef, ScopeRecord,
-    attachments_of,
+    SlotRun, attachments_of,
 };
 use crate::encoder_key::EncoderKey;
 
@@ -82,15 +82,40 @@ impl<R> Target<'_, R> {
     }
 }
 
+/// Where a scope's tree claims its slots: its outermost scope owns the run.
+enum Run<'a> {
+    Own(SlotRun),
+    Borrowed(&'a mut SlotRun),
+}
+
+impl Run<'_> {
+    fn get(&mut self) -> &mut SlotRun {
+        match self {
+            Run::Own(run) => run,
+            Run::Borrowed(run) => run,
+        }
+    }
+}
+
 /// Claims what a new scope needs: `None` when no frame is open, else the frame's
-/// generation and, when `timed` and a slot was free, the slot and its timer set. A
-/// timed claim that gets no slot is counted as a dropped span.
+/// generation and, when `timed` and a slot was free, the slot and its timer set (from
+/// `run` when the scope belongs to a tree). A timed claim that gets no slot is counted as
+/// a dropped span.
 #[inline]
 pub(crate) fn begin(shared: &FrontShared, timed: bool) -> Option<(u32, Option<(u32, usize)>)> {
+    begin_in(shared, timed, None)
+}
+
+#[inline]
+fn begin_in(shared: &FrontShared, timed: bool, run: Option<&mut SlotRun>) -> Option<(u32, Option<(u32, usize)>)> {
     if !timed {
         return shared.open_generation().map(|generation| (generation, None));
     }
-    match shared.claim() {
+    let claim = match run {
+        Some(run) => shared.claim_in(run),
+        None => shared.claim(),
+    };
+    match claim {
         Claim::Closed => None,
         // No set (the pool is exhausted) or a full set: the span is dropped, and counted.
         Claim::NoSet { generation } | Claim::Refused { generation } => {
@@ -137,9 +162,13 @@ impl Ops {
         }
     }
 
-    fn pipeline(&mut self, pipeline: PipelineRef) {
+    /// Sets the pipeline of the commands that follow; `pipeline` is made only when the
+    /// workload is recorded (a clone of a wgpu handle is an atomic, contended when threads
+    /// share the pipeline).
+    #[inline]
+    fn pipeline(&mut self, pipeline: impl FnOnce() -> PipelineRef) {
         if self.enabled {
-            self.pipelines.push(pipeline);
+            self.pipelines.push(pipeline());
             self.current = Some(self.pipelines.len() - 1);
         }
     }
@@ -191,13 +220,13 @@ macro_rules! workload_calls {
         /// Sets the pipeline of the commands recorded next, by identity (name it with
         /// [`crate::ProfileSession::describe_compute_pipeline`]).
         pub fn compute_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
-            self.ops.pipeline(PipelineRef::Compute(pipeline.clone()));
+            self.ops.pipeline(|| PipelineRef::Compute(pipeline.clone()));
         }
 
         /// Sets the pipeline of the commands recorded next, by identity (name it with
         /// [`crate::ProfileSession::describe_render_pipeline`]).
         pub fn render_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
-            self.ops.pipeline(PipelineRef::Render(pipeline.clone()));
+            self.ops.pipeline(|| PipelineRef::Render(pipeline.clone()));
         }
     };
 }
@@ -223,6 +252,9 @@ pub struct Scope<'a, R: ScopeTarget> {
     up: Option<&'a mut Vec<ScopeRecord>>,
     /// Records of the scopes nested in this one, ended already.
     children: Vec<ScopeRecord>,
+    /// The tree's slots: owned by an outermost scope (`up` is `None`), borrowed by the
+    /// scopes nested in it.
+    run: Run<'a>,
 }
 
 /// A [`Scope`] on a command encoder.
@@ -273,16 +305,29 @@ fn new_record(
 }
 
 impl<'a, R: ScopeTarget> Scope<'a, R> {
-    /// Opens a scope on `target`: timestamps written on it where the device can.
+    /// Opens an outermost scope on `target`: timestamps written on it where the device can.
     pub(crate) fn open(
+        shared: &'a Arc<FrontShared>,
+        name: &str,
+        target: Target<'a, R>,
+        encoder: EncoderKey,
+        parent: Option<u64>,
+        graph_pass: Option<GraphRef>,
+    ) -> Self {
+        Self::open_in(shared, name, target, encoder, parent, graph_pass, Run::Own(SlotRun::default()))
+    }
+
+    /// Opens a scope of the tree whose slots are `run`.
+    fn open_in(
         shared: &'a Arc<FrontShared>,
         name: &str,
         mut target: Target<'a, R>,
         encoder: EncoderKey,
         parent: Option<u64>,
         graph_pass: Option<GraphRef>,
+        mut run: Run<'a>,
     ) -> Self {
-        let Some((generation, slot)) = begin(shared, can_time(shared, R::KIND)) else {
+        let Some((generation, slot)) = begin_in(shared, can_time(shared, R::KIND), Some(run.get())) else {
             return Self::inert(shared, target, encoder);
         };
         let record = new_record(
@@ -312,6 +357,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             ops: Ops::new(shared, true),
             up: None,
             children: Vec::new(),
+            run,
         }
     }
 
@@ -326,6 +372,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             ops: Ops::default(),
             up: None,
             children: Vec::new(),
+            run: Run::Own(SlotRun::default()),
         }
     }
 
@@ -346,8 +393,14 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         let parent = self.record.as_ref().map(|record| record.id);
         let graph_pass = self.record.as_ref().and_then(|record| record.graph_pass.clone());
         let up = parent.map(|_| &mut self.children);
-        let mut scope =
-            Scope::open(self.shared, name, Target::Borrowed(self.target.get_mut()), self.encoder, parent, graph_pass);
+        // Nested in a recorded scope, it claims from that tree's run and is handed over with
+        // it; otherwise it is an outermost scope of its own.
+        let run = match parent {
+            Some(_) => Run::Borrowed(self.run.get()),
+            None => Run::Own(SlotRun::default()),
+        };
+        let target = Target::Borrowed(self.target.get_mut());
+        let mut scope = Scope::open_in(self.shared, name, target, self.encoder, parent, graph_pass, run);
         scope.up = up;
         scope
     }
@@ -359,7 +412,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
     /// label) with its workgroup size, if known (`None`: unknown, never zero). Records
     /// only: wgpu needs the pipeline object to encode.
     pub fn pipeline(&mut self, label: &str, workgroup_size: Option<[u32; 3]>) {
-        self.ops.pipeline(PipelineRef::Named { label: label.to_owned(), workgroup_size });
+        self.ops.pipeline(|| PipelineRef::Named { label: label.to_owned(), workgroup_size });
     }
 }
 
@@ -368,7 +421,7 @@ impl Scope<'_, wgpu::ComputePass<'_>> {
     /// Sets `pipeline` on the pass and records it for the commands that follow (name it
     /// with [`crate::ProfileSession::describe_compute_pipeline`]).
     pub fn compute_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
-        self.ops.pipeline(PipelineRef::Compute(pipeline.clone()));
+        self.ops.pipeline(|| PipelineRef::Compute(pipeline.clone()));
         self.target.get_mut().set_pipeline(pipeline);
     }
 
@@ -385,7 +438,7 @@ impl Scope<'_, wgpu::RenderPass<'_>> {
     /// Sets `pipeline` on the pass and records it for the commands that follow (name it
     /// with [`crate::ProfileSession::describe_render_pipeline`]).
     pub fn render_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
-        self.ops.pipeline(PipelineRef::Render(pipeline.clone()));
+        self.ops.pipeline(|| PipelineRef::Render(pipeline.clone()));
         self.target.get_mut().set_pipeline(pipeline);
     }
 
@@ -404,9 +457,9 @@ impl Scope<'_, wgpu::RenderPass<'_>> {
 }
 
 impl Scope<'_, wgpu::CommandEncoder> {
-    fn claim_pass(&self) -> Option<(u32, Option<(u32, usize)>)> {
+    fn claim_pass(&mut self) -> Option<(u32, Option<(u32, usize)>)> {
         self.record.as_ref()?;
-        begin(self.shared, can_time(self.shared, GpuPassKind::Compute))
+        begin_in(self.shared, can_time(self.shared, GpuPassKind::Compute), Some(self.run.get()))
     }
 
     fn pass_record(
@@ -438,6 +491,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
         let encoder = self.encoder;
         let recording = record.is_some();
         let up = recording.then_some(&mut self.children);
+        // A recording pass is this tree's; its nested scopes claim from the tree's run.
+        let run = if recording { Run::Borrowed(self.run.get()) } else { Run::Own(SlotRun::default()) };
         let pass = self
             .target
             .get_mut()
@@ -452,6 +507,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
             ops: Ops::new(shared, recording),
             up,
             children: Vec::new(),
+            run,
         }
     }
 
@@ -480,6 +536,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
         let encoder = self.encoder;
         let recording = record.is_some();
         let up = recording.then_some(&mut self.children);
+        // A recording pass is this tree's; its nested scopes claim from the tree's run.
+        let run = if recording { Run::Borrowed(self.run.get()) } else { Run::Own(SlotRun::default()) };
         let desc = wgpu::RenderPassDescriptor { label: Some(label), timestamp_writes: writes, ..desc.clone() };
         let pass = self.target.get_mut().begin_render_pass(&desc);
         Scope {
@@ -492,6 +550,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
             ops: Ops::new(shared, recording),
             up,
             children: Vec::new(),
+            run,
         }
     }
 
@@ -568,10 +627,12 @@ impl<R: ScopeTarget> Drop for Scope<'_, R> {
                     self.shared.give_spare(std::mem::take(&mut self.children));
                 }
             }
-            None if self.children.is_empty() => self.shared.hand_over(record),
+            // The outermost scope: its tree's run is its own (`up` is `None` only then).
+            None if self.children.is_empty() => self.shared.hand_over_root(record, self.run.get()),
             None => {
                 self.children.push(record);
-                self.shared.hand_over_all(&mut self.children);
+                let run = self.run.get();
+                self.shared.hand_over_all(&mut self.children, run);
             }
         }
     }
@@ -681,7 +742,7 @@ impl PassToken {
     /// Sets the pipeline of the commands recorded next, declared by `label` (once per
     /// label) with its workgroup size, if known (`None`: unknown, never zero).
     pub fn pipeline(&mut self, label: &str, workgroup_size: Option<[u32; 3]>) {
-        self.ops.pipeline(PipelineRef::Named { label: label.to_owned(), workgroup_size });
+        self.ops.pipeline(|| PipelineRef::Named { label: label.to_owned(), workgroup_size });
     }
 
     workload_calls!();

@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
+use crossbeam_utils::CachePadded;
 use sgpt_format::{AttachmentRole, GpuPassKind, Level, LoadOp, Op, StoreOp};
 use smallvec::SmallVec;
 
@@ -39,6 +40,33 @@ pub(crate) enum Claim {
     Refused { generation: u32 },
     /// Span slot `slot` (queries `2 * slot` and `2 * slot + 1`) of timer set `set`.
     Slot { generation: u32, set: usize, slot: u32 },
+}
+
+/// Consecutive slots a tree of scopes (an outermost scope and everything nested in it, all
+/// on one encoder) claimed at once and hands to its scopes in order. While other threads
+/// claim too, one encoder's spans then sit in a few runs of consecutive slots, resolved
+/// by a few commands, not one resolve and one copy per span.
+#[derive(Debug, Default)]
+pub(crate) struct SlotRun {
+    generation: u32,
+    set: usize,
+    next: u32,
+    end: u32,
+    /// The length of the next run claimed: 1, then doubling up to [`MAX_RUN`], so a
+    /// small tree leaves at most half of its last run unused.
+    size: u32,
+}
+
+/// The longest run a tree claims at once. Slots a tree leaves unused (fewer than this)
+/// still count against `max_spans_per_frame`: a short cap keeps that small, and a
+/// thousand passes on one encoder still resolve in about 60 runs, not one per pass.
+const MAX_RUN: u32 = 16;
+
+impl SlotRun {
+    /// Slots claimed and not handed out, of frame `generation`.
+    pub(crate) fn unused(&self) -> (u32, u32) {
+        (self.generation, self.end - self.next)
+    }
 }
 
 /// A pipeline as a front scope names it.
@@ -208,6 +236,10 @@ struct FrontFrame {
     scratch: Vec<u32>,
     /// Emptied record buffers, for the children of the next outermost scopes.
     spare: Vec<Vec<ScopeRecord>>,
+    /// The merge order's buffer, handed back by `recycle`.
+    order: Vec<u32>,
+    /// Slots trees claimed in runs and left unused: no scope had them, so none is dropped.
+    unused: u32,
 }
 
 /// Spare record buffers kept: about one per thread recording at once.
@@ -216,8 +248,11 @@ const SPARE_BUFFERS: usize = 16;
 /// What `end_frame` takes from the front.
 #[derive(Debug, Default)]
 pub(crate) struct FrontTaken {
-    /// Slots claimed in the frame by both fronts, refused ones excluded.
+    /// Slots claimed in the frame by both fronts, refused ones excluded: the readback
+    /// covers them.
     pub(crate) claimed: u32,
+    /// Of `claimed`, slots claimed in runs and never handed to a scope.
+    pub(crate) unused: u32,
     /// Spans the front refused (set full).
     pub(crate) refused: u32,
     /// In hand-over order; `order` gives the merge order.
@@ -231,9 +266,11 @@ pub(crate) struct FrontTaken {
 /// The state shared between a session and its [`super::Recorder`] handles.
 #[derive(Debug, Default)]
 pub(crate) struct FrontShared {
-    claims: AtomicU64,
+    /// Written by every timed scope of every thread: apart from what is only read.
+    claims: CachePadded<AtomicU64>,
     refused: AtomicU32,
-    next_id: AtomicU64,
+    /// Written by every scope of every thread.
+    next_id: CachePadded<AtomicU64>,
     setup: OnceLock<FrontSetup>,
     frame: Mutex<FrontFrame>,
 }
@@ -269,6 +306,7 @@ impl FrontShared {
             frame.records.clear();
             frame.late.clear();
             frame.resolves = 0;
+            frame.unused = 0;
         }
         self.refused.store(0, Ordering::Relaxed);
         let set = set.map_or(NO_SET, |set| set as u64 & NO_SET);
@@ -284,25 +322,32 @@ impl FrontShared {
         }
         let max = self.setup().map_or(0, |setup| setup.max_spans);
         let mut frame = self.lock();
-        let mut records = std::mem::take(&mut frame.records);
-        records.retain(|record| record.generation == generation);
-        let mut order: Vec<u32> = (0..records.len() as u32).collect();
-        order.sort_unstable_by_key(|&at| {
-            let record = &records[at as usize];
-            (record.resolved.unwrap_or(u32::MAX), record.id)
-        });
+        // Every record is this frame's: a hand-over checks the generation under the lock,
+        // and `open_frame` clears what came after the last close.
+        let records = std::mem::take(&mut frame.records);
+        // Merge order: by resolve batch (unresolved last), then by encoder, then creation,
+        // so each encoder's records stay in creation order. Mostly so already.
+        let key = |record: &ScopeRecord| (record.resolved.unwrap_or(u32::MAX), record.encoder, record.id);
+        let mut order = std::mem::take(&mut frame.order);
+        order.clear();
+        order.extend(0..records.len() as u32);
+        if !records.windows(2).all(|pair| key(&pair[0]) <= key(&pair[1])) {
+            order.sort_unstable_by_key(|&at| key(&records[at as usize]));
+        }
         let mut late = std::mem::take(&mut frame.late);
         late.retain(|late| late.generation == generation);
         // Without a set no claim got a slot: each was counted where it was refused.
         let claimed = if set.is_some() { count.min(max) } else { 0 };
-        FrontTaken { claimed, refused: self.refused.swap(0, Ordering::Relaxed), records, order, late }
+        let unused = if set.is_some() { std::mem::take(&mut frame.unused).min(claimed) } else { 0 };
+        FrontTaken { claimed, unused, refused: self.refused.swap(0, Ordering::Relaxed), records, order, late }
     }
 
-    /// Gives back the record buffer `close_frame` took, emptied, so the next frame
-    /// reuses its capacity instead of growing a new one.
-    pub(crate) fn recycle(&self, mut records: Vec<ScopeRecord>) {
+    /// Gives back the record and order buffers `close_frame` took, emptied, so the next
+    /// frame reuses their capacity instead of growing new ones.
+    pub(crate) fn recycle(&self, mut records: Vec<ScopeRecord>, order: Vec<u32>) {
         records.clear();
         let mut frame = self.lock();
+        frame.order = order;
         if records.capacity() > frame.records.capacity() {
             // Records handed over since the close stay (the next frame clears them).
             records.append(&mut frame.records);
@@ -326,6 +371,36 @@ impl FrontShared {
             (true, None) => Claim::NoSet { generation },
             (true, Some(_)) if count >= max => Claim::Refused { generation },
             (true, Some(set)) => Claim::Slot { generation, set, slot: count },
+        }
+    }
+
+    /// Claims one slot for a scope of the tree that owns `run`: the run's next slot, or the
+    /// first of a new run when it is spent.
+    #[inline]
+    pub(crate) fn claim_in(&self, run: &mut SlotRun) -> Claim {
+        let generation = self.open_generation();
+        if run.next < run.end && generation == Some(run.generation) {
+            run.next += 1;
+            return Claim::Slot { generation: run.generation, set: run.set, slot: run.next - 1 };
+        }
+        // What is left of a run of an earlier frame is that frame's: not handed out here.
+        if generation != Some(run.generation) {
+            *run = SlotRun::default();
+        }
+        let size = run.size.clamp(1, MAX_RUN);
+        let word = self.claims.fetch_add(u64::from(size), Ordering::AcqRel);
+        let (open, set, generation, count) = decode(word);
+        let max = self.setup().map_or(0, |setup| setup.max_spans);
+        match (open, set) {
+            (false, _) => Claim::Closed,
+            (true, None) => Claim::NoSet { generation },
+            (true, Some(_)) if count >= max => Claim::Refused { generation },
+            (true, Some(set)) => {
+                // Slots past the set's end are refused when asked for, not before.
+                let end = count.saturating_add(size).min(max);
+                *run = SlotRun { generation, set, next: count + 1, end, size: (size * 2).min(MAX_RUN) };
+                Claim::Slot { generation, set, slot: count }
+            }
         }
     }
 
@@ -356,18 +431,38 @@ impl FrontShared {
         }
     }
 
-    /// Hands a tree of records (an outermost scope's, with its nested ones') to the
-    /// frame under one lock, and keeps the emptied buffer for reuse.
-    pub(crate) fn hand_over_all(&self, records: &mut Vec<ScopeRecord>) {
+    /// Gives back, under the lock a hand-over takes anyway, what a tree's run left unused.
+    fn give_back(frame: &mut FrontFrame, run: &SlotRun) {
+        let (generation, unused) = run.unused();
+        if unused > 0 && frame.generation == generation {
+            frame.unused += unused;
+        }
+    }
+
+    /// Hands an outermost scope's record to the frame with what its tree's run left unused.
+    pub(crate) fn hand_over_root(&self, record: ScopeRecord, run: &SlotRun) {
         let mut frame = self.lock();
+        Self::give_back(&mut frame, run);
+        if frame.generation == record.generation {
+            frame.records.push(record);
+        }
+    }
+
+    /// Hands a tree of records (an outermost scope's, with its nested ones') to the
+    /// frame under one lock, with what its run left unused, and keeps the emptied buffer
+    /// for reuse.
+    pub(crate) fn hand_over_all(&self, records: &mut Vec<ScopeRecord>, run: &SlotRun) {
+        let mut frame = self.lock();
+        Self::give_back(&mut frame, run);
         let generation = frame.generation;
         records.retain(|record| record.generation == generation);
-        if frame.records.is_empty() {
-            // No copy: the frame's empty buffer becomes the spare one.
+        // Appended into whichever buffer is larger, the other becoming the spare one: the
+        // frame's buffer settles at the frame's size, and no steady frame reallocates it
+        // (a large buffer's growth is an mmap and page faults, which threads contend on).
+        if frame.records.capacity() < records.capacity() {
             std::mem::swap(&mut frame.records, records);
-        } else {
-            frame.records.append(records);
         }
+        frame.records.append(records);
         if records.capacity() > 0 && frame.spare.len() < SPARE_BUFFERS {
             frame.spare.push(std::mem::take(records));
         }
@@ -504,6 +599,49 @@ mod tests {
         front.open_frame(8, None);
         assert_eq!(front.claim(), Claim::NoSet { generation: 8 });
         assert_eq!(front.close_frame().claimed, 0, "without a set nothing was claimed");
+    }
+
+    fn slot(claim: Claim) -> u32 {
+        match claim {
+            Claim::Slot { slot, .. } => slot,
+            other => panic!("no slot: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn trees_claim_runs_of_consecutive_slots_and_what_they_leave_is_not_dropped() {
+        let front = front(100);
+        front.open_frame(3, Some(0));
+        let (mut a, mut b) = (SlotRun::default(), SlotRun::default());
+        // Two trees claiming in turn: runs of 1, 2, 4, … each, consecutive within a run.
+        let slots = [
+            slot(front.claim_in(&mut a)),
+            slot(front.claim_in(&mut b)),
+            slot(front.claim_in(&mut a)),
+            slot(front.claim_in(&mut a)),
+            slot(front.claim_in(&mut b)),
+            slot(front.claim_in(&mut a)),
+        ];
+        assert_eq!(slots, [0, 1, 2, 3, 4, 6], "a: 0 | 2 3 | 6.., b: 1 | 4 5");
+        assert_eq!((a.unused(), b.unused()), ((3, 3), (3, 1)));
+        front.hand_over_root(record(&front, 3, 1, Some(0)), &a);
+        front.hand_over_root(record(&front, 3, 2, Some(1)), &b);
+        let taken = front.close_frame();
+        assert_eq!((taken.claimed, taken.unused), (10, 4), "the readback covers the runs; 4 slots had no scope");
+    }
+
+    #[test]
+    fn a_run_stops_at_the_end_of_the_set_and_an_earlier_frames_run_is_not_reused() {
+        let front = front(3);
+        front.open_frame(1, Some(0));
+        let mut run = SlotRun::default();
+        let slots: Vec<u32> = (0..3).map(|_| slot(front.claim_in(&mut run))).collect();
+        assert_eq!(slots, [0, 1, 2]);
+        assert_eq!(front.claim_in(&mut run), Claim::Refused { generation: 1 });
+        assert_eq!(front.close_frame().claimed, 3);
+        front.open_frame(2, Some(0));
+        let mut run = SlotRun { generation: 1, set: 0, next: 1, end: 2, size: 4 };
+        assert_eq!(front.claim_in(&mut run), Claim::Slot { generation: 2, set: 0, slot: 0 }, "a fresh run");
     }
 
     #[test]

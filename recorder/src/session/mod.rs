@@ -319,7 +319,8 @@ impl ProfileSession {
             memory_records: Vec::new(),
             front: Arc::clone(&self.front),
             local: local_state::LocalRecords::default(),
-            front_passes: pipeline::IdMap::default(),
+            merge_ancestors: Vec::new(),
+            merge_merged: Vec::new(),
             #[cfg(feature = "wgpu-profiler")]
             bridge: bridge_state::Bridge::default(),
         }));

@@ -85,34 +85,13 @@ pub(crate) struct Active {
     pub(super) front: Arc<FrontShared>,
     /// The records of the session's own brackets and profiled passes, not yet merged.
     pub(super) local: LocalRecords,
-    /// The merge's scope id → GPU pass map, kept so no frame allocates it.
-    pub(super) front_passes: IdMap<u32>,
+    /// The merge's scope id → GPU pass pairs, kept so no frame allocates them: the open
+    /// ancestors of the record being merged, and every record merged.
+    pub(super) merge_ancestors: Vec<(u64, u32)>,
+    pub(super) merge_merged: Vec<(u64, u32)>,
     /// Results of a renderer timed through wgpu-profiler, paired with their frames.
     #[cfg(feature = "wgpu-profiler")]
     pub(super) bridge: super::bridge_state::Bridge,
-}
-
-/// A map keyed by scope ids: unique integers, so hashing them is a multiply, not SipHash.
-pub(crate) type IdMap<V> = std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<IdHasher>>;
-
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    fn write_u64(&mut self, id: u64) {
-        // Fibonacci hashing: spreads consecutive ids over the high bits hashbrown reads.
-        self.0 = id.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
 }
 
 /// What the pass wrappers and brackets (`pass.rs`) ask of the recording state.
@@ -664,18 +643,23 @@ impl Active {
     /// Closes the front's frame and merges its scopes into `pending`, encoder batch by
     /// batch in resolve order. Returns the slots claimed in the frame by both fronts.
     fn merge_front(&mut self, pending: &mut PendingFrame) -> u32 {
-        let FrontTaken { claimed, refused, records, order, late } = self.front.close_frame();
+        let FrontTaken { claimed, unused, refused, records, order, late } = self.front.close_frame();
         pending.frame.dropped_spans += refused;
+        // Slots handed to scopes; the rest of the trees' runs had none.
+        let handed = claimed - unused;
         if records.is_empty() {
-            pending.frame.dropped_spans += claimed.saturating_sub(pending.slots.len() as u32);
+            pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
             return claimed;
         }
         let set_id = pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id));
-        // Scope id → GPU pass index, for the children merged after their parents (a map:
-        // many children share one parent far back in the list), kept across frames.
-        let mut passes = std::mem::take(&mut self.front_passes);
-        passes.clear();
-        passes.reserve(records.len());
+        // A record merges after its parent: within an encoder's records, which come in
+        // creation order, after its parent's other descendants (scopes on one encoder nest),
+        // so the parent is one of the open ancestors. Anything else (a child handed over
+        // after its encoder was resolved) is looked up among every record merged.
+        let mut ancestors = std::mem::take(&mut self.merge_ancestors);
+        let mut merged = std::mem::take(&mut self.merge_merged);
+        ancestors.clear();
+        merged.clear();
         // The profiled passes' commands, moved into the frame as their records merge.
         let mut local = std::mem::take(&mut self.local);
         local.remap.clear();
@@ -683,7 +667,19 @@ impl Active {
         // Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
         let mut last_graph: Option<(&Arc<str>, u32)> = None;
         for record in order.iter().map(|&at| &records[at as usize]) {
-            let parent = record.parent.and_then(|id| passes.get(&id).copied());
+            let parent = match record.parent {
+                None => {
+                    ancestors.clear();
+                    None
+                }
+                Some(id) => {
+                    while ancestors.last().is_some_and(|&(open, _)| open != id) {
+                        ancestors.pop();
+                    }
+                    let found = ancestors.last().map(|&(_, index)| index);
+                    found.or_else(|| merged.iter().rev().find(|&&(known, _)| known == id).map(|&(_, index)| index))
+                }
+            };
             let bracket = record.graph_pass.as_ref().map(|graph| match (graph, last_graph) {
                 (GraphRef::Index(index), _) => *index,
                 (GraphRef::Named(name), Some((last, index))) if Arc::ptr_eq(last, name) => index,
@@ -695,7 +691,8 @@ impl Active {
             });
             let index =
                 self.structure.register(record.kind, record.label.as_str(), parent, &record.attachments, bracket);
-            passes.insert(record.id, index);
+            ancestors.push((record.id, index));
+            merged.push((record.id, index));
             if let (Some(slot), Some(query_set)) = (record.slot, set_id) {
                 let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
                 pending.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
@@ -739,11 +736,12 @@ impl Active {
         }
         local.clear();
         self.local = local;
-        self.front_passes = passes;
-        self.front.recycle(records);
+        self.merge_ancestors = ancestors;
+        self.merge_merged = merged;
+        self.front.recycle(records, order);
         // A slot claimed with no span: its scope had not ended (or its record came too
         // late) at end_frame. It has no timestamps: dropped, and counted.
-        pending.frame.dropped_spans += claimed.saturating_sub(pending.slots.len() as u32);
+        pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
         claimed
     }
 }

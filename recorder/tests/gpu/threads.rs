@@ -379,7 +379,7 @@ fn a_scope_never_resolved_on_its_encoder_is_dropped_and_counted_never_stale() {
 }
 
 #[test]
-fn the_session_and_the_handle_interleave_slots_on_one_encoder() {
+fn the_session_and_the_handle_interleave_slots_and_merge_in_one_resolve_order() {
     let Some(gpu) = gpu() else { return };
     let work = Workload::new(&gpu);
     let sink = MemorySink::new();
@@ -422,6 +422,15 @@ fn the_session_and_the_handle_interleave_slots_on_one_encoder() {
             let (pass, _) = pass_named(topology, label);
             assert!(span_of(frame, pass).is_some(), "{label}");
         }
+        // Both fronts' records merge in one order: `second` was resolved first, so the
+        // handle's scopes come before the session's passes, each encoder in creation order.
+        let order: Vec<&str> = topology.gpu_passes.iter().map(|pass| pass.label.as_str()).collect();
+        assert_eq!(
+            order,
+            ["handle a", "handle pass a", "handle b", "handle pass b", "session", "session a", "session", "session b"],
+            "frame {}",
+            frame.frame_number
+        );
         let mut spans = frame.spans.clone();
         spans.sort_by_key(|span| span.begin_ns);
         assert!(spans.iter().all(|span| span.begin_ns <= span.end_ns));
