@@ -411,10 +411,9 @@ fn begin_compute<'p>(
     key: Option<EncoderKey>,
     desc: &wgpu::ComputePassDescriptor<'_>,
 ) -> ProfiledComputePass<'p> {
-    let key = key.unwrap_or_else(|| encoder_key(encoder));
     // A pass the application times itself keeps its own timestamp writes, untouched.
     let timed = desc.timestamp_writes.is_none();
-    let Some((active, pass)) = open_local(active, GpuPassKind::Compute, desc.label, key, timed) else {
+    let Some((active, pass, key)) = open_local(active, encoder, key, GpuPassKind::Compute, desc.label, timed) else {
         return ProfiledComputePass { inner: encoder.begin_compute_pass(desc), rec: None };
     };
     let writes = pass.queries().and_then(|(begin, end, set)| {
@@ -432,18 +431,21 @@ fn begin_compute<'p>(
     ProfiledComputePass { inner, rec: Some(PassRecorder::new(active, pass, key)) }
 }
 
-/// Opens a profiled pass's record, when a frame is open.
+/// Opens a profiled pass's record, when a frame is open; with the encoder's key, taken
+/// here where the caller does not hold it (off, nothing is computed: one null check).
 #[inline]
 fn open_local<'p>(
     active: Option<&'p mut Active>,
+    encoder: &wgpu::CommandEncoder,
+    key: Option<EncoderKey>,
     kind: GpuPassKind,
     label: Option<&str>,
-    key: EncoderKey,
     timed: bool,
-) -> Option<(&'p mut Active, LocalPass)> {
+) -> Option<(&'p mut Active, LocalPass, EncoderKey)> {
     let active = active.filter(|active| active.frame_open())?;
+    let key = key.unwrap_or_else(|| encoder_key(encoder));
     let pass = active.begin_local(kind, label, None, key, timed)?;
-    Some((active, pass))
+    Some((active, pass, key))
 }
 
 fn begin_render<'p>(
@@ -452,9 +454,8 @@ fn begin_render<'p>(
     key: Option<EncoderKey>,
     desc: &wgpu::RenderPassDescriptor<'_>,
 ) -> ProfiledRenderPass<'p> {
-    let key = key.unwrap_or_else(|| encoder_key(encoder));
     let timed = desc.timestamp_writes.is_none();
-    let Some((active, pass)) = open_local(active, GpuPassKind::Render, desc.label, key, timed) else {
+    let Some((active, pass, key)) = open_local(active, encoder, key, GpuPassKind::Render, desc.label, timed) else {
         return ProfiledRenderPass { inner: encoder.begin_render_pass(desc), rec: None };
     };
     if active.level() >= Level::Workload {

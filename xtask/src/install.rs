@@ -1,5 +1,5 @@
-//! `cargo xtask install`: installs what is missing, idempotently: the wasm32 target, apt packages, Trunk,
-//! wasm-bindgen-cli and the npm tools, each only when absent.
+//! `cargo xtask install`: installs what is missing, idempotently: the wasm32 target, the lock
+//! file's crates, apt packages, Trunk, wasm-bindgen-cli and the npm tools, each only when absent.
 //! Each step says what it found; only missing or mismatched tools are installed.
 
 use std::fs;
@@ -28,11 +28,18 @@ const VULKAN_ICD_DIR: &str = "/usr/share/vulkan/icd.d";
 pub fn install(ctx: &Context) -> Result<()> {
     println!("==> install: what is missing");
     wasm_target(ctx)?;
+    crates(ctx)?;
     apt_packages(ctx)?;
     trunk(ctx)?;
     wasm_bindgen(ctx)?;
     npm_packages(ctx)?;
     Ok(())
+}
+
+/// Every package of the lock file, for every target: a build downloads only what it
+/// compiles, but the inspector's dependency check lists the tree offline on all targets.
+fn crates(ctx: &Context) -> Result<()> {
+    run(ctx.cargo().args(["fetch", "--locked"]))
 }
 
 fn wasm_target(ctx: &Context) -> Result<()> {

@@ -363,15 +363,24 @@ impl FrontShared {
     /// Claims one span slot of the open frame.
     #[inline]
     pub(crate) fn claim(&self) -> Claim {
-        let word = self.claims.fetch_add(1, Ordering::AcqRel);
-        let (open, set, generation, count) = decode(word);
+        self.claim_many(1).0
+    }
+
+    /// Claims `count` consecutive slots; a slot given is the first, and the second value is
+    /// where the claimed slots end (slots past the set's end are refused when asked for,
+    /// not before).
+    #[inline]
+    fn claim_many(&self, count: u32) -> (Claim, u32) {
+        let word = self.claims.fetch_add(u64::from(count), Ordering::AcqRel);
+        let (open, set, generation, first) = decode(word);
         let max = self.setup().map_or(0, |setup| setup.max_spans);
-        match (open, set) {
+        let claim = match (open, set) {
             (false, _) => Claim::Closed,
             (true, None) => Claim::NoSet { generation },
-            (true, Some(_)) if count >= max => Claim::Refused { generation },
-            (true, Some(set)) => Claim::Slot { generation, set, slot: count },
-        }
+            (true, Some(_)) if first >= max => Claim::Refused { generation },
+            (true, Some(set)) => Claim::Slot { generation, set, slot: first },
+        };
+        (claim, first.saturating_add(count).min(max))
     }
 
     /// Claims one slot for a scope of the tree that owns `run`: the run's next slot, or the
@@ -388,20 +397,11 @@ impl FrontShared {
             *run = SlotRun::default();
         }
         let size = run.size.clamp(1, MAX_RUN);
-        let word = self.claims.fetch_add(u64::from(size), Ordering::AcqRel);
-        let (open, set, generation, count) = decode(word);
-        let max = self.setup().map_or(0, |setup| setup.max_spans);
-        match (open, set) {
-            (false, _) => Claim::Closed,
-            (true, None) => Claim::NoSet { generation },
-            (true, Some(_)) if count >= max => Claim::Refused { generation },
-            (true, Some(set)) => {
-                // Slots past the set's end are refused when asked for, not before.
-                let end = count.saturating_add(size).min(max);
-                *run = SlotRun { generation, set, next: count + 1, end, size: (size * 2).min(MAX_RUN) };
-                Claim::Slot { generation, set, slot: count }
-            }
+        let (claim, end) = self.claim_many(size);
+        if let Claim::Slot { generation, set, slot } = claim {
+            *run = SlotRun { generation, set, next: slot + 1, end, size: (size * 2).min(MAX_RUN) };
         }
+        claim
     }
 
     /// The open frame's generation, without claiming.
