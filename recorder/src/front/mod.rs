@@ -137,10 +137,12 @@ impl Recorder {
         (token.render_writes(&self.shared), token)
     }
 
-    /// Resolves the queries of every scope and pass token this front recorded on
-    /// `encoder` and has not resolved yet. Call it after the encoder's last scope ended
-    /// and before `finish()`; calling it again, or on an encoder without scopes, is safe.
-    /// A span never resolved on its own encoder is dropped and counted, never filled in.
+    /// Resolves the queries of every scope and pass token of this handle (and its clones)
+    /// on `encoder` not resolved yet. Call it after the encoder's last scope ended and
+    /// before `finish()`; calling it again, or on an encoder without scopes, is safe. The
+    /// session's own passes on `encoder` are resolved by
+    /// [`crate::ProfileSession::resolve_queries`], which resolves this handle's too. A span
+    /// never resolved on its own encoder is dropped and counted, never filled in.
     pub fn resolve_queries(&self, encoder: &mut wgpu::CommandEncoder) {
         self.shared.resolve(encoder);
     }

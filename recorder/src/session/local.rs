@@ -13,7 +13,7 @@ use crate::front::{self, AttachmentInfo, Few, GraphRef, Label, LocalRanges, Scop
 /// A record the profiled passes opened: where it sits until it is handed over.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LocalPass {
-    /// Its index in [`LocalRecords::records`].
+    /// Its index in the session's local records (`LocalRecords::records`).
     at: usize,
     /// Its record's id, for the records nested in it.
     pub(crate) id: u64,
