@@ -74,11 +74,10 @@ impl Active {
         }
     }
 
-    /// Gives a render pass's record its attachments (level Workload and up).
+    /// Gives a render pass's record its attachments (the caller reads them only at level
+    /// Workload and up, as the handle's render passes do).
     pub(crate) fn local_attachments(&mut self, pass: LocalPass, attachments: Few<AttachmentInfo, 2>) {
-        if self.level >= Level::Workload
-            && let Some(record) = self.local.records.get_mut(pass.at)
-        {
+        if let Some(record) = self.local.records.get_mut(pass.at) {
             record.attachments = attachments;
         }
     }
