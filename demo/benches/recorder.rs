@@ -10,7 +10,8 @@
 //!   passes per frame, bytes per frame at each level.
 //!
 //! `cargo bench -p sgpt-demo --bench recorder` (`SGPT_BENCH_ONLY=passes,boundary,frame,structure`
-//! for some sections). Figures, not assertions: timing belongs in benches.
+//! for some sections; `SGPT_BENCH_SPLIT=1` also prints each kind of frame's phases). Figures, not
+//! assertions: timing belongs in benches.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
@@ -176,14 +177,27 @@ mod bench {
         })
     }
 
-    /// One frame's CPU time: begin, encode, resolve, finish, and the end of the frame
-    /// (wgpu-profiler's `end_frame` and `process_finished_frame`); submit and the GPU's wait excluded.
-    fn timed_frame(gpu: &Gpu, frame: &mut Frame<'_>, encode: &Encode<'_>) -> Duration {
+    /// One frame's CPU time by phase: begin and encode, resolve, finish, and the end of the
+    /// frame (wgpu-profiler's `end_frame` and `process_finished_frame`); submit and the GPU's
+    /// wait excluded.
+    #[derive(Clone, Copy, Debug, Default)]
+    struct Phases([Duration; 4]);
+
+    impl Phases {
+        const NAMES: [&'static str; 4] = ["encode", "resolve", "finish", "end frame"];
+
+        fn total(self) -> Duration {
+            self.0.iter().sum()
+        }
+    }
+
+    fn timed_frame(gpu: &Gpu, frame: &mut Frame<'_>, encode: &Encode<'_>) -> Phases {
         let started = Instant::now();
         if let Frame::Session(session) = frame {
             session.begin_frame().expect("frame begins");
         }
         let mut encoders = encode(gpu, frame);
+        let encoded = Instant::now();
         match frame {
             Frame::Session(session) => {
                 for encoder in &mut encoders {
@@ -198,8 +212,9 @@ mod bench {
             }
             Frame::Raw | Frame::Stamped(_) => {}
         }
+        let resolved = Instant::now();
         let buffers: Vec<_> = encoders.into_iter().map(wgpu::CommandEncoder::finish).collect();
-        let mut elapsed = started.elapsed();
+        let finished = Instant::now();
         gpu.queue.submit(buffers);
         let ended = Instant::now();
         match frame {
@@ -210,12 +225,34 @@ mod bench {
             }
             Frame::Raw | Frame::Stamped(_) => {}
         }
-        elapsed += ended.elapsed();
+        let phases = Phases([encoded - started, resolved - encoded, finished - resolved, ended.elapsed()]);
         wait(gpu);
-        elapsed
+        phases
+    }
+
+    /// Medians of each phase per kind of frame, in ns a pass (`SGPT_BENCH_SPLIT=1`): where a
+    /// profiler's cost lands, encode or frame end.
+    fn print_split(times: &[Vec<Phases>], levels: &[&str]) {
+        let mut kinds = vec!["raw wgpu".to_owned(), "raw, timestamp writes".to_owned()];
+        kinds.extend(levels.iter().map(|level| format!("sgpt-recorder {level}")));
+        kinds.push("wgpu-profiler 0.28".to_owned());
+        print!("{:<28}", "phase medians, ns a pass:");
+        for name in Phases::NAMES {
+            print!(" {name:>10}");
+        }
+        println!();
+        for (kind, times) in kinds.iter().zip(times) {
+            print!("{kind:<28}");
+            for phase in 0..Phases::NAMES.len() {
+                let phase_ns = ns(median(times.iter().map(|phases| phases.0[phase]).collect()));
+                print!(" {:>10.1}", phase_ns / f64::from(PASSES));
+            }
+            println!();
+        }
     }
 
     fn per_pass_costs(gpu: &Gpu) {
+        let split = std::env::var_os("SGPT_BENCH_SPLIT").is_some();
         // Every kind of frame on a device of its own, alike (a device takes one session).
         let features = gpu.device.features();
         let (raw_gpu, stamped_gpu, profiler_gpu) =
@@ -251,7 +288,7 @@ mod bench {
             println!(
                 "\n== CPU cost per GPU pass, {shape}: {PASSES} one-dispatch compute passes a frame, wgpu-profiler 0.28 per scope beside; every kind of frame in turn, median of {ROUNDS} each"
             );
-            let mut times: Vec<Vec<Duration>> = vec![Vec::new(); levels + 3];
+            let mut times: Vec<Vec<Phases>> = vec![Vec::new(); levels + 3];
             for round in 0..WARM_FRAMES + ROUNDS {
                 let mut frames = vec![(&raw_gpu, Frame::Raw), (&stamped_gpu, Frame::Stamped(&stamps))];
                 frames
@@ -264,7 +301,11 @@ mod bench {
                     }
                 }
             }
-            let medians: Vec<f64> = times.into_iter().map(|times| ns(median(times))).collect();
+            if split {
+                print_split(&times, &sessions.iter().take(levels).map(|(level, _, _)| level.name()).collect::<Vec<_>>());
+            }
+            let medians: Vec<f64> =
+                times.into_iter().map(|times| ns(median(times.into_iter().map(Phases::total).collect()))).collect();
             let (raw, stamped, profiler_ns) = (medians[0], medians[1], medians[levels + 2]);
             let per_pass = |frame: f64, base: f64| (frame - base) / f64::from(PASSES);
             let profiler_total = per_pass(profiler_ns, raw);
