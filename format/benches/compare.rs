@@ -448,29 +448,36 @@ fn main() {
 }
 
 /// The comparison a step at a time, as the inspector runs it between yields: how long its
-/// longest steps take (each side's block length, the plan, a pass), beside the whole.
+/// longest steps take (the planning's, each side's block length sliced; a pass), beside
+/// the whole.
 fn print_steps(a: Samples, b: Samples, engine: &CompareOptions) {
     let mut job = ComparisonJob::new(a, b, engine);
-    let mut steps: Vec<f64> = Vec::new();
-    let mut last = Instant::now();
-    let start = last;
-    let _ = job.step(&mut || {
-        let now = Instant::now();
-        steps.push((now - last).as_secs_f64() * 1e3);
-        last = now;
-        true
-    });
-    // A unit's time is from its admission to the next one's (the last, to the end).
-    steps.push(last.elapsed().as_secs_f64() * 1e3);
-    let units = &steps[1..];
+    let (mut planning, mut passes): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    let start = Instant::now();
+    loop {
+        let planned = job.is_planned();
+        let step = Instant::now();
+        let mut left = 1;
+        let done = job.step(&mut || std::mem::take(&mut left) > 0);
+        let ms = step.elapsed().as_secs_f64() * 1e3;
+        if planned {
+            passes.push(ms);
+        } else {
+            planning.push(ms);
+        }
+        if done {
+            break;
+        }
+    }
     let total = start.elapsed().as_secs_f64() * 1e3;
-    let longest_pass = units.iter().skip(3).copied().fold(0.0, f64::max);
+    let longest = |steps: &[f64]| steps.iter().copied().fold(0.0, f64::max);
     println!(
-        "  a step at a time: {total:.0} ms in {} steps; A's block length {:.1} ms, B's {:.1} ms, the plan {:.1} ms, longest pass {longest_pass:.1} ms ({:.1} % of the whole)",
-        units.len(),
-        units[0],
-        units[1],
-        units[2],
-        100.0 * longest_pass / total
+        "  a step at a time: {total:.0} ms in {} steps; planning (both block lengths, the plan) {:.1} ms in {} steps, longest {:.1} ms; longest pass {:.1} ms ({:.1} % of the whole)",
+        planning.len() + passes.len(),
+        planning.iter().sum::<f64>(),
+        planning.len(),
+        longest(&planning),
+        longest(&passes),
+        100.0 * longest(&passes) / total
     );
 }

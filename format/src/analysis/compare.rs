@@ -78,12 +78,14 @@
 //! Everything is deterministic: no resample is drawn at random, so the same captures
 //! always give the same report. Memory: see [`Samples`].
 
+mod block_job;
 mod bootstrap;
 mod normal;
 pub mod recordings;
 #[cfg(test)]
 mod reference;
 mod samples;
+mod sliced_sort;
 
 use std::collections::HashMap;
 
@@ -93,6 +95,7 @@ pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;
 use crate::model::{GpuPassKind, SpanKind};
+use block_job::BlockLengthJob;
 use bootstrap::{Buffers, MIN_BLOCKS, OrderStats, Terms, block_length, median_error_of};
 use samples::Series;
 
@@ -326,16 +329,17 @@ pub struct ComparisonJob {
     a: Samples,
     b: Samples,
     options: CompareOptions,
-    /// Each side's block length, found a side a step: on a long capture each ranks and
-    /// autocorrelates every frame time, the heaviest steps of the whole comparison.
-    blocks: [Option<usize>; 2],
+    /// Each side's block length, found in bounded steps: on a long capture each ranks and
+    /// autocorrelates every frame time, the heaviest work of the whole comparison.
+    blocks: [BlockLengthJob; 2],
     /// The matched passes, once both block lengths are known.
     plan: Option<Plan>,
     prepared: Vec<Prepared>,
     scratch: Scratch,
 }
 
-/// Steps before the first pass: A's block length, B's, then matching the passes.
+/// Units of work before the first pass: A's block length, B's (each one step, or several
+/// on a long capture), then matching the passes.
 const PLANNING_STEPS: usize = 3;
 
 impl ComparisonJob {
@@ -346,26 +350,27 @@ impl ComparisonJob {
             a,
             b,
             options: *options,
-            blocks: [None; 2],
+            blocks: [BlockLengthJob::new(options.block_frames), BlockLengthJob::new(options.block_frames)],
             plan: None,
             prepared: Vec::new(),
             scratch: Scratch::default(),
         }
     }
 
-    /// Takes one step per `true` from `more()`: A's block length, B's, the plan, then
-    /// each pass (the frame time first); `true` once every one is done.
+    /// Takes one step per `true` from `more()`: A's block length (one step, or one per
+    /// bounded piece of it on a long capture), B's, the plan, then each pass (the frame time
+    /// first); `true` once every one is done.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
         let mut blocks = [1; 2];
         for (side, samples) in [&self.a, &self.b].into_iter().enumerate() {
-            blocks[side] = match self.blocks[side] {
-                Some(block) => block,
-                None => {
-                    if !more() {
-                        return false;
-                    }
-                    *self.blocks[side].insert(side_block_frames(samples, &self.options))
+            blocks[side] = loop {
+                if let Some(block) = self.blocks[side].length() {
+                    break block;
                 }
+                if !more() {
+                    return false;
+                }
+                self.blocks[side].step(&samples.frame_ns);
             };
         }
         let plan = match &mut self.plan {
@@ -395,13 +400,21 @@ impl ComparisonJob {
         [self.a.defects.len(), self.b.defects.len()]
     }
 
+    /// Whether the planning is done (both block lengths found, the passes matched): the
+    /// steps left are a pass each.
+    #[must_use]
+    pub fn is_planned(&self) -> bool {
+        self.plan.is_some()
+    }
+
     /// Steps done of all, 0 to 1, rising with every step. Until the passes are matched
     /// their count is taken at its most (every pass of either side its own row).
     #[must_use]
     pub fn progress(&self) -> f64 {
-        let planned = self.blocks.iter().filter(|block| block.is_some()).count() + usize::from(self.plan.is_some());
+        let planned =
+            self.blocks.iter().map(BlockLengthJob::progress).sum::<f64>() + f64::from(u8::from(self.plan.is_some()));
         let tests = self.plan.as_ref().map_or(self.a.passes.len() + self.b.passes.len() + 1, Plan::tests);
-        (planned + self.prepared.len()) as f64 / (PLANNING_STEPS + tests) as f64
+        (planned + self.prepared.len() as f64) / (PLANNING_STEPS + tests) as f64
     }
 
     /// The comparison; takes whatever steps [`ComparisonJob::step`] has not.

@@ -60,12 +60,29 @@ pub(crate) const MIN_BLOCKS: usize = 10;
 /// serves every pass of the capture. `n^(1/3)` is the rate the optimal length grows at; it
 /// is a floor so that weak dependence the autocorrelation cannot detect is still kept.
 pub(crate) fn block_length(series: &[u64]) -> usize {
-    let n = series.len();
-    if n < 4 {
+    if series.len() < 4 {
         return 1;
     }
+    let mut order = positioned(series);
+    order.sort_unstable();
+    block_length_of_sorted(&order)
+}
+
+/// [`block_length`] of a series of at least 4 values, given its values beside their
+/// positions, sorted.
+pub(crate) fn block_length_of_sorted(order: &[(u64, usize)]) -> usize {
+    block_length_within(order.len(), automatic_length(&ranks_of_sorted(order)))
+}
+
+/// `b̂` of a series of `n` frame times held to the bounds of [`block_length`].
+pub(crate) fn block_length_within(n: usize, b_hat: usize) -> usize {
     let floor = (n as f64).cbrt().ceil() as usize;
-    automatic_length(&ranks(series)).max(floor).min(ceiling(n))
+    b_hat.max(floor).min(ceiling(n))
+}
+
+/// Each value beside its position: sorted, the order ranks are read from.
+pub(crate) fn positioned(series: &[u64]) -> Vec<(u64, usize)> {
+    series.iter().copied().zip(0..).collect()
 }
 
 /// `min(3√n, n/3)`: the longest block, so a capture always holds at least 3.
@@ -192,78 +209,156 @@ fn lagged_sums_of<T: Series64 + ?Sized>(c: &T, first: usize) -> [f64; LAGS] {
 /// [`automatic_length`] on any terms, with the correlations' buffer lent.
 /// `sum` is `Σ values`, as [`Moments`] sums it.
 fn automatic_length_in<T: Centre + ?Sized>(values: &T, sum: f64, correlations: &mut Vec<f64>) -> usize {
-    let n = values.len();
-    let (floor, ceiling) = (1, ceiling(n));
-    let mean = sum / n as f64;
-    let centred = values.centred(mean);
-    let centred = &centred;
-    let first = lagged_sums_of(centred, 0);
-    let variance = first[0] / n as f64;
-    if variance == 0.0 {
-        return floor.min(ceiling);
-    }
-    // The first lag after which K_N autocorrelations in a row are insignificant.
-    let log_n = (n as f64).log10();
-    let significant = 2.0 * (log_n / n as f64).sqrt();
-    let run = ((log_n.sqrt().ceil()) as usize).max(5);
-    let max_lag = ((n as f64).sqrt().ceil() as usize + run).min(n - 1);
-    // Computed only as far as the search needs, a batch of lags per sweep over the values
-    // (each lag's sum is what summing it alone gives): each costs `n`, and every pass of
-    // a long capture is searched.
-    correlations.clear();
-    correlations.push(1.0);
-    correlations.extend(first[1..].iter().map(|&sum| sum / n as f64 / variance));
-    let extend = |correlations: &mut Vec<f64>, to: usize| {
-        while correlations.len() <= to {
-            let sums = lagged_sums_of(centred, correlations.len());
-            correlations.extend(sums.iter().map(|&sum| sum / n as f64 / variance));
+    let mut search = LengthSearch::new(values.len(), sum, std::mem::take(correlations));
+    let length = loop {
+        if let Some(length) = search.sweep(values) {
+            break length;
         }
     };
-    let mut m_hat = max_lag;
-    for m in 0..max_lag {
-        let end = (m + 1 + run).min(max_lag + 1);
-        extend(correlations, end - 1);
-        if correlations[m + 1..end].iter().all(|r| r.abs() < significant) {
-            m_hat = m;
-            break;
-        }
+    *correlations = search.correlations;
+    length
+}
+
+/// Politis and White's `b̂` found a sweep over the values at a time (a batch of [`LAGS`]
+/// lags each), so that a caller that must yield can stop between sweeps: each costs `n`
+/// per lag, and a long, drifting capture needs hundreds of lags. Run to the end it is
+/// [`automatic_length`], sum for sum.
+#[derive(Debug)]
+pub(crate) struct LengthSearch {
+    n: usize,
+    mean: f64,
+    /// Found by the first sweep.
+    variance: Option<f64>,
+    correlations: Vec<f64>,
+    /// The lag the search for the first run of insignificant autocorrelations is at, and
+    /// the lag it found (or its end).
+    m: usize,
+    m_hat: Option<usize>,
+    /// Calls to [`Self::sweep`] so far.
+    sweeps: u32,
+}
+
+impl LengthSearch {
+    /// The search over `n` (at least 4) values summing to `sum`, as [`Moments`] sums them.
+    fn new(n: usize, sum: f64, correlations: Vec<f64>) -> Self {
+        Self { n, mean: sum / n as f64, variance: None, correlations, m: 0, m_hat: None, sweeps: 0 }
     }
-    let big_m = (2 * m_hat).min(max_lag);
-    extend(correlations, big_m);
-    // The flat-top lag window.
-    let window = |k: usize| {
-        if big_m == 0 {
-            return if k == 0 { 1.0 } else { 0.0 };
-        }
-        let t = k as f64 / big_m as f64;
-        if t <= 0.5 {
-            1.0
-        } else if t <= 1.0 {
-            2.0 * (1.0 - t)
-        } else {
-            0.0
-        }
-    };
-    // The lag-0 autocovariance is the variance, summed the same way.
-    let (mut g, mut spectrum) = (0.0, variance);
-    for (k, &correlation) in correlations.iter().enumerate().take(big_m + 1).skip(1) {
-        let r = window(k) * correlation * variance;
-        g += 2.0 * k as f64 * r;
-        spectrum += 2.0 * r;
+
+    /// The search over a capture's frame-time ranks (at least 4).
+    pub(crate) fn of_ranks(ranks: &[f64]) -> Self {
+        Self::new(ranks.len(), Moments::of(ranks).sum, Vec::new())
     }
-    let d = 4.0 / 3.0 * spectrum * spectrum;
-    let chosen = if d > 0.0 { (2.0 * g * g / d).cbrt() * (n as f64).cbrt() } else { 0.0 };
-    (chosen.ceil() as usize).max(floor).min(ceiling)
+
+    /// Sweeps taken so far.
+    pub(crate) fn sweeps(&self) -> u32 {
+        self.sweeps
+    }
+
+    /// [`Self::sweep`] over the ranks [`Self::of_ranks`] was made for.
+    pub(crate) fn sweep_ranks(&mut self, ranks: &[f64]) -> Option<usize> {
+        self.sweep(ranks)
+    }
+
+    /// One sweep over `values` (the same every call), or none where what was swept is
+    /// enough: `Some` length, at most [`ceiling`] and with no floor, once found.
+    fn sweep<T: Centre + ?Sized>(&mut self, values: &T) -> Option<usize> {
+        self.sweeps += 1;
+        let n = self.n;
+        let (floor, ceiling) = (1, ceiling(n));
+        let centred = values.centred(self.mean);
+        let centred = &centred;
+        let Some(variance) = self.variance else {
+            let first = lagged_sums_of(centred, 0);
+            let variance = first[0] / n as f64;
+            if variance == 0.0 {
+                return Some(floor.min(ceiling));
+            }
+            self.variance = Some(variance);
+            self.correlations.clear();
+            self.correlations.push(1.0);
+            self.correlations.extend(first[1..].iter().map(|&sum| sum / n as f64 / variance));
+            return None;
+        };
+        // The first lag after which K_N autocorrelations in a row are insignificant.
+        let log_n = (n as f64).log10();
+        let significant = 2.0 * (log_n / n as f64).sqrt();
+        let run = ((log_n.sqrt().ceil()) as usize).max(5);
+        let max_lag = ((n as f64).sqrt().ceil() as usize + run).min(n - 1);
+        // Computed only as far as the search needs, a batch of lags per sweep over the
+        // values (each lag's sum is what summing it alone gives).
+        let extend = |correlations: &mut Vec<f64>, to: usize| {
+            let more = correlations.len() <= to;
+            if more {
+                let sums = lagged_sums_of(centred, correlations.len());
+                correlations.extend(sums.iter().map(|&sum| sum / n as f64 / variance));
+            }
+            more
+        };
+        let m_hat = loop {
+            if let Some(m_hat) = self.m_hat {
+                break m_hat;
+            }
+            let m = self.m;
+            if m >= max_lag {
+                self.m_hat = Some(max_lag);
+                continue;
+            }
+            let end = (m + 1 + run).min(max_lag + 1);
+            if extend(&mut self.correlations, end - 1) {
+                return None;
+            }
+            if self.correlations[m + 1..end].iter().all(|r| r.abs() < significant) {
+                self.m_hat = Some(m);
+            } else {
+                self.m += 1;
+            }
+        };
+        let big_m = (2 * m_hat).min(max_lag);
+        if extend(&mut self.correlations, big_m) {
+            return None;
+        }
+        // The flat-top lag window.
+        let window = |k: usize| {
+            if big_m == 0 {
+                return if k == 0 { 1.0 } else { 0.0 };
+            }
+            let t = k as f64 / big_m as f64;
+            if t <= 0.5 {
+                1.0
+            } else if t <= 1.0 {
+                2.0 * (1.0 - t)
+            } else {
+                0.0
+            }
+        };
+        // The lag-0 autocovariance is the variance, summed the same way.
+        let (mut g, mut spectrum) = (0.0, variance);
+        for (k, &correlation) in self.correlations.iter().enumerate().take(big_m + 1).skip(1) {
+            let r = window(k) * correlation * variance;
+            g += 2.0 * k as f64 * r;
+            spectrum += 2.0 * r;
+        }
+        let d = 4.0 / 3.0 * spectrum * spectrum;
+        let chosen = if d > 0.0 { (2.0 * g * g / d).cbrt() * (n as f64).cbrt() } else { 0.0 };
+        Some((chosen.ceil() as usize).max(floor).min(ceiling))
+    }
 }
 
 /// Average ranks (ties share the mean of their ranks), 0-based.
+#[cfg(test)]
 pub(crate) fn ranks(series: &[u64]) -> Vec<f64> {
-    // Values beside their positions, sorted unstably: ties share one mid-rank, so their
-    // order among themselves cannot matter, and the pairs sort without reaching back into
-    // `series` (a frame-time series of eight hours' halves is 864,000 values).
-    let mut order: Vec<(u64, usize)> = series.iter().copied().zip(0..).collect();
+    let mut order = positioned(series);
     order.sort_unstable();
-    let mut ranks = vec![0.0; series.len()];
+    ranks_of_sorted(&order)
+}
+
+/// Average ranks (ties share the mean of their ranks), 0-based, of the values whose
+/// positions `order` lists sorted by value. Sorted unstably is enough: ties share one
+/// mid-rank, so their order among themselves cannot matter, and the pairs sort without
+/// reaching back into the series (a frame-time series of eight hours' halves is 864,000
+/// values).
+pub(crate) fn ranks_of_sorted(order: &[(u64, usize)]) -> Vec<f64> {
+    let mut ranks = vec![0.0; order.len()];
     let mut start = 0;
     while start < order.len() {
         let mut end = start + 1;
