@@ -276,6 +276,27 @@ fn several_spans_of_a_pass_in_a_frame_resample_as_one_frame() {
 }
 
 #[test]
+fn a_long_captures_block_length_is_found_in_many_steps_and_the_comparison_is_unchanged() {
+    use sgpt_format::compare::ComparisonJob;
+    // More frames than one step ranks at once: each side's block length is sorted, ranked
+    // and autocorrelated in bounded steps, before the plan.
+    let options = SynthOptions { frames: 40_000, passes: 2, level: Level::Timing, seed: 3, ..SynthOptions::default() };
+    let (a, b) = (synth(&options, &run(1)), synth(&options, &run(2)));
+    let whole = compare(&a, &b, &CompareOptions::default());
+    let mut job = ComparisonJob::new(a, b, &CompareOptions::default());
+    let (mut planning, mut last) = (0, job.progress());
+    while !job.is_planned() {
+        let mut left = 1;
+        assert!(!job.step(&mut || std::mem::take(&mut left) > 0), "passes are left after the plan");
+        assert!(job.progress() > last, "each planning step shows");
+        last = job.progress();
+        planning += 1;
+    }
+    assert!(planning > 2 * 4, "{planning} planning steps: each side's sorted in runs, then searched");
+    assert_eq!(job.finish(), whole);
+}
+
+#[test]
 fn the_comparison_a_step_at_a_time_is_the_comparison_at_once() {
     use sgpt_format::compare::ComparisonJob;
     let options = SynthOptions { frames: 300, passes: 40, level: Level::Structure, seed: 8, ..SynthOptions::default() };
