@@ -317,20 +317,7 @@ impl LengthSearch {
         if extend(&mut self.correlations, big_m) {
             return None;
         }
-        // The flat-top lag window.
-        let window = |k: usize| {
-            if big_m == 0 {
-                return if k == 0 { 1.0 } else { 0.0 };
-            }
-            let t = k as f64 / big_m as f64;
-            if t <= 0.5 {
-                1.0
-            } else if t <= 1.0 {
-                2.0 * (1.0 - t)
-            } else {
-                0.0
-            }
-        };
+        let window = |k: usize| flat_top(k, big_m);
         // The lag-0 autocovariance is the variance, summed the same way.
         let (mut g, mut spectrum) = (0.0, variance);
         for (k, &correlation) in self.correlations.iter().enumerate().take(big_m + 1).skip(1) {
@@ -341,6 +328,21 @@ impl LengthSearch {
         let d = 4.0 / 3.0 * spectrum * spectrum;
         let chosen = if d > 0.0 { (2.0 * g * g / d).cbrt() * (n as f64).cbrt() } else { 0.0 };
         Some((chosen.ceil() as usize).max(floor).min(ceiling))
+    }
+}
+
+/// The flat-top lag window at lag `k` of a window `big_m` lags wide.
+pub(crate) fn flat_top(k: usize, big_m: usize) -> f64 {
+    if big_m == 0 {
+        return if k == 0 { 1.0 } else { 0.0 };
+    }
+    let t = k as f64 / big_m as f64;
+    if t <= 0.5 {
+        1.0
+    } else if t <= 1.0 {
+        2.0 * (1.0 - t)
+    } else {
+        0.0
     }
 }
 

@@ -2,7 +2,7 @@
 //! order statistic, one sum at a time. Kept for tests only, so the faster forms in
 //! `bootstrap` can be checked against them bit for bit.
 
-use super::bootstrap::{MedianError, WOODRUFF_Z, bandwidth, ceiling, lower_median};
+use super::bootstrap::{MedianError, WOODRUFF_Z, bandwidth, ceiling, flat_top, lower_median};
 use super::samples::Series;
 
 /// Politis and White's `b̂` on `values` (at least 4), at most [`ceiling`], with no floor.
@@ -42,19 +42,7 @@ pub(crate) fn automatic_length(values: &[f64]) -> usize {
     let big_m = (2 * m_hat).min(max_lag);
     extend(&mut correlations, big_m);
     // The flat-top lag window.
-    let window = |k: usize| {
-        if big_m == 0 {
-            return if k == 0 { 1.0 } else { 0.0 };
-        }
-        let t = k as f64 / big_m as f64;
-        if t <= 0.5 {
-            1.0
-        } else if t <= 1.0 {
-            2.0 * (1.0 - t)
-        } else {
-            0.0
-        }
-    };
+    let window = |k: usize| flat_top(k, big_m);
     let (mut g, mut spectrum) = (0.0, autocovariance(0));
     for (k, &correlation) in correlations.iter().enumerate().take(big_m + 1).skip(1) {
         let r = window(k) * correlation * variance;
