@@ -302,7 +302,10 @@ mod bench {
                 }
             }
             if split {
-                print_split(&times, &sessions.iter().take(levels).map(|(level, _, _)| level.name()).collect::<Vec<_>>());
+                print_split(
+                    &times,
+                    &sessions.iter().take(levels).map(|(level, _, _)| level.name()).collect::<Vec<_>>(),
+                );
             }
             let medians: Vec<f64> =
                 times.into_iter().map(|times| ns(median(times.into_iter().map(Phases::total).collect()))).collect();
