@@ -65,8 +65,9 @@ impl BlockLengthJob {
                 sort.step();
                 State::Sorting(sort)
             }
+            // A sort that ends moves on in the step that ended it.
             State::Sorting(mut sort) => {
-                if sort.is_done() || sort.step() {
+                if sort.step() {
                     State::Sorted(sort.into_sorted())
                 } else {
                     State::Sorting(sort)

@@ -65,13 +65,7 @@ pub(crate) fn block_length(series: &[u64]) -> usize {
     }
     let mut order = positioned(series);
     order.sort_unstable();
-    block_length_of_sorted(&order)
-}
-
-/// [`block_length`] of a series of at least 4 values, given its values beside their
-/// positions, sorted.
-pub(crate) fn block_length_of_sorted(order: &[(u64, usize)]) -> usize {
-    block_length_within(order.len(), automatic_length(&ranks_of_sorted(order)))
+    block_length_within(series.len(), automatic_length(&ranks_of_sorted(&order)))
 }
 
 /// `b̂` of a series of `n` frame times held to the bounds of [`block_length`].
