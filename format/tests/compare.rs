@@ -303,6 +303,10 @@ fn the_comparison_a_step_at_a_time_is_the_comparison_at_once() {
     let slower = SynthChanges { slow_pass: Some(("simulation.pass2".to_owned(), 0.2)), ..run(2) };
     let (a, b) = (synth(&options, &run(1)), synth(&options, &slower));
     let whole = compare(&a, &b, &CompareOptions::default());
+    assert!(
+        whole.frame.shift.is_some() && whole.passes.iter().all(|pass| pass.finding.shift.is_some()),
+        "every test reaches its last stage"
+    );
     for per_step in [1usize, 3, 1_000] {
         let mut job = ComparisonJob::new(a.clone(), b.clone(), &CompareOptions::default());
         let mut steps = 0;
@@ -322,8 +326,9 @@ fn the_comparison_a_step_at_a_time_is_the_comparison_at_once() {
             last = job.progress();
         }
         // Each side's block length (the heaviest steps: every frame time ranked and
-        // autocorrelated), the plan, the frame time and every pass, `per_step` a step.
-        let units = 3 + whole.passes.len() + 1;
+        // autocorrelated), the plan, then the frame time and every pass in four stages
+        // each (each side's median, each side's bootstrap), `per_step` a step.
+        let units = 3 + 4 * (whole.passes.len() + 1);
         assert_eq!(steps, units.div_ceil(per_step) - 1, "{per_step} a step");
         assert_eq!(job.finish(), whole, "{per_step} a step");
     }

@@ -14,7 +14,7 @@ fn bytes(options: &SynthOptions, changes: &SynthChanges) -> Vec<u8> {
 
 fn stepwise(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison {
     let mut job = ComparisonJob::new(a.clone(), b.clone(), options);
-    // One pass a step, as the inspector yields between them.
+    // One stage of a test a step, as the inspector yields between them.
     loop {
         let mut left = 1;
         if job.step(&mut || std::mem::take(&mut left) > 0) {
@@ -41,7 +41,7 @@ fn reports_do_not_depend_on_chunks_order_of_work_or_reuse() {
         for engine in [CompareOptions::default(), CompareOptions { block_frames: Some(1), ..CompareOptions::default() }]
         {
             let expected = compare(&collected_a, &collected_b, &engine);
-            assert_eq!(stepwise(&collected_a, &collected_b, &engine), expected, "{options:?}: a pass at a time");
+            assert_eq!(stepwise(&collected_a, &collected_b, &engine), expected, "{options:?}: a stage at a time");
             assert_eq!(compare(&collected_a, &collected_b, &engine), expected, "{options:?}: again");
             let reversed = compare(&collected_b, &collected_a, &engine);
             assert_eq!(stepwise(&collected_b, &collected_a, &engine), reversed, "{options:?}: reversed");

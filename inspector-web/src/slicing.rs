@@ -44,7 +44,8 @@ pub enum Unit {
     /// Frames decoded (verified, summed, or read for their gauges).
     Frames,
     /// The statistics' steps: a frame added or re-read, or a pass's figures planned or
-    /// ordered. A comparison engine's pass counts as 8, a clock read's worth.
+    /// ordered. A comparison engine's step (a stage of a pass's test) counts as 8, a
+    /// clock read's worth.
     FramesOrPasses,
     /// Opening steps: about 256 KiB of the file checked against the index or scanned, or
     /// one stage of the index (its checksum, its decoding).
@@ -79,7 +80,7 @@ pub enum JobKind {
     /// The selected pass's duration across the range.
     Spark,
     /// The comparison engine's samples of the two compared ranges, a frame at a time, then
-    /// its verdicts, a pass at a time.
+    /// its verdicts, a stage of a pass's test at a time.
     Compare,
     /// The sampled frames' memory gauges.
     Gauges,

@@ -81,6 +81,7 @@
 mod block_job;
 mod bootstrap;
 mod normal;
+mod pass_test;
 pub mod recordings;
 #[cfg(test)]
 mod reference;
@@ -96,7 +97,8 @@ pub use samples::{SampleCollector, Samples};
 use crate::analysis::Key;
 use crate::model::{GpuPassKind, SpanKind};
 use block_job::BlockLengthJob;
-use bootstrap::{Buffers, MIN_BLOCKS, OrderStats, Terms, block_length, median_error_of};
+use bootstrap::{MIN_BLOCKS, block_length};
+use pass_test::{PassTest, Scratch, TestInput};
 use samples::Series;
 
 /// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
@@ -320,9 +322,9 @@ pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison
     plan.finish(a, b, prepared, options)
 }
 
-/// [`compare`] a pass at a time, for a caller that must yield between pieces of work (the
-/// web inspector): each [`ComparisonJob::step`] prepares passes for as long as `more()`
-/// allows, and [`ComparisonJob::finish`] corrects and orders them. Its result is exactly
+/// [`compare`] a stage of a test at a time, for a caller that must yield between pieces of
+/// work (the web inspector): each [`ComparisonJob::step`] prepares tests for as long as
+/// `more()` allows, and [`ComparisonJob::finish`] corrects and orders them. Its result is exactly
 /// [`compare`]'s.
 #[derive(Debug)]
 pub struct ComparisonJob {
@@ -335,6 +337,8 @@ pub struct ComparisonJob {
     /// The matched passes, once both block lengths are known.
     plan: Option<Plan>,
     prepared: Vec<Prepared>,
+    /// The test after the prepared ones, when it is under way.
+    testing: Option<PassTest>,
     scratch: Scratch,
 }
 
@@ -353,13 +357,15 @@ impl ComparisonJob {
             blocks: [BlockLengthJob::new(options.block_frames), BlockLengthJob::new(options.block_frames)],
             plan: None,
             prepared: Vec::new(),
+            testing: None,
             scratch: Scratch::default(),
         }
     }
 
     /// Takes one step per `true` from `more()`: A's block length (one step, or one per
-    /// bounded piece of it on a long capture), B's, the plan, then each pass (the frame time
-    /// first); `true` once every one is done.
+    /// bounded piece of it on a long capture), B's, the plan, then each test (the frame time
+    /// first, then each matched pass) in up to four: A's median, B's, A's bootstrap, B's.
+    /// `true` once every one is done.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
         let mut blocks = [1; 2];
         for (side, samples) in [&self.a, &self.b].into_iter().enumerate() {
@@ -389,7 +395,14 @@ impl ComparisonJob {
                 return false;
             }
             let at = self.prepared.len();
-            self.prepared.push(plan.prepare(&self.a, &self.b, at, &mut self.scratch));
+            let prepared = match plan.input(&self.a, &self.b, at) {
+                Ok(input) => self.testing.get_or_insert_default().stage(&input, &mut self.scratch),
+                Err(verdict) => Some(untested(verdict)),
+            };
+            if let Some(prepared) = prepared {
+                self.prepared.push(prepared);
+                self.testing = None;
+            }
         }
         true
     }
@@ -414,7 +427,8 @@ impl ComparisonJob {
         let planned =
             self.blocks.iter().map(BlockLengthJob::progress).sum::<f64>() + f64::from(u8::from(self.plan.is_some()));
         let tests = self.plan.as_ref().map_or(self.a.passes.len() + self.b.passes.len() + 1, Plan::tests);
-        (planned + self.prepared.len() as f64) / (PLANNING_STEPS + tests) as f64
+        let testing = self.testing.as_ref().map_or(0.0, PassTest::progress);
+        (planned + self.prepared.len() as f64 + testing) / (PLANNING_STEPS + tests) as f64
     }
 
     /// The comparison; takes whatever steps [`ComparisonJob::step`] has not.
@@ -486,30 +500,30 @@ impl Plan {
 
     /// Test `at`: 0 is the frame time, `i + 1` row `i`.
     fn prepare(&self, a: &Samples, b: &Samples, at: usize, scratch: &mut Scratch) -> Prepared {
-        let too_little = self.too_little.as_deref();
+        match self.input(a, b, at) {
+            Ok(input) => PassTest::run(&input, scratch),
+            Err(verdict) => untested(verdict),
+        }
+    }
+
+    /// What test `at` compares; its verdict instead where it needs no test (a pass on one
+    /// side only, or culled on one).
+    fn input<'s>(&'s self, a: &'s Samples, b: &'s Samples, at: usize) -> Result<TestInput<'s>, Verdict> {
+        let input = |sides, what| TestInput {
+            sides,
+            what,
+            too_little: self.too_little.as_deref(),
+            block_frames: self.block_frames,
+        };
         let Some(&(in_a, in_b, verdict)) = at.checked_sub(1).and_then(|row| self.rows.get(row)) else {
             let [frames_a, frames_b] = &self.frame_series;
-            return prepare(
-                (frames_a, a.frames),
-                (frames_b, b.frames),
-                "frame time",
-                too_little,
-                self.block_frames,
-                scratch,
-            );
+            return Ok(input([(frames_a, a.frames), (frames_b, b.frames)], "frame time"));
         };
         match (in_a, in_b, verdict) {
-            (Some(in_a), Some(in_b), None) => prepare(
-                (&a.passes[in_a].series, a.frames),
-                (&b.passes[in_b].series, b.frames),
-                "pass",
-                too_little,
-                self.block_frames,
-                scratch,
-            ),
-            (_, _, verdict) => {
-                Prepared::Done(Finding { verdict: verdict.unwrap_or(Verdict::Inconclusive), reason: None, shift: None })
+            (Some(in_a), Some(in_b), None) => {
+                Ok(input([(&a.passes[in_a].series, a.frames), (&b.passes[in_b].series, b.frames)], "pass"))
             }
+            (_, _, verdict) => Err(verdict.unwrap_or(Verdict::Inconclusive)),
         }
     }
 
@@ -601,116 +615,17 @@ fn too_little(name: &str, frames: usize, block: usize) -> Option<String> {
     })
 }
 
+/// The finding of a row that needs no test: added, removed, culled or unculled.
+fn untested(verdict: Verdict) -> Prepared {
+    Prepared::Done(Finding { verdict, reason: None, shift: None })
+}
+
 fn inconclusive(reason: String) -> Prepared {
     Prepared::Done(Finding { verdict: Verdict::Inconclusive, reason: Some(reason), shift: None })
 }
 
 fn percent(part: usize, whole: usize) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
-}
-
-/// What preparing a test works in, kept from one test to the next so that a pass
-/// allocates nothing: a copy of each side's values to select in, and the per-frame terms.
-#[derive(Debug, Default)]
-struct Scratch {
-    values: [Buffers; 2],
-    terms: Terms,
-}
-
-/// The checks that need no resampling, then each side's bootstrap.
-fn prepare(
-    (a, frames_a): (&Series, usize),
-    (b, frames_b): (&Series, usize),
-    what: &str,
-    too_little: Option<&str>,
-    block_frames: [usize; 2],
-    scratch: &mut Scratch,
-) -> Prepared {
-    if let Some(reason) = too_little {
-        return inconclusive(reason.to_owned());
-    }
-    for (name, series) in [("A", a), ("B", b)] {
-        if series.frames_present < MIN_FRAMES {
-            return inconclusive(format!(
-                "the {what} ran in {} frames of {name}; at least {MIN_FRAMES} are needed",
-                series.frames_present
-            ));
-        }
-    }
-    let mut medians = [0u64; 2];
-    let mut zero_share = [0.0; 2];
-    let mut tied_share = [0.0; 2];
-    // One copy a side: the median selected here is reused by the bootstrap below.
-    let [values_a, values_b] = &mut scratch.values;
-    let mut orders = [OrderStats::copy(a, values_a), OrderStats::copy(b, values_b)];
-    for (side, order) in orders.iter_mut().enumerate() {
-        let median = order.lower_median();
-        medians[side] = median;
-        let (zeros, tied) = order.zeros_and(median);
-        let len = [a, b][side].len();
-        zero_share[side] = percent(zeros, len);
-        tied_share[side] = percent(tied, len);
-    }
-    let limit = 100.0 * MAX_TIED_SHARE;
-    if zero_share.iter().chain(&tied_share).any(|&share| share > limit) {
-        return inconclusive(format!(
-            "{:.1} % of spans in A and {:.1} % in B read exactly their median ({} ns, {} ns), {:.1} % and {:.1} % \
-             read 0 ns, and the recorded values step by {}: the medians cannot resolve a shift this fine",
-            tied_share[0],
-            tied_share[1],
-            medians[0],
-            medians[1],
-            zero_share[0],
-            zero_share[1],
-            smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
-        ));
-    }
-    let [order_a, order_b] = &mut orders;
-    let terms = &mut scratch.terms;
-    let errors = [
-        median_error_of(a, frames_a, block_frames[0], order_a, terms),
-        median_error_of(b, frames_b, block_frames[1], order_b, terms),
-    ];
-    let (Some(error_a), Some(error_b)) = (errors[0].standard_error, errors[1].standard_error) else {
-        let side = if errors[0].standard_error.is_none() { "A" } else { "B" };
-        return inconclusive(format!(
-            "the spans of {side} around its median all read one value, so its interval would be degenerate; \
-             {:.1} % and {:.1} % of spans read 0 ns, and the recorded values step by {}",
-            zero_share[0],
-            zero_share[1],
-            smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")),
-        ));
-    };
-    let (variance_a, variance_b) = (error_a * error_a, error_b * error_b);
-    let variance = variance_a + variance_b;
-    if variance <= 0.0 {
-        return inconclusive(format!(
-            "every frame of the {what} gives the same share below its median: no spread to judge"
-        ));
-    }
-    // Welch–Satterthwaite: the degrees of freedom of a sum of two estimated variances.
-    let degrees_of_freedom = variance * variance
-        / (variance_a * variance_a / errors[0].degrees_of_freedom
-            + variance_b * variance_b / errors[1].degrees_of_freedom);
-    let delta = i128::from(medians[1]) - i128::from(medians[0]);
-    Prepared::Tested(Estimate {
-        median_a: medians[0],
-        median_b: medians[1],
-        delta: i64::try_from(delta).unwrap_or(if delta < 0 { i64::MIN } else { i64::MAX }),
-        standard_error: variance.sqrt(),
-        degrees_of_freedom,
-    })
-}
-
-/// The smallest positive difference between two recorded values of either side: quoted
-/// in reasons, never used to decide.
-fn smallest_step(a: &Series, b: &Series) -> Option<u64> {
-    let mut values = Vec::with_capacity(a.len() + b.len());
-    a.values.extend_into(0..a.len(), &mut values);
-    b.values.extend_into(0..b.len(), &mut values);
-    values.sort_unstable();
-    values.dedup();
-    values.windows(2).map(|pair| pair[1] - pair[0]).min()
 }
 
 /// Applies Holm's procedure to every tested estimate and gives each its verdict.

@@ -130,9 +130,9 @@ impl<'c> Job<'c> {
                     let a = job.a_done.take().unwrap_or_default();
                     job.engine = Some(ComparisonJob::new(a, job.b.finish(), &CompareOptions::default()));
                 }
-                // The engine prepares a pass a step, and a pass holds every frame of the range
-                // (tens of ms on eight hours): it counts as the units between two clock
-                // reads, so the slice reads the clock after each pass.
+                // The engine takes a stage of a test a step, and a stage reads every frame of
+                // a side (over 10 ms on eight hours): it counts as the units between two
+                // clock reads, so the slice reads the clock after each stage.
                 let mut heavy = || (0..crate::slicing::UNITS_PER_CLOCK_READ).all(|_| more());
                 job.engine.as_mut().is_none_or(|engine| engine.step(&mut heavy))
             }

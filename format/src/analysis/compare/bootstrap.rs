@@ -428,6 +428,14 @@ pub(crate) struct Buffers {
 /// Ranks an [`OrderStats`] remembers: more than a median error ever selects.
 const KNOWN: usize = 8;
 
+/// The ranks an [`OrderStats`] has selected in its copy, to resume it later on the same
+/// buffers (a comparison's test in stages).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Selected {
+    known: [usize; KNOWN],
+    len: usize,
+}
+
 /// The value of rank `rank` among `values`, every rank in `known` already in place (the
 /// value at it, smaller ones before, larger after): selected between its neighbours.
 fn select<T: Copy + Ord>(values: &mut [T], known: &[usize], rank: usize) -> T {
@@ -455,6 +463,23 @@ impl<'v> OrderStats<'v> {
             }
         };
         Self { values, known: [0; KNOWN], len: 0 }
+    }
+
+    /// The copy of `series` that [`OrderStats::copy`] left in `buffers`, with the ranks
+    /// `selected` there since: it goes on exactly as the one it resumes would have.
+    pub(crate) fn resume(series: &Series, buffers: &'v mut Buffers, selected: Selected) -> Self {
+        let values = match &series.values {
+            Durations::Narrow(_) => Copied::Narrow(&mut buffers.narrow),
+            Durations::Wide(_) => Copied::Wide(&mut buffers.wide),
+        };
+        let resumed = Self { values, known: selected.known, len: selected.len };
+        debug_assert_eq!(resumed.len(), series.len(), "the buffers hold another series' copy");
+        resumed
+    }
+
+    /// The ranks selected so far, for [`OrderStats::resume`].
+    pub(crate) fn selected(&self) -> Selected {
+        Selected { known: self.known, len: self.len }
     }
 
     fn len(&self) -> usize {
