@@ -98,13 +98,9 @@ use crate::analysis::Key;
 use crate::model::{GpuPassKind, SpanKind};
 use block_job::BlockLengthJob;
 use bootstrap::{MIN_BLOCKS, block_length};
-use pass_test::{PassTest, Scratch, TestInput};
+pub use pass_test::MIN_FRAMES;
+use pass_test::{Estimate, MAX_TIED_SHARE, Outcome, PassTest, Scratch, TestInput, percent};
 use samples::Series;
-
-/// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
-pub const MIN_FRAMES: usize = 50;
-/// Largest share of a side's spans that may read exactly 0 ns, or exactly its median.
-const MAX_TIED_SHARE: f64 = 0.05;
 
 /// What the engine is asked.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -283,16 +279,6 @@ impl Comparison {
     }
 }
 
-/// A side's figures, before the correction.
-#[derive(Debug)]
-struct Estimate {
-    median_a: u64,
-    median_b: u64,
-    delta: i64,
-    standard_error: f64,
-    degrees_of_freedom: f64,
-}
-
 #[derive(Debug)]
 enum Prepared {
     Done(Finding),
@@ -396,7 +382,7 @@ impl ComparisonJob {
             }
             let at = self.prepared.len();
             let prepared = match plan.input(&self.a, &self.b, at) {
-                Ok(input) => self.testing.get_or_insert_default().stage(&input, &mut self.scratch),
+                Ok(input) => self.testing.get_or_insert_default().stage(&input, &mut self.scratch).map(tested),
                 Err(verdict) => Some(untested(verdict)),
             };
             if let Some(prepared) = prepared {
@@ -501,7 +487,7 @@ impl Plan {
     /// Test `at`: 0 is the frame time, `i + 1` row `i`.
     fn prepare(&self, a: &Samples, b: &Samples, at: usize, scratch: &mut Scratch) -> Prepared {
         match self.input(a, b, at) {
-            Ok(input) => PassTest::run(&input, scratch),
+            Ok(input) => tested(PassTest::run(&input, scratch)),
             Err(verdict) => untested(verdict),
         }
     }
@@ -624,8 +610,9 @@ fn inconclusive(reason: String) -> Prepared {
     Prepared::Done(Finding { verdict: Verdict::Inconclusive, reason: Some(reason), shift: None })
 }
 
-fn percent(part: usize, whole: usize) -> f64 {
-    100.0 * part as f64 / whole.max(1) as f64
+/// A test's outcome as the correction takes it: its estimate, or inconclusive for its reason.
+fn tested(outcome: Outcome) -> Prepared {
+    outcome.map_or_else(inconclusive, Prepared::Tested)
 }
 
 /// Applies Holm's procedure to every tested estimate and gives each its verdict.

@@ -9,7 +9,25 @@
 
 use super::bootstrap::{Buffers, MedianError, OrderStats, Selected, Terms, median_error_of};
 use super::samples::Series;
-use super::{Estimate, MAX_TIED_SHARE, MIN_FRAMES, Prepared, inconclusive, percent};
+
+/// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
+pub const MIN_FRAMES: usize = 50;
+/// Largest share of a side's spans that may read exactly 0 ns, or exactly its median.
+pub(super) const MAX_TIED_SHARE: f64 = 0.05;
+
+/// A test's figures, before the correction.
+#[derive(Debug)]
+pub(super) struct Estimate {
+    pub(super) median_a: u64,
+    pub(super) median_b: u64,
+    pub(super) delta: i64,
+    pub(super) standard_error: f64,
+    pub(super) degrees_of_freedom: f64,
+}
+
+/// What a test found: its estimate, or why it is inconclusive. The comparison turns it
+/// into a finding, so this file needs none of its types.
+pub(super) type Outcome = Result<Estimate, String>;
 
 /// What preparing a test works in, kept from one test to the next so that a pass
 /// allocates nothing: a copy of each side's values to select in, and the per-frame terms.
@@ -51,7 +69,7 @@ pub(super) const STAGES: u8 = 4;
 impl PassTest {
     /// Runs the next stage of the test of `input`; the test's result once it has one (at
     /// the last stage, or earlier where a check already decides it).
-    pub(super) fn stage(&mut self, input: &TestInput<'_>, scratch: &mut Scratch) -> Option<Prepared> {
+    pub(super) fn stage(&mut self, input: &TestInput<'_>, scratch: &mut Scratch) -> Option<Outcome> {
         let stage = self.done;
         self.done += 1;
         match stage {
@@ -73,7 +91,7 @@ impl PassTest {
     }
 
     /// The test of `input` in one go: every stage.
-    pub(super) fn run(input: &TestInput<'_>, scratch: &mut Scratch) -> Prepared {
+    pub(super) fn run(input: &TestInput<'_>, scratch: &mut Scratch) -> Outcome {
         let mut test = Self::default();
         loop {
             if let Some(prepared) = test.stage(input, scratch) {
@@ -89,16 +107,16 @@ impl PassTest {
 
     /// The checks that need no resampling for `side` (the captures' first), then its copy,
     /// its median and the shares of its spans at 0 ns and at the median.
-    fn check_and_median(&mut self, input: &TestInput<'_>, scratch: &mut Scratch, side: usize) -> Option<Prepared> {
+    fn check_and_median(&mut self, input: &TestInput<'_>, scratch: &mut Scratch, side: usize) -> Option<Outcome> {
         if side == 0
             && let Some(reason) = input.too_little
         {
-            return Some(inconclusive(reason.to_owned()));
+            return Some(Err(reason.to_owned()));
         }
         if side == 0 {
             for (name, (series, _)) in ["A", "B"].into_iter().zip(input.sides) {
                 if series.frames_present < MIN_FRAMES {
-                    return Some(inconclusive(format!(
+                    return Some(Err(format!(
                         "the {} ran in {} frames of {name}; at least {MIN_FRAMES} are needed",
                         input.what, series.frames_present
                     )));
@@ -117,10 +135,10 @@ impl PassTest {
     }
 
     /// Quantized or tied durations: the medians cannot resolve a shift.
-    fn ties(&self, input: &TestInput<'_>) -> Option<Prepared> {
+    fn ties(&self, input: &TestInput<'_>) -> Option<Outcome> {
         let limit = 100.0 * MAX_TIED_SHARE;
         (self.zero_share.iter().chain(&self.tied_share).any(|&share| share > limit)).then(|| {
-            inconclusive(format!(
+            Err(format!(
                 "{:.1} % of spans in A and {:.1} % in B read exactly their median ({} ns, {} ns), {:.1} % and {:.1} % \
                  read 0 ns, and the recorded values step by {}: the medians cannot resolve a shift this fine",
                 self.tied_share[0],
@@ -142,11 +160,11 @@ impl PassTest {
     }
 
     /// Both sides' errors combined into the test's estimate.
-    fn estimate(&self, input: &TestInput<'_>, [error_a, error_b]: [MedianError; 2]) -> Prepared {
+    fn estimate(&self, input: &TestInput<'_>, [error_a, error_b]: [MedianError; 2]) -> Outcome {
         let what = input.what;
         let (Some(se_a), Some(se_b)) = (error_a.standard_error, error_b.standard_error) else {
             let side = if error_a.standard_error.is_none() { "A" } else { "B" };
-            return inconclusive(format!(
+            return Err(format!(
                 "the spans of {side} around its median all read one value, so its interval would be degenerate; \
                  {:.1} % and {:.1} % of spans read 0 ns, and the recorded values step by {}",
                 self.zero_share[0],
@@ -157,16 +175,14 @@ impl PassTest {
         let (variance_a, variance_b) = (se_a * se_a, se_b * se_b);
         let variance = variance_a + variance_b;
         if variance <= 0.0 {
-            return inconclusive(format!(
-                "every frame of the {what} gives the same share below its median: no spread to judge"
-            ));
+            return Err(format!("every frame of the {what} gives the same share below its median: no spread to judge"));
         }
         // Welch–Satterthwaite: the degrees of freedom of a sum of two estimated variances.
         let degrees_of_freedom = variance * variance
             / (variance_a * variance_a / error_a.degrees_of_freedom
                 + variance_b * variance_b / error_b.degrees_of_freedom);
         let delta = i128::from(self.medians[1]) - i128::from(self.medians[0]);
-        Prepared::Tested(Estimate {
+        Ok(Estimate {
             median_a: self.medians[0],
             median_b: self.medians[1],
             delta: i64::try_from(delta).unwrap_or(if delta < 0 { i64::MIN } else { i64::MAX }),
@@ -191,4 +207,9 @@ fn smallest_step(a: &Series, b: &Series) -> Option<u64> {
     values.sort_unstable();
     values.dedup();
     values.windows(2).map(|pair| pair[1] - pair[0]).min()
+}
+
+/// `part` of `whole` in percent; 0 of nothing is 0 %.
+pub(super) fn percent(part: usize, whole: usize) -> f64 {
+    100.0 * part as f64 / whole.max(1) as f64
 }
