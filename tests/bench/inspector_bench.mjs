@@ -3,7 +3,7 @@
 //
 //   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]
 //                                        [--cpu-slowdown 4] [--speedscope-limit-s 120]
-//                                        [--pair hour]
+//                                        [--pair hour] [--trace-long-tasks]
 //
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
@@ -31,6 +31,9 @@
 //   until every job of the load (statistics, comparison, verification) is done, and how
 //   many tasks took over 50 ms (PerformanceObserver, `longtask`), and the page's slice
 //   log: how many slices each job ran in, and the most units one did against its cap;
+//   each task over 50 ms with the jobs' shares logged in it. `--trace-long-tasks` also
+//   records a DevTools trace of the load and the comparison and names the heaviest
+//   events in each such task, for work outside the jobs (tracing slows the page a little);
 // - peak memory: the renderer's peak RSS (VmHWM) above its idle baseline, and the
 //   wasm linear memory, each against the file size;
 // - timeline redraw: median of body[data-timeline-draw-ms] over 30 zoom steps of a
@@ -74,6 +77,7 @@ const CUT_BEFORE_DIRECTORY = 300;
 const wanted = option('--sizes', '1mb,10mb,100mb,hour,hour-memory').split(',');
 const speedscopeLimit = Number(option('--speedscope-limit-s', '120')) * 1000;
 const cpuSlowdown = Number(option('--cpu-slowdown', '1'));
+const traceLongTasks = args.includes('--trace-long-tasks');
 // JSON larger than this is not even attempted in speedscope: V8 cannot hold the string.
 const MAX_JSON_BYTES = 480 * 1024 * 1024;
 
@@ -158,9 +162,20 @@ async function inspector(browser, base, capture) {
   await page.addInitScript(() => {
     addEventListener('TrunkApplicationStarted', (event) => { window.__wasm = event.detail.wasm; });
     window.__longTasks = [];
-    window.__sgptSlices = [];
+    window.__longTaskSpans = [];
+    // Each share the page logs is stamped with when it was logged, so a long task can be
+    // matched with the shares that ran in it.
+    const slices = [];
+    slices.push = function (entry) {
+      entry.at = performance.now();
+      return Array.prototype.push.call(this, entry);
+    };
+    window.__sgptSlices = slices;
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
+      for (const entry of list.getEntries()) {
+        window.__longTasks.push(entry.duration);
+        window.__longTaskSpans.push({ start: entry.startTime, duration: entry.duration });
+      }
     }).observe({ type: 'longtask', buffered: true });
     // When the memory gauges are read: ms since navigation start.
     addEventListener('DOMContentLoaded', () => {
@@ -177,6 +192,7 @@ async function inspector(browser, base, capture) {
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
   const before = rendererMemory();
   const baseline = Math.max(...before.map((p) => p.rss));
+  if (traceLongTasks) await startTracing(cdp);
   const started = Date.now();
   await page.goto(`${base}/?file=/bench/${capture.size}.sgpt`);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { polling: 'raf', timeout: 600_000 });
@@ -192,6 +208,7 @@ async function inspector(browser, base, capture) {
   );
   const loaded = await page.evaluate(() => ({
     tasks: window.__longTasks,
+    spans: window.__longTaskSpans,
     memoryReadyMs: window.__memoryReadyMs,
     slices: window.__sgptSlices,
   }));
@@ -214,7 +231,15 @@ async function inspector(browser, base, capture) {
   await page.waitForFunction(() => document.body.dataset.compare === 'ready', null, { polling: 100, timeout: 1_800_000 });
   const compareMs = Date.now() - compareStarted;
   const compareTasks = (await page.evaluate(() => window.__longTasks)).slice(tasksBefore);
+  const compareInTasks = await page.evaluate(() => ({ spans: window.__longTaskSpans, slices: window.__sgptSlices }));
   const compareWasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
+  let traced = [];
+  if (traceLongTasks) {
+    const events = await stopTracing(cdp);
+    // For DevTools' Performance panel: load it there to see any task whole.
+    writeFileSync(join(OUT, `${capture.size}.devtools-trace.json`), JSON.stringify(events));
+    traced = heaviestInLongTasks(events);
+  }
   await context.close();
   return {
     firstView,
@@ -224,6 +249,7 @@ async function inspector(browser, base, capture) {
     tasksOver50: loaded.tasks.filter((ms) => ms > 50).length,
     tasks: loaded.tasks.map(Math.round),
     slices: sliceFigures(loaded.slices),
+    inTasks: sharesInLongTasks(loaded.spans, loaded.slices),
     redraw: draws[Math.floor(draws.length / 2)],
     redrawMax: draws.at(-1),
     wasmBytes,
@@ -231,8 +257,85 @@ async function inspector(browser, base, capture) {
     compareMs,
     compareLongest: Math.max(0, ...compareTasks),
     compareOver50: compareTasks.filter((ms) => ms > 50).length,
+    compareInTasks: sharesInLongTasks(compareInTasks.spans.slice(tasksBefore), compareInTasks.slices),
+    traced,
     compareWasmBytes,
   };
+}
+
+/** For each task over 50 ms, the shares of the slice log logged while it ran: what the
+ *  page did in it (a task with none ran outside the sliced jobs). */
+function sharesInLongTasks(spans, log) {
+  return spans
+    .filter(({ duration }) => duration > 50)
+    .map(({ start, duration }) => {
+      const shares = log
+        .filter(({ at }) => at >= start && at <= start + duration)
+        .map(({ job, units, why }) => `${job} ${units}${why ? ` ${why}` : ''}`);
+      return `${ms(duration)}: ${shares.length === 0 ? 'no sliced job' : shares.join(', ')}`;
+    });
+}
+
+// What a trace records: each task, script and wasm calls, garbage collection, rendering.
+// No sampling profiler: the served wasm is optimized without its name section, so its
+// stacks would name no function of ours.
+const TRACE_CATEGORIES = [
+  'toplevel',
+  'devtools.timeline',
+  'v8.execute',
+  'disabled-by-default-v8.gc',
+  'blink',
+];
+
+async function startTracing(cdp) {
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReturnAsStream',
+    traceConfig: { recordMode: 'recordContinuously', includedCategories: TRACE_CATEGORIES },
+  });
+}
+
+/** Ends the trace; its events. */
+async function stopTracing(cdp) {
+  const complete = new Promise((done) => cdp.once('Tracing.tracingComplete', done));
+  await cdp.send('Tracing.end');
+  const { stream } = await complete;
+  const parts = [];
+  for (;;) {
+    const { data, eof, base64Encoded } = await cdp.send('IO.read', { handle: stream, size: 1 << 22 });
+    parts.push(base64Encoded ? Buffer.from(data, 'base64') : Buffer.from(data));
+    if (eof) break;
+  }
+  await cdp.send('IO.close', { handle: stream });
+  const trace = JSON.parse(Buffer.concat(parts).toString('utf8'));
+  return Array.isArray(trace) ? trace : trace.traceEvents;
+}
+
+/** For each task over 50 ms on the page's main thread, the events that took most of it,
+ *  by name (a name's time summed over its events, nested ones counted again). */
+function heaviestInLongTasks(events) {
+  const mains = new Set(
+    events
+      .filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+      .map((e) => `${e.pid}:${e.tid}`),
+  );
+  if (mains.size === 0) return ['the trace has no renderer main thread'];
+  const onMain = events.filter((e) => mains.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.dur > 0);
+  const origin = onMain.reduce((first, e) => Math.min(first, e.ts), Infinity);
+  const isTask = (e) => e.name.endsWith('RunTask');
+  const tasks = onMain.filter((e) => isTask(e) && e.dur > 50_000);
+  if (tasks.length === 0) return [`no task over 50 ms in the trace (${onMain.length} events on the page's main threads)`];
+  return tasks
+    .map((task) => {
+      const byName = new Map();
+      for (const e of onMain) {
+        if (e.pid !== task.pid || e.tid !== task.tid || isTask(e) || e.ts < task.ts || e.ts + e.dur > task.ts + task.dur) continue;
+        const name = e.args?.data?.functionName ? `${e.name} ${e.args.data.functionName}` : e.name;
+        byName.set(name, (byName.get(name) ?? 0) + e.dur);
+      }
+      const heaviest = [...byName].sort((x, y) => y[1] - x[1]).slice(0, 6);
+      const named = heaviest.map(([name, us]) => `${name} ${(us / 1000).toFixed(1)} ms`).join(', ');
+      return `${ms(task.dur / 1000)} at ${((task.ts - origin) / 1e6).toFixed(1)} s: ${named || 'no event inside'}`;
+    });
 }
 
 /** Per job of the slice log: slices, the most units one did, its cap and unit, and how
@@ -328,10 +431,13 @@ for (const capture of captures) {
   console.log(`  longest task             ${figures.tasksOver50 === 0 ? 'none over 50 ms' : `${ms(figures.longestTask)}, ${figures.tasksOver50} tasks over 50 ms`} while loading`);
   console.log(`  tasks over 50 ms         [${figures.tasks.join(', ')}] ms`);
   console.log(`  slices per job           ${figures.slices.join('; ')}`);
+  for (const task of figures.inTasks) console.log(`  in a long task           ${task}`);
   console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
   console.log(`  renderer peak RSS growth ${mb(figures.peakAboveBaseline)} = ${(figures.peakAboveBaseline / capture.bytes).toFixed(2)}× the file`);
   console.log(`  timeline redraw          median ${figures.redraw.toFixed(2)} ms, max ${figures.redrawMax.toFixed(2)} ms (target ≤ 8 ms)`);
   console.log(`  comparison on demand     ${ms(figures.compareMs)} from opening the Compare view (its halves, by the engine); longest task ${figures.compareOver50 === 0 ? 'none over 50 ms' : `${ms(figures.compareLongest)}, ${figures.compareOver50} over 50 ms`}; wasm memory then ${mb(figures.compareWasmBytes)} = ${(figures.compareWasmBytes / capture.bytes).toFixed(2)}× the file`);
+  for (const task of figures.compareInTasks) console.log(`  in a comparison's task   ${task}`);
+  for (const task of figures.traced) console.log(`  traced long task         ${task}`);
   const other = await speedscope(browser, base, capture);
   if (other.skipped) {
     console.log(`  speedscope 1.25.0        not run: ${other.skipped}`);
