@@ -1,12 +1,13 @@
 //! The one-decode analysis (`analysis::scan`) gives exactly what `pass_stats` and
 //! `frame_timing` give, whatever the chunks and the windows: on synthetic captures of
 //! several shapes, on every v1 fixture (damaged frames included), over partial ranges,
-//! and where the sample that places the windows is misleading.
+//! and where the sample that places the windows is misleading. So does the same scan a
+//! bounded step at a time (`ScanJob`), whatever the steps.
 
 use std::ops::Range;
 
-use sgpt_format::analysis::pass_stats;
-use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
+use sgpt_format::analysis::scan::{ScanJob, ScanOptions, Windows, scan};
+use sgpt_format::analysis::{StatsReport, pass_stats};
 use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::synth::{SynthOptions, generate};
 use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology, Writer};
@@ -40,9 +41,51 @@ fn check(name: &str, bytes: &[u8], range: Range<usize>, windows: &[Windows]) -> 
             let stats_only = scan(&capture, range.clone(), &ScanOptions { frame_timing: false, ..options });
             assert_eq!(stats_only.stats, stats, "{name} without timing, {chunks} chunks, {windows:?}");
             assert_eq!(stats_only.timing, None);
+            if chunks == 1 {
+                for units in STEP_UNITS {
+                    let (got, reread) = stepped(&capture, range.clone(), windows, units);
+                    assert_eq!(got, stats, "{name}, frames {range:?}, {units} units a step, {windows:?}");
+                    assert_eq!(reread, stats_only.reread, "{name}: the job rereads exactly when the scan does");
+                }
+            }
         }
     }
     rereads
+}
+
+/// What each step of a [`ScanJob`] may do, in frames or rows.
+const STEP_UNITS: [usize; 3] = [1, 97, usize::MAX];
+
+/// The statistics of `range` from a job given `units` frames or rows a step, and whether
+/// it read them again. Checks that progress only rises (but once, where a reread starts
+/// again), ends at 1, and that one unit a step takes more steps than there are frames.
+fn stepped(capture: &Capture<'_>, range: Range<usize>, windows: Windows, units: usize) -> (StatsReport, bool) {
+    let mut job = ScanJob::new(capture, range.clone(), windows);
+    let (mut steps, mut last, mut restarts) = (0usize, job.progress(), 0);
+    loop {
+        let mut left = units;
+        let done = job.step(&mut || {
+            let more = left > 0;
+            left = left.saturating_sub(1);
+            more
+        });
+        steps += 1;
+        let now = job.progress();
+        assert!((0.0..=1.0).contains(&now), "progress {now}");
+        restarts += usize::from(now < last);
+        last = now;
+        if done {
+            break;
+        }
+    }
+    assert_eq!(last, 1.0);
+    assert!(restarts <= usize::from(job.reread()), "progress fell {restarts} times");
+    let frames = range.end.min(capture.frames().len()).saturating_sub(range.start);
+    if units == 1 {
+        assert!(steps > frames, "{steps} steps for {frames} frames: the work was not sliced");
+    }
+    let reread = job.reread();
+    (job.finish(), reread)
 }
 
 const EVERY_WAY: [Windows; 4] = [Windows::Auto, Windows::All, Windows::SampleEvery(2), Windows::SampleEvery(5)];

@@ -1,48 +1,46 @@
 //! Per-pass statistics over a frame range, a little at a time so the page can show progress
-//! and never freeze: `analysis::StatsAccumulator`, which `sgpt stats` uses too, fed one
-//! frame at a time and then finished in steps, for as long as the caller's time allows.
-//! Its memory grows with the passes, not the spans, so an hour-long capture's statistics
-//! fit beside its bytes; its figures are exactly `analysis::pass_stats`'.
+//! and never freeze: `analysis::scan::ScanJob`, the one-decode scan `sgpt stats` runs, a
+//! sampled frame, a scanned frame or a row's median at a time, for as long as the caller's
+//! time allows. Its figures are exactly `analysis::pass_stats`'.
+//!
+//! Each frame is decoded once, where the two-pass `StatsAccumulator` decoded it twice; the
+//! price is the durations kept around each median and p95, about a tenth of a long range's
+//! spans at 8 bytes each (on an hour-long capture, about a fifth of the file's size).
 
 use std::ops::Range;
 
-use crate::slicing::FrameCursor;
-
 use sgpt_format::Capture;
-use sgpt_format::analysis::{StatsAccumulator, StatsReport};
+use sgpt_format::analysis::StatsReport;
+use sgpt_format::analysis::scan::{ScanJob, Windows};
 
 /// Statistics over a range of frames, computed by [`StatsJob::step`].
 #[derive(Debug)]
 pub struct StatsJob<'c, 'a> {
-    cursor: FrameCursor,
-    stats: StatsAccumulator<'c, 'a>,
+    scan: ScanJob<'c, 'a>,
 }
 
 impl<'c, 'a> StatsJob<'c, 'a> {
     /// Statistics over frame indices `range`, clamped to the capture.
     #[must_use]
     pub fn new(capture: &'c Capture<'a>, range: Range<usize>) -> Self {
-        Self { cursor: FrameCursor::new(range, capture.frames().len()), stats: StatsAccumulator::new(capture) }
+        Self { scan: ScanJob::new(capture, range, Windows::Auto) }
     }
 
-    /// Adds frames, then finishes, one frame or pass at a time for as long as `more()`
+    /// Samples, scans and selects, one frame or row at a time for as long as `more()`
     /// returns `true`. Returns `true` once the report is ready.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
-        while let Some(index) = self.cursor.next_frame(more) {
-            self.stats.add_frame(index);
-        }
-        self.cursor.done() && self.stats.finish_step(more)
+        self.scan.step(more)
     }
 
-    /// Progress from 0 to 1: adding frames is the first half, finishing the second.
+    /// Progress from 0 to 1.
     #[must_use]
     pub fn progress(&self) -> f64 {
-        if !self.cursor.done() { self.cursor.progress() / 2.0 } else { 0.5 + self.stats.finish_progress() / 2.0 }
+        self.scan.progress()
     }
 
     /// The report; quick once [`StatsJob::step`] returned `true`.
     #[must_use]
     pub fn finish(self) -> StatsReport {
-        self.stats.finish()
+        self.scan.finish()
     }
 }

@@ -1,6 +1,6 @@
 //! The page's statistics are exactly `sgpt stats`' (`analysis::pass_stats`), however the
-//! work is sliced, on captures large enough to use the histograms; the page's
-//! frame-by-frame verification finds what `Capture::verify` finds.
+//! work is sliced (the windows placed from a sample are `sgpt-format`'s scan tests'); the
+//! page's frame-by-frame verification finds what `Capture::verify` finds.
 
 use sgpt_format::analysis::{self, RAW_LIMIT};
 use sgpt_format::synth::{SynthOptions, generate};
@@ -46,7 +46,7 @@ fn sliced_statistics_equal_the_analysis_exactly() {
         let bytes = generate(&options);
         let capture = Capture::open(&bytes).expect("synth opens");
         let frames = capture.frames().len();
-        assert!(frames > RAW_LIMIT, "enough spans per pass to use the histograms");
+        assert!(frames > RAW_LIMIT, "enough spans per pass that a reread would use the histograms");
         for (range, units) in [(0..frames, 97), (100..900, 1_000), (5..6, 1), (0..frames, 1)] {
             let expected = analysis::pass_stats(&capture, range.clone());
             let got = run(&capture, range.clone(), units);

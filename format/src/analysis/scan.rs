@@ -56,6 +56,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod job;
+
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -66,6 +68,7 @@ use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, select_ran
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, Span, SpanKind, TopologyId};
 use crate::reader::Capture;
+pub use job::ScanJob;
 
 /// Frames the sample that places the windows reads, at most.
 pub const SAMPLE_FRAMES: usize = 4096;
@@ -215,6 +218,20 @@ fn table_at(span: &Span) -> usize {
 
 impl<'c, 'a> Plan<'c, 'a> {
     fn new(capture: &'c Capture<'a>, frames: Range<usize>, chunks: usize, options: &ScanOptions) -> Self {
+        let (mut plan, stride) = Self::layout(capture, frames, chunks, options);
+        let samples = stride.map(|stride| plan.sample(stride));
+        plan.place_windows(samples);
+        plan
+    }
+
+    /// The plan without its windows (one walk of the range's index), and the stride of
+    /// the sample that places them, if one is needed: see [`Plan::place_windows`].
+    fn layout(
+        capture: &'c Capture<'a>,
+        frames: Range<usize>,
+        chunks: usize,
+        options: &ScanOptions,
+    ) -> (Self, Option<usize>) {
         let end = frames.end.min(capture.frames().len());
         let range = frames.start.min(end)..end;
         let chunks = chunks.clamp(1, range.len().max(1));
@@ -266,17 +283,27 @@ impl<'c, 'a> Plan<'c, 'a> {
             Windows::All => None,
             Windows::SampleEvery(stride) => Some(stride.max(1)),
         };
-        plan.windows = match stride {
-            Some(stride) => plan.sample(stride).into_iter().map(windows).collect(),
-            None => vec![[ALL, EMPTY]; plan.keys.len()],
+        (plan, stride)
+    }
+
+    /// Places each slot's windows from its sampled durations, or around everything
+    /// without a sample.
+    fn place_windows(&mut self, samples: Option<Vec<Vec<u64>>>) {
+        self.windows = match samples {
+            Some(samples) => samples.into_iter().map(windows).collect(),
+            None => vec![[ALL, EMPTY]; self.keys.len()],
         };
-        plan
     }
 
     /// The slot table of the topology frame `index` names; `None` when it was lost.
     fn table(&self, index: usize) -> Option<&[u32]> {
+        self.table_index(index).map(|table| self.tables[table].as_slice())
+    }
+
+    /// Which of `tables` frame `index`'s topology uses; `None` when it was lost.
+    fn table_index(&self, index: usize) -> Option<usize> {
         let id = self.capture.frames()[index].topology;
-        self.table_of.get(&id).copied().flatten().map(|table| self.tables[table].as_slice())
+        self.table_of.get(&id).copied().flatten()
     }
 
     /// Every `stride`-th frame's durations, per slot: the frames the statistics would analyse.
@@ -284,18 +311,24 @@ impl<'c, 'a> Plan<'c, 'a> {
         let mut samples = vec![Vec::new(); self.keys.len()];
         let mut spans = Vec::new();
         for index in self.range.clone().step_by(stride) {
-            let Some(table) = self.table(index) else { continue };
-            spans.clear();
-            if self.capture.for_each_span(index, |span| spans.push(span)).is_err()
-                || spans.iter().any(|span| table_at(span) >= table.len())
-            {
-                continue;
-            }
-            for span in &spans {
-                samples[table[table_at(span)] as usize].push(span.duration_ns());
-            }
+            self.sample_frame(index, &mut samples, &mut spans);
         }
         samples
+    }
+
+    /// Adds frame `index`'s durations to `samples`, by slot, unless the frame would be
+    /// skipped; `spans` is room to decode in.
+    fn sample_frame(&self, index: usize, samples: &mut [Vec<u64>], spans: &mut Vec<Span>) {
+        let Some(table) = self.table(index) else { return };
+        spans.clear();
+        if self.capture.for_each_span(index, |span| spans.push(span)).is_err()
+            || spans.iter().any(|span| table_at(span) >= table.len())
+        {
+            return;
+        }
+        for span in spans.iter() {
+            samples[table[table_at(span)] as usize].push(span.duration_ns());
+        }
     }
 
     /// With samples, per slot, a series for the whole range to be written in place by the
@@ -345,59 +378,10 @@ impl<'c, 'a> Plan<'c, 'a> {
 
     /// Accumulates chunk `at`; `in_place` holds its part of each series written in place.
     fn run(&self, at: usize, in_place: Vec<Option<&mut [u32]>>, progress: &(dyn Fn(u64) + Sync)) -> Chunk<'c, 'a> {
-        let mut chunk = Chunk {
-            slots: self.windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
-            marks: vec![Mark { last_frame: usize::MAX, frames_present: 0, pending: 0 }; self.windows.len()],
-            pending: vec![0; self.windows.len() * BATCH],
-            frames: 0,
-            dropped_spans: 0,
-            defects: Vec::new(),
-            range: None,
-            timing: self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
-            samples: None,
-        };
-        let mut samples = self.samples.then(|| ChunkSamples::new(self.keys.len(), self.chunks[at].len(), in_place));
-        let mut frame = Frame::default();
-        let mut spans = Vec::new();
+        let mut run = self.start(at, in_place);
         let mut since = 0;
-        // Frames mostly share their topology with the one before: one lookup a run of them.
-        let mut last: Option<(TopologyId, Option<&[u32]>)> = None;
         for index in self.chunks[at].clone() {
-            let id = self.capture.frames()[index].topology;
-            let table = match last {
-                Some((last_id, table)) if last_id == id => table,
-                _ => {
-                    let table = self.table(index);
-                    last = Some((id, table));
-                    table
-                }
-            };
-            let decoded = match &mut chunk.timing {
-                Some(timing) => match self.capture.frame_into(index, &mut frame) {
-                    Ok(()) => {
-                        timing.add_decoded(index, &frame);
-                        true
-                    }
-                    Err(defect) => {
-                        timing.add_defect(defect);
-                        false
-                    }
-                },
-                None => false,
-            };
-            match table {
-                // A lost topology is said before anything is decoded, as `pass_stats` says it.
-                None => chunk.defect(self.lost(index), samples.as_mut()),
-                Some(table) if decoded => chunk.add(self.capture, index, table, &frame.spans, samples.as_mut()),
-                // The whole frame did not decode, or was not asked for: its spans may still.
-                Some(table) => {
-                    spans.clear();
-                    match self.capture.for_each_span(index, |span| spans.push(span)) {
-                        Ok(()) => chunk.add(self.capture, index, table, &spans, samples.as_mut()),
-                        Err(defect) => chunk.defect(defect, samples.as_mut()),
-                    }
-                }
-            }
+            run.add_frame(self, index);
             since += 1;
             if since == PROGRESS_EVERY {
                 progress(since as u64);
@@ -407,9 +391,29 @@ impl<'c, 'a> Plan<'c, 'a> {
         if since > 0 {
             progress(since as u64);
         }
-        chunk.seal();
-        chunk.samples = samples.map(ChunkSamples::seal);
-        chunk
+        run.seal()
+    }
+
+    /// Chunk `at`, before its first frame; `in_place` holds its part of each series
+    /// written in place.
+    fn start<'b>(&self, at: usize, in_place: Vec<Option<&'b mut [u32]>>) -> ChunkRun<'c, 'a, 'b> {
+        ChunkRun {
+            chunk: Chunk {
+                slots: self.windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
+                marks: vec![Mark { last_frame: usize::MAX, frames_present: 0, pending: 0 }; self.windows.len()],
+                pending: vec![0; self.windows.len() * BATCH],
+                frames: 0,
+                dropped_spans: 0,
+                defects: Vec::new(),
+                range: None,
+                timing: self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
+                samples: None,
+            },
+            samples: self.samples.then(|| ChunkSamples::new(self.keys.len(), self.chunks[at].len(), in_place)),
+            frame: Frame::default(),
+            spans: Vec::new(),
+            last: None,
+        }
     }
 
     fn lost(&self, index: usize) -> Defect {
@@ -509,6 +513,70 @@ impl<'c, 'a> Plan<'c, 'a> {
         }
         sort_passes(&mut report.passes);
         Scan { stats: report, timing, reread: false, samples }
+    }
+}
+
+/// A chunk under way: its figures so far, and the room its frames are decoded in.
+#[derive(Debug)]
+struct ChunkRun<'c, 'a, 'b> {
+    chunk: Chunk<'c, 'a>,
+    samples: Option<ChunkSamples<'b>>,
+    frame: Frame,
+    spans: Vec<Span>,
+    /// The last frame's topology and its table: frames mostly share their topology with
+    /// the one before, so a run of them costs one lookup.
+    last: Option<(TopologyId, Option<usize>)>,
+}
+
+impl<'c, 'a> ChunkRun<'c, 'a, '_> {
+    /// Adds frame `index`, one of `plan`'s.
+    #[inline]
+    fn add_frame(&mut self, plan: &Plan<'c, 'a>, index: usize) {
+        let id = plan.capture.frames()[index].topology;
+        let table = match self.last {
+            Some((last_id, table)) if last_id == id => table,
+            _ => {
+                let table = plan.table_index(index);
+                self.last = Some((id, table));
+                table
+            }
+        };
+        let table = table.map(|table| plan.tables[table].as_slice());
+        let decoded = match &mut self.chunk.timing {
+            Some(timing) => match plan.capture.frame_into(index, &mut self.frame) {
+                Ok(()) => {
+                    timing.add_decoded(index, &self.frame);
+                    true
+                }
+                Err(defect) => {
+                    timing.add_defect(defect);
+                    false
+                }
+            },
+            None => false,
+        };
+        let chunk = &mut self.chunk;
+        match table {
+            // A lost topology is said before anything is decoded, as `pass_stats` says it.
+            None => chunk.defect(plan.lost(index), self.samples.as_mut()),
+            Some(table) if decoded => chunk.add(plan.capture, index, table, &self.frame.spans, self.samples.as_mut()),
+            // The whole frame did not decode, or was not asked for: its spans may still.
+            Some(table) => {
+                let spans = &mut self.spans;
+                spans.clear();
+                match plan.capture.for_each_span(index, |span| spans.push(span)) {
+                    Ok(()) => chunk.add(plan.capture, index, table, spans, self.samples.as_mut()),
+                    Err(defect) => chunk.defect(defect, self.samples.as_mut()),
+                }
+            }
+        }
+    }
+
+    /// The chunk, done.
+    fn seal(mut self) -> Chunk<'c, 'a> {
+        self.chunk.seal();
+        self.chunk.samples = self.samples.map(ChunkSamples::seal);
+        self.chunk
     }
 }
 

@@ -1,0 +1,204 @@
+//! [`scan`](super::scan)'s statistics a bounded step at a time, for a caller that must
+//! yield between pieces of work (the web inspector): the same single decode of each
+//! frame, where [`StatsAccumulator`] decodes every frame twice. Each step is a sampled
+//! frame, a scanned frame or one row's median and p95, so none grows with the range.
+//!
+//! The price is [`scan`](super::scan)'s: the durations in the windows around each median
+//! and p95 are kept, about a tenth of a long range's spans, 8 bytes each.
+//!
+//! Should a rank fall outside its window after all, the job goes on as
+//! [`StatsAccumulator`], itself in steps: slower, never different.
+
+use std::ops::Range;
+
+use super::{Chunk, ChunkRun, Plan, ScanOptions, Windows};
+use crate::analysis::{StatsAccumulator, StatsReport};
+use crate::model::Span;
+use crate::reader::Capture;
+
+/// Per-pass statistics of a frame range in steps: exactly [`pass_stats`](crate::analysis::pass_stats)'s.
+#[derive(Debug)]
+pub struct ScanJob<'c, 'a> {
+    /// The frames the windows' sample reads, the range's, and the rows: the units of
+    /// [`ScanJob::progress`].
+    units: [usize; 3],
+    state: State<'c, 'a>,
+}
+
+#[derive(Debug)]
+enum State<'c, 'a> {
+    /// Reading every `stride`-th frame, `next` the next, to place the windows.
+    Sampling {
+        plan: Plan<'c, 'a>,
+        stride: usize,
+        next: usize,
+        samples: Vec<Vec<u64>>,
+        spans: Vec<Span>,
+    },
+    /// Adding frame `next` and on.
+    Scanning {
+        plan: Plan<'c, 'a>,
+        run: Box<ChunkRun<'c, 'a, 'static>>,
+        next: usize,
+    },
+    /// Selecting each row's median and p95 in order, `figures` those done.
+    Ordering {
+        plan: Plan<'c, 'a>,
+        chunk: Box<Chunk<'c, 'a>>,
+        figures: Vec<Option<[u64; 2]>>,
+    },
+    /// The sample misled: the two-pass statistics, frame `next` and on, then finishing.
+    Rereading {
+        range: Range<usize>,
+        next: usize,
+        stats: Box<StatsAccumulator<'c, 'a>>,
+    },
+    Done {
+        stats: StatsReport,
+        reread: bool,
+    },
+    /// Only while a step moves from one state to the next.
+    Moving,
+}
+
+impl<'c, 'a> ScanJob<'c, 'a> {
+    /// Statistics over frame indices `frames`, clamped to the capture, with windows placed
+    /// as `windows` says. Walks the range's index once (no frame is decoded).
+    #[must_use]
+    pub fn new(capture: &'c Capture<'a>, frames: Range<usize>, windows: Windows) -> Self {
+        let options = ScanOptions { chunks: 1, frame_timing: false, windows, samples: false };
+        let (plan, stride) = Plan::layout(capture, frames, 1, &options);
+        let range = plan.range.clone();
+        let sampled = stride.map_or(0, |stride| range.len().div_ceil(stride));
+        let units = [sampled, range.len(), plan.keys.len()];
+        let state = match stride {
+            Some(stride) => {
+                let samples = vec![Vec::new(); plan.keys.len()];
+                State::Sampling { plan, stride, next: range.start, samples, spans: Vec::new() }
+            }
+            None => Self::scanning(plan, None),
+        };
+        Self { units, state }
+    }
+
+    /// Samples, scans, then selects, one frame or row at a time for as long as `more()`
+    /// returns `true`. Returns `true` once the report is ready.
+    pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
+        loop {
+            match &mut self.state {
+                State::Sampling { plan, stride, next, samples, spans } => {
+                    while *next < plan.range.end {
+                        if !more() {
+                            return false;
+                        }
+                        plan.sample_frame(*next, samples, spans);
+                        *next += *stride;
+                    }
+                    let State::Sampling { plan, samples, .. } = std::mem::replace(&mut self.state, State::Moving)
+                    else {
+                        unreachable!("the state was just matched")
+                    };
+                    self.state = Self::scanning(plan, Some(samples));
+                }
+                State::Scanning { plan, run, next } => {
+                    while *next < plan.range.end {
+                        if !more() {
+                            return false;
+                        }
+                        run.add_frame(plan, *next);
+                        *next += 1;
+                    }
+                    let State::Scanning { plan, run, .. } = std::mem::replace(&mut self.state, State::Moving) else {
+                        unreachable!("the state was just matched")
+                    };
+                    let chunk = Box::new(run.seal());
+                    let figures = Vec::with_capacity(chunk.slots.len());
+                    self.state = State::Ordering { plan, chunk, figures };
+                }
+                State::Ordering { chunk, figures, .. } => {
+                    while figures.len() < chunk.slots.len() {
+                        if !more() {
+                            return false;
+                        }
+                        let slot = &mut chunk.slots[figures.len()];
+                        figures.push(slot.order());
+                    }
+                    let State::Ordering { plan, chunk, figures } = std::mem::replace(&mut self.state, State::Moving)
+                    else {
+                        unreachable!("the state was just matched")
+                    };
+                    let misled = figures.iter().zip(&chunk.slots).any(|(f, slot)| slot.count > 0 && f.is_none());
+                    self.state = if misled {
+                        let range = plan.range.clone();
+                        let stats = Box::new(StatsAccumulator::new(plan.capture));
+                        State::Rereading { next: range.start, range, stats }
+                    } else {
+                        // One chunk whose rows are already selected: merging moves it as it is.
+                        let stats = plan.finish(vec![*chunk], Vec::new(), |_| figures).stats;
+                        State::Done { stats, reread: false }
+                    };
+                }
+                State::Rereading { range, next, stats } => {
+                    while *next < range.end {
+                        if !more() {
+                            return false;
+                        }
+                        stats.add_frame(*next);
+                        *next += 1;
+                    }
+                    if !stats.finish_step(more) {
+                        return false;
+                    }
+                    let State::Rereading { stats, .. } = std::mem::replace(&mut self.state, State::Moving) else {
+                        unreachable!("the state was just matched")
+                    };
+                    self.state = State::Done { stats: stats.finish(), reread: true };
+                }
+                State::Done { .. } => return true,
+                State::Moving => unreachable!("a step always leaves a state"),
+            }
+        }
+    }
+
+    /// Progress from 0 to 1, in frames sampled and scanned and rows selected; a reread
+    /// starts again from 0.
+    #[must_use]
+    pub fn progress(&self) -> f64 {
+        let [sampled, frames, rows] = self.units;
+        let done = match &self.state {
+            State::Sampling { plan, stride, next, .. } => (*next - plan.range.start).div_ceil(*stride),
+            State::Scanning { plan, next, .. } => sampled + (*next - plan.range.start),
+            State::Ordering { figures, .. } => sampled + frames + figures.len(),
+            State::Rereading { stats, range, next } => {
+                let added = (*next - range.start) as f64 / range.len().max(1) as f64;
+                return if *next < range.end { added / 2.0 } else { 0.5 + stats.finish_progress() / 2.0 };
+            }
+            State::Done { .. } | State::Moving => return 1.0,
+        };
+        done as f64 / (sampled + frames + rows).max(1) as f64
+    }
+
+    /// Whether a rank fell outside its window, so the statistics were read again (two more
+    /// decodes of the range); `false` until the job is done.
+    #[must_use]
+    pub fn reread(&self) -> bool {
+        matches!(self.state, State::Done { reread: true, .. })
+    }
+
+    /// The report; takes whatever steps [`ScanJob::step`] has not.
+    #[must_use]
+    pub fn finish(mut self) -> StatsReport {
+        let _ = self.step(&mut || true);
+        match self.state {
+            State::Done { stats, .. } => stats,
+            _ => unreachable!("a step without limit ends done"),
+        }
+    }
+
+    fn scanning(mut plan: Plan<'c, 'a>, samples: Option<Vec<Vec<u64>>>) -> State<'c, 'a> {
+        plan.place_windows(samples);
+        let run = Box::new(plan.start(0, Vec::new()));
+        let next = plan.range.start;
+        State::Scanning { plan, run, next }
+    }
+}
