@@ -43,7 +43,7 @@ pub mod export;
 #[doc(hidden)]
 pub mod dev;
 
-use container::{bits, directory, error, header, reader, record, sink, symbols, wire, writer};
+use container::{bits, directory, error, header, piece, reader, record, sink, symbols, wire, writer};
 use records::{declaration, frame, memory, meta, note, spans, topology};
 
 // Public paths the CLI and the inspector use: each analysis and export at the crate root.
@@ -66,6 +66,7 @@ pub use model::{
     StoreOp, TextureDimension, Topology, TopologyId, memory_gauge_name, parse_memory_gauge, parse_provider_gauge,
     provider_gauge_name,
 };
+pub use piece::FramePiece;
 pub use reader::{Capture, LostFrame, Opener, ReadableCounts};
 pub use record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, SYNC};
 pub use sink::{CountingSink, Sink};

@@ -57,18 +57,25 @@
 //! ```
 
 mod job;
+pub mod piece;
+mod pieces;
 
 use std::collections::HashMap;
 use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
 
 use super::compare::Samples;
 use super::compare::{ChunkPart, ChunkSamples, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator};
 use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, select_ranks, sort_passes};
+use crate::directory::FrameEntry;
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, Span, SpanKind, TopologyId};
+use crate::piece::FramePiece;
 use crate::reader::Capture;
 pub use job::ScanJob;
+pub use pieces::PieceScanner;
 
 /// Frames the sample that places the windows reads, at most.
 pub const SAMPLE_FRAMES: usize = 4096;
@@ -162,7 +169,7 @@ pub fn scan_parallel(
 }
 
 /// Durations `low..=high` kept for selection; empty when `low > high`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Window {
     low: u64,
     high: u64,
@@ -201,14 +208,68 @@ struct Plan<'c, 'a> {
     capture: &'c Capture<'a>,
     range: Range<usize>,
     chunks: Vec<Range<usize>>,
-    /// Per topology id: index into `tables`, or `None` when the topology was lost.
-    table_of: HashMap<TopologyId, Option<usize>>,
-    /// Per topology: for GPU pass `p` and span kind `k`, the slot at `2 p + k`.
-    tables: Vec<Vec<u32>>,
+    tables: Tables,
     keys: Vec<Key>,
     windows: Vec<[Window; 2]>,
     frame_timing: bool,
     samples: bool,
+}
+
+/// Each topology's slot table: shared by the chunks, and by whoever scans pieces of the
+/// range elsewhere, so slot `i` is the same row in each of them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Tables {
+    /// Per topology id: index into `tables`, or `None` when the topology was lost.
+    of: HashMap<TopologyId, Option<usize>>,
+    /// Per topology: for GPU pass `p` and span kind `k`, the slot at `2 p + k`.
+    tables: Vec<Vec<u32>>,
+}
+
+impl Tables {
+    /// Which table topology `id` uses; `None` when it was lost.
+    fn index(&self, id: TopologyId) -> Option<usize> {
+        self.of.get(&id).copied().flatten()
+    }
+
+    /// Topology `id`'s table; `None` when it was lost.
+    fn of(&self, id: TopologyId) -> Option<&[u32]> {
+        self.index(id).map(|table| self.tables[table].as_slice())
+    }
+}
+
+/// Where a chunk reads its frames: the capture, or a piece of its bytes.
+trait FrameSource {
+    fn entry(&self, index: usize) -> &FrameEntry;
+    fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect>;
+    fn frame_into(&self, index: usize, frame: &mut Frame) -> Result<(), Defect>;
+}
+
+impl FrameSource for Capture<'_> {
+    fn entry(&self, index: usize) -> &FrameEntry {
+        &self.frames()[index]
+    }
+
+    fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect> {
+        Capture::for_each_span(self, index, each)
+    }
+
+    fn frame_into(&self, index: usize, frame: &mut Frame) -> Result<(), Defect> {
+        Capture::frame_into(self, index, frame)
+    }
+}
+
+impl FrameSource for FramePiece<'_> {
+    fn entry(&self, index: usize) -> &FrameEntry {
+        FramePiece::entry(self, index).expect("a piece is scanned over its own frames")
+    }
+
+    fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect> {
+        FramePiece::for_each_span(self, index, each)
+    }
+
+    fn frame_into(&self, index: usize, frame: &mut Frame) -> Result<(), Defect> {
+        FramePiece::frame_into(self, index, frame)
+    }
 }
 
 /// Where span `span` falls in a slot table.
@@ -242,8 +303,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             chunks: (0..chunks)
                 .map(|at| range.start + len * at / chunks..range.start + len * (at + 1) / chunks)
                 .collect(),
-            table_of: HashMap::new(),
-            tables: Vec::new(),
+            tables: Tables::default(),
             keys: Vec::new(),
             windows: Vec::new(),
             frame_timing: options.frame_timing,
@@ -253,7 +313,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         let mut slot_of: HashMap<Key, u32> = HashMap::new();
         let mut last = None;
         for entry in entries {
-            if last == Some(entry.topology) || plan.table_of.contains_key(&entry.topology) {
+            if last == Some(entry.topology) || plan.tables.of.contains_key(&entry.topology) {
                 continue;
             }
             last = Some(entry.topology);
@@ -269,10 +329,10 @@ impl<'c, 'a> Plan<'c, 'a> {
                         }));
                     }
                 }
-                plan.tables.push(table);
-                plan.tables.len() - 1
+                plan.tables.tables.push(table);
+                plan.tables.tables.len() - 1
             });
-            plan.table_of.insert(entry.topology, table);
+            plan.tables.of.insert(entry.topology, table);
         }
         let stride = match options.windows {
             Windows::Auto => {
@@ -297,13 +357,7 @@ impl<'c, 'a> Plan<'c, 'a> {
 
     /// The slot table of the topology frame `index` names; `None` when it was lost.
     fn table(&self, index: usize) -> Option<&[u32]> {
-        self.table_index(index).map(|table| self.tables[table].as_slice())
-    }
-
-    /// Which of `tables` frame `index`'s topology uses; `None` when it was lost.
-    fn table_index(&self, index: usize) -> Option<usize> {
-        let id = self.capture.frames()[index].topology;
-        self.table_of.get(&id).copied().flatten()
+        self.tables.of(self.capture.frames()[index].topology)
     }
 
     /// Every `stride`-th frame's durations, per slot: the frames the statistics would analyse.
@@ -381,7 +435,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         let mut run = self.start(at, in_place);
         let mut since = 0;
         for index in self.chunks[at].clone() {
-            run.add_frame(self, index);
+            run.add_frame(self.capture, &self.tables, index);
             since += 1;
             if since == PROGRESS_EVERY {
                 progress(since as u64);
@@ -398,31 +452,15 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// written in place.
     fn start<'b>(&self, at: usize, in_place: Vec<Option<&'b mut [u32]>>) -> ChunkRun<'c, 'a, 'b> {
         ChunkRun {
-            chunk: Chunk {
-                slots: self.windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
-                marks: vec![Mark { last_frame: usize::MAX, frames_present: 0, pending: 0 }; self.windows.len()],
-                pending: vec![0; self.windows.len() * BATCH],
-                frames: 0,
-                dropped_spans: 0,
-                defects: Vec::new(),
-                range: None,
-                timing: self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
-                samples: None,
-            },
+            chunk: Chunk::new(
+                &self.windows,
+                self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
+            ),
             samples: self.samples.then(|| ChunkSamples::new(self.keys.len(), self.chunks[at].len(), in_place)),
             frame: Frame::default(),
             spans: Vec::new(),
             last: None,
         }
-    }
-
-    fn lost(&self, index: usize) -> Defect {
-        let entry = &self.capture.frames()[index];
-        Defect::new(
-            DefectKind::MissingReference,
-            entry.offset,
-            format!("frame {} uses topology {}, which was lost; skipped", entry.frame_number, entry.topology),
-        )
     }
 
     /// Per slot, `(frame index, graph pass index)` of the first frame of each topology
@@ -461,27 +499,24 @@ impl<'c, 'a> Plan<'c, 'a> {
         });
         let mut timing = self.frame_timing.then(|| FrameTimingAccumulator::new(self.capture));
         let mut report = StatsReport::default();
-        let mut range: Option<Range<usize>> = None;
-        let mut slots: Vec<SlotAcc> = Vec::new();
-        for chunk in chunks {
-            if let (Some(timing), Some(later)) = (&mut timing, chunk.timing) {
+        let mut merged: Option<Chunk<'c, 'a>> = None;
+        for mut chunk in chunks {
+            if let (Some(timing), Some(later)) = (&mut timing, chunk.timing.take()) {
                 timing.merge(later);
             }
-            report.frames += chunk.frames;
-            report.dropped_spans += chunk.dropped_spans;
-            report.defects.extend(chunk.defects);
-            range = match (range, chunk.range) {
-                (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
-                (a, b) => a.or(b),
-            };
-            if slots.is_empty() {
-                slots = chunk.slots;
-            } else {
-                for (slot, later) in slots.iter_mut().zip(chunk.slots) {
-                    slot.merge(later);
-                }
+            match &mut merged {
+                Some(merged) => merged.merge(chunk),
+                None => merged = Some(chunk),
             }
         }
+        let (mut slots, range) = match merged {
+            Some(merged) => {
+                (report.frames, report.dropped_spans, report.defects) =
+                    (merged.frames, merged.dropped_spans, merged.defects);
+                (merged.slots, merged.range)
+            }
+            None => (Vec::new(), None),
+        };
         report.range = range.unwrap_or(0..0);
         let timing = timing.map(FrameTimingAccumulator::finish);
         let figures = order(&mut slots);
@@ -516,6 +551,15 @@ impl<'c, 'a> Plan<'c, 'a> {
     }
 }
 
+/// The defect of a frame whose topology was lost.
+fn lost(entry: &FrameEntry) -> Defect {
+    Defect::new(
+        DefectKind::MissingReference,
+        entry.offset,
+        format!("frame {} uses topology {}, which was lost; skipped", entry.frame_number, entry.topology),
+    )
+}
+
 /// A chunk under way: its figures so far, and the room its frames are decoded in.
 #[derive(Debug)]
 struct ChunkRun<'c, 'a, 'b> {
@@ -528,22 +572,35 @@ struct ChunkRun<'c, 'a, 'b> {
     last: Option<(TopologyId, Option<usize>)>,
 }
 
+impl<'c, 'a> ChunkRun<'c, 'a, 'static> {
+    /// A chunk of statistics alone (no frame timing, no samples), its rows' windows `windows`.
+    fn stats_only(windows: &[[Window; 2]]) -> Self {
+        ChunkRun {
+            chunk: Chunk::new(windows, None),
+            samples: None,
+            frame: Frame::default(),
+            spans: Vec::new(),
+            last: None,
+        }
+    }
+}
+
 impl<'c, 'a> ChunkRun<'c, 'a, '_> {
-    /// Adds frame `index`, one of `plan`'s.
+    /// Adds frame `index` of `source`, its slots from `tables`.
     #[inline]
-    fn add_frame(&mut self, plan: &Plan<'c, 'a>, index: usize) {
-        let id = plan.capture.frames()[index].topology;
+    fn add_frame(&mut self, source: &impl FrameSource, tables: &Tables, index: usize) {
+        let entry = source.entry(index);
         let table = match self.last {
-            Some((last_id, table)) if last_id == id => table,
+            Some((last_id, table)) if last_id == entry.topology => table,
             _ => {
-                let table = plan.table_index(index);
-                self.last = Some((id, table));
+                let table = tables.index(entry.topology);
+                self.last = Some((entry.topology, table));
                 table
             }
         };
-        let table = table.map(|table| plan.tables[table].as_slice());
+        let table = table.map(|table| tables.tables[table].as_slice());
         let decoded = match &mut self.chunk.timing {
-            Some(timing) => match plan.capture.frame_into(index, &mut self.frame) {
+            Some(timing) => match source.frame_into(index, &mut self.frame) {
                 Ok(()) => {
                     timing.add_decoded(index, &self.frame);
                     true
@@ -558,14 +615,14 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
         let chunk = &mut self.chunk;
         match table {
             // A lost topology is said before anything is decoded, as `pass_stats` says it.
-            None => chunk.defect(plan.lost(index), self.samples.as_mut()),
-            Some(table) if decoded => chunk.add(plan.capture, index, table, &self.frame.spans, self.samples.as_mut()),
+            None => chunk.defect(lost(entry), self.samples.as_mut()),
+            Some(table) if decoded => chunk.add(entry, index, table, &self.frame.spans, self.samples.as_mut()),
             // The whole frame did not decode, or was not asked for: its spans may still.
             Some(table) => {
                 let spans = &mut self.spans;
                 spans.clear();
-                match plan.capture.for_each_span(index, |span| spans.push(span)) {
-                    Ok(()) => chunk.add(plan.capture, index, table, spans, self.samples.as_mut()),
+                match source.for_each_span(index, |span| spans.push(span)) {
+                    Ok(()) => chunk.add(entry, index, table, spans, self.samples.as_mut()),
                     Err(defect) => chunk.defect(defect, self.samples.as_mut()),
                 }
             }
@@ -612,13 +669,42 @@ struct Mark {
     pending: usize,
 }
 
-impl Chunk<'_, '_> {
+impl<'c, 'a> Chunk<'c, 'a> {
     /// A frame skipped whole, for the statistics and the samples alike.
     fn defect(&mut self, defect: Defect, samples: Option<&mut ChunkSamples<'_>>) {
         if let Some(samples) = samples {
             samples.defect(defect.clone());
         }
         self.defects.push(defect);
+    }
+
+    /// A chunk with nothing added, its rows' windows `windows`.
+    fn new(windows: &[[Window; 2]], timing: Option<FrameTimingAccumulator<'c, 'a>>) -> Self {
+        Chunk {
+            slots: windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
+            marks: vec![Mark { last_frame: usize::MAX, frames_present: 0, pending: 0 }; windows.len()],
+            pending: vec![0; windows.len() * BATCH],
+            frames: 0,
+            dropped_spans: 0,
+            defects: Vec::new(),
+            range: None,
+            timing,
+            samples: None,
+        }
+    }
+
+    /// Adds a later chunk's statistics; its frame timing and samples are merged apart.
+    fn merge(&mut self, later: Chunk<'_, '_>) {
+        self.frames += later.frames;
+        self.dropped_spans += later.dropped_spans;
+        self.defects.extend(later.defects);
+        self.range = match (self.range.take(), later.range) {
+            (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+            (a, b) => a.or(b),
+        };
+        for (slot, later) in self.slots.iter_mut().zip(later.slots) {
+            slot.merge(later);
+        }
     }
 
     /// Absorbs what is pending and drops the room past the kept durations, once the chunk is done.
@@ -634,13 +720,12 @@ impl Chunk<'_, '_> {
     /// Adds frame `index`'s spans, or a defect when one names a GPU pass beyond `table`.
     fn add(
         &mut self,
-        capture: &Capture<'_>,
+        entry: &FrameEntry,
         index: usize,
         table: &[u32],
         spans: &[Span],
         mut samples: Option<&mut ChunkSamples<'_>>,
     ) {
-        let entry = &capture.frames()[index];
         if let Some(span) = spans.iter().find(|span| table_at(span) >= table.len()) {
             if let Some(samples) = samples {
                 samples.defect(unknown_pass(entry.offset, entry.frame_number, span.pass));

@@ -47,7 +47,7 @@ pub enum OpenError {
 }
 
 /// What kind of damage a reader found and worked around.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum DefectKind {
     /// The writer never reached stop: no CLOSED flag and no directory.
     NotClosed,
@@ -94,7 +94,7 @@ impl fmt::Display for DefectKind {
 }
 
 /// Damage found in a capture, where it is, and what it cost.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Defect {
     /// What kind of damage; its [`DefectKind::name`] is the JSON `kind`.
     pub kind: DefectKind,

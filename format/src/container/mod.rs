@@ -6,6 +6,7 @@ pub(crate) mod bits;
 pub(crate) mod directory;
 pub(crate) mod error;
 pub(crate) mod header;
+pub(crate) mod piece;
 pub(crate) mod reader;
 pub(crate) mod record;
 pub(crate) mod sink;

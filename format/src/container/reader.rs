@@ -16,6 +16,7 @@ use crate::model::{
     Span, Topology, TopologyId,
 };
 use crate::note;
+use crate::piece::{self, FramePiece};
 use crate::record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, RecordHeader, SYNC, checksum};
 use crate::symbols::SymbolTable;
 use crate::topology;
@@ -835,22 +836,22 @@ impl<'a> Capture<'a> {
 
     /// The checked payload of frame `index`.
     fn frame_payload(&self, index: usize) -> Result<Cursor<'a>, Defect> {
-        let entry = self.frames.get(index).ok_or_else(|| {
-            Defect::new(DefectKind::MissingReference, 0, format!("there is no frame at index {index}"))
-        })?;
-        let at = entry.offset as usize;
-        let header = RecordHeader::parse(self.bytes, at)
-            .filter(|header| header.kind == FourCc::FRAM && at + header.record_len() <= self.bytes.len())
-            .ok_or_else(|| Defect::new(DefectKind::Corrupt, entry.offset, "no frame record where the index says"))?;
-        let payload = &self.bytes[at + RECORD_HEADER_LEN..at + header.record_len()];
-        if checksum(payload) != header.checksum {
-            return Err(Defect::new(
-                DefectKind::ChecksumMismatch,
-                entry.offset,
-                format!("frame {}'s checksum does not match its payload", entry.frame_number),
-            ));
-        }
-        Ok(Cursor::new(payload, (at + RECORD_HEADER_LEN) as u64))
+        let entry = self.frames.get(index).ok_or_else(|| piece::no_frame(index))?;
+        piece::payload(self.bytes, 0, entry)
+    }
+
+    /// Frames `frames` (clamped to the capture) with the bytes their records lie in, for a
+    /// reader that gets a copy of those bytes alone: see [`FramePiece`].
+    #[must_use]
+    pub fn piece(&self, frames: std::ops::Range<usize>) -> FramePiece<'_> {
+        let end = frames.end.min(self.frames.len());
+        let start = frames.start.min(end);
+        let entries = &self.frames[start..end];
+        let len = self.bytes.len() as u64;
+        let base = entries.iter().map(|entry| entry.offset).min().unwrap_or(0).min(len);
+        let reach = entries.iter().map(|entry| piece::record_end(self.bytes, 0, entry)).max().unwrap_or(base);
+        let bytes = &self.bytes[base as usize..reach.clamp(base, len) as usize];
+        FramePiece::new(start, entries, base, bytes)
     }
 
     /// Decodes frame `index` (an index into [`Capture::frames`]).
@@ -875,19 +876,8 @@ impl<'a> Capture<'a> {
         self.check_entry(index, &summary)
     }
 
-    /// A frame must say what the index said of it: a directory is trusted for the strip
-    /// only until the frame itself is read.
     fn check_entry(&self, index: usize, summary: &FrameSummary) -> Result<(), Defect> {
-        let entry = &self.frames[index];
-        if FrameEntry::new(summary, entry.offset, entry.len) == *entry {
-            Ok(())
-        } else {
-            Err(Defect::new(
-                DefectKind::DirectoryInvalid,
-                entry.offset,
-                format!("the directory's entry for frame {} disagrees with the frame record", entry.frame_number),
-            ))
-        }
+        piece::check_entry(&self.frames[index], summary)
     }
 
     /// Decodes every frame and returns all defects: those found at open, then each

@@ -6,12 +6,17 @@
 //! The price is [`scan`](super::scan)'s: the durations in the windows around each median
 //! and p95 are kept, about a tenth of a long range's spans, 8 bytes each.
 //!
+//! Given a [`PieceScanner`] ([`ScanJob::step_with`]), the job hands the range out in
+//! pieces of a few thousand frames and merges what comes back in frame order; it then
+//! scans only the pieces the scanner failed. The figures are the same either way.
+//!
 //! Should a rank fall outside its window after all, the job goes on as
 //! [`StatsAccumulator`], itself in steps: slower, never different.
 
 use std::ops::Range;
 
-use super::{Chunk, ChunkRun, Plan, ScanOptions, Windows};
+use super::pieces::{PieceScanner, Pieces, Progress};
+use super::{Chunk, Plan, ScanOptions, Windows};
 use crate::analysis::{StatsAccumulator, StatsReport};
 use crate::model::Span;
 use crate::reader::Capture;
@@ -23,6 +28,8 @@ pub struct ScanJob<'c, 'a> {
     /// [`ScanJob::progress`].
     units: [usize; 3],
     state: State<'c, 'a>,
+    /// Whether the last step ended with only a scanner's answers to wait for.
+    waiting: bool,
 }
 
 #[derive(Debug)]
@@ -35,12 +42,8 @@ enum State<'c, 'a> {
         samples: Vec<Vec<u64>>,
         spans: Vec<Span>,
     },
-    /// Adding frame `next` and on.
-    Scanning {
-        plan: Plan<'c, 'a>,
-        run: Box<ChunkRun<'c, 'a, 'static>>,
-        next: usize,
-    },
+    /// Scanning the range in pieces, here or by a scanner.
+    Scanning(Box<Pieces<'c, 'a>>),
     /// Selecting each row's median and p95 in order, `figures` those done.
     Ordering {
         plan: Plan<'c, 'a>,
@@ -78,12 +81,25 @@ impl<'c, 'a> ScanJob<'c, 'a> {
             }
             None => Self::scanning(plan, None),
         };
-        Self { units, state }
+        Self { units, state, waiting: false }
     }
 
     /// Samples, scans, then selects, one frame or row at a time for as long as `more()`
     /// returns `true`. Returns `true` once the report is ready.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
+        self.step_with(None, more)
+    }
+
+    /// [`ScanJob::step`], handing the range's frames to `scanner` in pieces where one is
+    /// given: each `more()` then pays for a piece sent, received or merged, as well as a
+    /// frame or row done here. Pieces sent to a scanner that a later step is not given
+    /// are scanned here.
+    pub fn step_with<'d>(
+        &mut self,
+        mut scanner: Option<&mut (dyn PieceScanner + 'd)>,
+        more: &mut dyn FnMut() -> bool,
+    ) -> bool {
+        self.waiting = false;
         loop {
             match &mut self.state {
                 State::Sampling { plan, stride, next, samples, spans } => {
@@ -100,20 +116,21 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                     };
                     self.state = Self::scanning(plan, Some(samples));
                 }
-                State::Scanning { plan, run, next } => {
-                    while *next < plan.range.end {
-                        if !more() {
+                State::Scanning(pieces) => {
+                    match pieces.step(scanner.as_deref_mut(), more) {
+                        Progress::Done => {}
+                        Progress::Paused => return false,
+                        Progress::Waiting => {
+                            self.waiting = true;
                             return false;
                         }
-                        run.add_frame(plan, *next);
-                        *next += 1;
                     }
-                    let State::Scanning { plan, run, .. } = std::mem::replace(&mut self.state, State::Moving) else {
+                    let State::Scanning(pieces) = std::mem::replace(&mut self.state, State::Moving) else {
                         unreachable!("the state was just matched")
                     };
-                    let chunk = Box::new(run.seal());
+                    let (plan, chunk) = pieces.into_figures();
                     let figures = Vec::with_capacity(chunk.slots.len());
-                    self.state = State::Ordering { plan, chunk, figures };
+                    self.state = State::Ordering { plan, chunk: Box::new(chunk), figures };
                 }
                 State::Ordering { chunk, figures, .. } => {
                     while figures.len() < chunk.slots.len() {
@@ -167,7 +184,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         let [sampled, frames, rows] = self.units;
         let done = match &self.state {
             State::Sampling { plan, stride, next, .. } => (*next - plan.range.start).div_ceil(*stride),
-            State::Scanning { plan, next, .. } => sampled + (*next - plan.range.start),
+            State::Scanning(pieces) => sampled + pieces.frames_merged(),
             State::Ordering { figures, .. } => sampled + frames + figures.len(),
             State::Rereading { stats, range, next } => {
                 let added = (*next - range.start) as f64 / range.len().max(1) as f64;
@@ -176,6 +193,12 @@ impl<'c, 'a> ScanJob<'c, 'a> {
             State::Done { .. } | State::Moving => return 1.0,
         };
         done as f64 / (sampled + frames + rows).max(1) as f64
+    }
+
+    /// Whether the last step ended waiting for a scanner's answers, with nothing else to do.
+    #[must_use]
+    pub fn waiting(&self) -> bool {
+        self.waiting
     }
 
     /// Whether a rank fell outside its window, so the statistics were read again (two more
@@ -197,8 +220,6 @@ impl<'c, 'a> ScanJob<'c, 'a> {
 
     fn scanning(mut plan: Plan<'c, 'a>, samples: Option<Vec<Vec<u64>>>) -> State<'c, 'a> {
         plan.place_windows(samples);
-        let run = Box::new(plan.start(0, Vec::new()));
-        let next = plan.range.start;
-        State::Scanning { plan, run, next }
+        State::Scanning(Box::new(Pieces::new(plan)))
     }
 }

@@ -1,0 +1,205 @@
+//! The scanning stage of a [`ScanJob`](super::ScanJob): the range in pieces, each scanned
+//! by a [`PieceScanner`] (the web inspector's workers) or, without one or where one
+//! failed, by the job itself a frame at a time, and merged in frame order, so the figures
+//! are the one-chunk scan's whoever scanned what.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::ops::Range;
+
+use super::piece::{PieceFigures, ScanShare};
+use super::{Chunk, ChunkRun, Plan};
+use crate::piece::FramePiece;
+
+/// Who scans a job's pieces besides the job itself: workers, each with its own copy of
+/// the bytes it is sent. Answers may come back in any order, or not at all for a piece
+/// that failed (the job then scans it itself).
+pub trait PieceScanner {
+    /// Starts a job: pieces sent from now on are scanned with `share`, and answers to
+    /// pieces sent before are never handed back.
+    fn begin(&mut self, share: &ScanShare);
+    /// Whether it takes another piece now.
+    fn has_room(&self) -> bool;
+    /// Sends piece `number` (the job's count, from 0).
+    fn send(&mut self, number: usize, piece: &FramePiece<'_>);
+    /// A piece that came back, if one has: its number, and its figures or why it failed.
+    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)>;
+}
+
+/// Frames a piece holds at most: at 200 passes a frame about 0.8 M spans, some
+/// milliseconds of a worker's time.
+const PIECE_FRAMES: usize = 4096;
+/// Bytes of frame records a piece holds at most: what the page copies out for it at once.
+const PIECE_BYTES: u64 = 4 << 20;
+
+/// How far [`Pieces::step`] got.
+pub(super) enum Progress {
+    /// Every piece is merged.
+    Done,
+    /// `more()` said no.
+    Paused,
+    /// Nothing is left to do but wait for the scanner's answers.
+    Waiting,
+}
+
+/// A piece the job scans itself: its number, the chunk so far and the next frame.
+#[derive(Debug)]
+struct Local<'c, 'a> {
+    number: usize,
+    run: Box<ChunkRun<'c, 'a, 'static>>,
+    next: usize,
+}
+
+#[derive(Debug)]
+pub(super) struct Pieces<'c, 'a> {
+    pub(super) plan: Plan<'c, 'a>,
+    pieces: Vec<Range<usize>>,
+    /// Whether a scanner was given the share.
+    begun: bool,
+    /// The first piece neither sent nor scanned here.
+    next: usize,
+    in_flight: BTreeSet<usize>,
+    /// Pieces the scanner failed (or could not be asked for), for the job to scan.
+    retry: VecDeque<usize>,
+    local: Option<Local<'c, 'a>>,
+    /// Pieces done and not yet merged, by number.
+    arrived: BTreeMap<usize, Chunk<'c, 'a>>,
+    /// Pieces merged, in order, into `figures`.
+    merged: usize,
+    figures: Option<Chunk<'c, 'a>>,
+    frames_merged: usize,
+}
+
+impl<'c, 'a> Pieces<'c, 'a> {
+    /// `plan`'s range in pieces; its windows must be placed.
+    pub(super) fn new(plan: Plan<'c, 'a>) -> Self {
+        let pieces = split(&plan);
+        Self {
+            plan,
+            pieces,
+            begun: false,
+            next: 0,
+            in_flight: BTreeSet::new(),
+            retry: VecDeque::new(),
+            local: None,
+            arrived: BTreeMap::new(),
+            merged: 0,
+            figures: None,
+            frames_merged: 0,
+        }
+    }
+
+    /// Merges, scans, receives and sends, one piece or frame for each `more()`, until
+    /// every piece is merged, `more()` says no, or only the scanner is awaited. Without a
+    /// scanner, pieces sent to one before are scanned here.
+    pub(super) fn step<'d>(
+        &mut self,
+        mut scanner: Option<&mut (dyn PieceScanner + 'd)>,
+        more: &mut dyn FnMut() -> bool,
+    ) -> Progress {
+        if scanner.is_none() {
+            self.retry.extend(std::mem::take(&mut self.in_flight));
+        }
+        loop {
+            if self.merged == self.pieces.len() {
+                return Progress::Done;
+            }
+            if !more() {
+                return Progress::Paused;
+            }
+            if let Some(chunk) = self.arrived.remove(&self.merged) {
+                self.merge(chunk);
+                continue;
+            }
+            if let Some(local) = &mut self.local {
+                if local.next < self.pieces[local.number].end {
+                    local.run.add_frame(self.plan.capture, &self.plan.tables, local.next);
+                    local.next += 1;
+                } else if let Some(local) = self.local.take() {
+                    self.arrived.insert(local.number, local.run.seal());
+                }
+                continue;
+            }
+            if let Some(scanner) = scanner.as_deref_mut()
+                && !self.in_flight.is_empty()
+                && let Some((number, answer)) = scanner.receive()
+            {
+                if self.in_flight.remove(&number) {
+                    match answer {
+                        // Figures for other frames would be a fault of the scanner's: scanned here instead.
+                        Ok(figures) if figures.frames() == self.pieces[number] => {
+                            self.arrived.insert(number, figures.chunk);
+                        }
+                        Ok(_) | Err(_) => self.retry.push_back(number),
+                    }
+                }
+                continue;
+            }
+            let own = self.retry.pop_front().or_else(|| {
+                (scanner.is_none() && self.next < self.pieces.len()).then(|| {
+                    self.next += 1;
+                    self.next - 1
+                })
+            });
+            if let Some(number) = own {
+                let run = Box::new(ChunkRun::stats_only(&self.plan.windows));
+                self.local = Some(Local { number, run, next: self.pieces[number].start });
+                continue;
+            }
+            if let Some(scanner) = scanner.as_deref_mut()
+                && self.next < self.pieces.len()
+                && scanner.has_room()
+            {
+                if !self.begun {
+                    scanner.begin(&ScanShare::new(self.plan.tables.clone(), self.plan.windows.clone()));
+                    self.begun = true;
+                }
+                scanner.send(self.next, &self.plan.capture.piece(self.pieces[self.next].clone()));
+                self.in_flight.insert(self.next);
+                self.next += 1;
+                continue;
+            }
+            return Progress::Waiting;
+        }
+    }
+
+    /// Frames of the pieces merged so far.
+    pub(super) fn frames_merged(&self) -> usize {
+        self.frames_merged
+    }
+
+    /// The plan and every piece's figures, merged; once [`Pieces::step`] said done.
+    pub(super) fn into_figures(self) -> (Plan<'c, 'a>, Chunk<'c, 'a>) {
+        let figures = self.figures.unwrap_or_else(|| ChunkRun::stats_only(&self.plan.windows).seal());
+        (self.plan, figures)
+    }
+
+    fn merge(&mut self, chunk: Chunk<'c, 'a>) {
+        self.frames_merged += self.pieces[self.merged].len();
+        self.merged += 1;
+        match &mut self.figures {
+            Some(figures) => figures.merge(chunk),
+            None => self.figures = Some(chunk),
+        }
+    }
+}
+
+/// `plan`'s range in runs of at most [`PIECE_FRAMES`] frames and [`PIECE_BYTES`] bytes
+/// (a single frame larger than that is a piece of its own); none for an empty range.
+fn split(plan: &Plan<'_, '_>) -> Vec<Range<usize>> {
+    let entries = plan.capture.frames();
+    let mut pieces = Vec::new();
+    let mut start = plan.range.start;
+    let mut bytes = 0u64;
+    for index in plan.range.clone() {
+        let len = entries[index].len;
+        if index > start && (index - start == PIECE_FRAMES || bytes + len > PIECE_BYTES) {
+            pieces.push(start..index);
+            (start, bytes) = (index, 0);
+        }
+        bytes += len;
+    }
+    if start < plan.range.end {
+        pieces.push(start..plan.range.end);
+    }
+    pieces
+}

@@ -1,0 +1,226 @@
+//! A scan handed out in pieces (`ScanJob::step_with` and a `PieceScanner`, as the web
+//! inspector's workers take them) gives exactly `pass_stats`' figures, whatever order the
+//! answers come back in, whichever pieces fail or come back for the wrong frames, and
+//! when the scanner goes away mid-job. The scanner here does what a worker does: it gets
+//! the share as JSON, each piece as a copy of its encoded entries and bytes, and answers
+//! with encoded figures, so nothing it scans borrows the capture.
+
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare, decode_entries, encode_entries};
+use sgpt_format::analysis::scan::{PieceScanner, ScanJob, Windows};
+use sgpt_format::analysis::{StatsReport, pass_stats};
+use sgpt_format::synth::{SynthOptions, generate};
+use sgpt_format::{Capture, FramePiece};
+
+#[path = "support/v1_fixtures.rs"]
+mod v1_fixtures;
+use v1_fixtures::{fixture, fixture_names};
+
+/// What the scanner does to the pieces it is sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Behaviour {
+    /// Answers every piece, the latest first.
+    Reversed,
+    /// Fails every third piece.
+    FailsSome,
+    /// Answers piece 1 with piece 0's figures.
+    Mixes,
+    /// Never answers: the job must scan them all itself once it is stepped without it.
+    Silent,
+}
+
+/// A piece as a worker holds it: copies of everything.
+struct Copied {
+    number: usize,
+    first: usize,
+    base: u64,
+    entries: Vec<u8>,
+    bytes: Vec<u8>,
+}
+
+struct Scanner {
+    behaviour: Behaviour,
+    share: Option<String>,
+    queue: Vec<Copied>,
+    answers: VecDeque<(usize, Result<Vec<u8>, String>)>,
+    room: usize,
+    sent: usize,
+}
+
+impl Scanner {
+    fn new(behaviour: Behaviour, room: usize) -> Self {
+        Self { behaviour, share: None, queue: Vec::new(), answers: VecDeque::new(), room, sent: 0 }
+    }
+
+    /// Scans what is queued, as a worker would, and queues the answers in the behaviour's order.
+    fn work(&mut self) {
+        let Some(share) = &self.share else { return };
+        let share = ScanShare::from_json(share).expect("the share parses");
+        let mut answers: Vec<(usize, Result<Vec<u8>, String>)> = Vec::new();
+        for piece in self.queue.drain(..) {
+            let entries = decode_entries(&piece.entries).expect("entries decode");
+            let figures = share.scan(&FramePiece::new(piece.first, &entries, piece.base, &piece.bytes));
+            let answer = match self.behaviour {
+                Behaviour::FailsSome if piece.number % 3 == 1 => Err("the worker stopped".to_owned()),
+                _ => Ok(figures.encode()),
+            };
+            answers.push((piece.number, answer));
+        }
+        if self.behaviour == Behaviour::Mixes
+            && let Some(first) = answers.iter().find(|(number, _)| *number == 0).map(|(_, answer)| answer.clone())
+            && let Some(second) = answers.iter_mut().find(|(number, _)| *number == 1)
+        {
+            second.1 = first;
+        }
+        if self.behaviour == Behaviour::Reversed {
+            answers.reverse();
+        }
+        if self.behaviour != Behaviour::Silent {
+            self.answers.extend(answers);
+        }
+    }
+}
+
+impl PieceScanner for Scanner {
+    fn begin(&mut self, share: &ScanShare) {
+        self.share = Some(share.to_json());
+        self.answers.clear();
+    }
+
+    fn has_room(&self) -> bool {
+        self.queue.len() + self.answers.len() < self.room
+    }
+
+    fn send(&mut self, number: usize, piece: &FramePiece<'_>) {
+        self.sent += 1;
+        self.queue.push(Copied {
+            number,
+            first: piece.first(),
+            base: piece.base(),
+            entries: encode_entries(piece.entries()),
+            bytes: piece.bytes().to_vec(),
+        });
+    }
+
+    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
+        let (number, answer) = self.answers.pop_front()?;
+        let share = ScanShare::from_json(self.share.as_deref()?).ok()?;
+        Some((number, answer.and_then(|bytes| share.decode(&bytes).map_err(|error| error.to_string()))))
+    }
+}
+
+/// The statistics from a job stepped `units` at a time with `scanner` (which works
+/// between steps, as workers do between the page's tasks); the scanner is dropped after
+/// `keep` steps. Returns the report, how many pieces were sent and the steps taken.
+fn run(
+    capture: &Capture<'_>,
+    range: Range<usize>,
+    windows: Windows,
+    scanner: &mut Scanner,
+    units: usize,
+    keep: usize,
+) -> (StatsReport, usize) {
+    let mut job = ScanJob::new(capture, range, windows);
+    for step in 0.. {
+        let mut left = units;
+        let mut more = || {
+            let go = left > 0;
+            left = left.saturating_sub(1);
+            go
+        };
+        let with = (step < keep).then_some(&mut *scanner as &mut dyn PieceScanner);
+        if job.step_with(with, &mut more) {
+            break;
+        }
+        assert!(step < 1_000_000, "the job ends");
+        scanner.work();
+        if job.waiting() {
+            assert!(step < keep, "a job without a scanner never waits");
+        }
+    }
+    (job.finish(), scanner.sent)
+}
+
+fn capture_bytes() -> Vec<u8> {
+    // More frames than a piece holds, so the range is several pieces.
+    generate(&SynthOptions { frames: 13_000, passes: 6, seed: 21, ..SynthOptions::default() })
+}
+
+#[test]
+fn pieces_scanned_elsewhere_merge_to_the_single_threaded_figures() {
+    let bytes = capture_bytes();
+    let capture = Capture::open(&bytes).expect("opens");
+    let frames = capture.frames().len();
+    for range in [0..frames, 1_000..9_500, 4_096..4_097, 7..7] {
+        let expected = pass_stats(&capture, range.clone());
+        for behaviour in [Behaviour::Reversed, Behaviour::FailsSome, Behaviour::Mixes] {
+            for windows in [Windows::All, Windows::SampleEvery(16)] {
+                for (units, room) in [(1, 1), (50, 3), (usize::MAX, 8)] {
+                    let mut scanner = Scanner::new(behaviour, room);
+                    let (got, sent) = run(&capture, range.clone(), windows, &mut scanner, units, usize::MAX);
+                    assert_eq!(got, expected, "{behaviour:?}, {range:?}, {windows:?}, {units} units, room {room}");
+                    let pieces = range.len().div_ceil(4096);
+                    assert_eq!(sent, pieces, "every piece is sent once: {behaviour:?} over {range:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_scanner_that_goes_away_leaves_its_pieces_to_the_job() {
+    let bytes = capture_bytes();
+    let capture = Capture::open(&bytes).expect("opens");
+    let frames = capture.frames().len();
+    let expected = pass_stats(&capture, 0..frames);
+    // Sampling takes the first 9 steps of 100 units (813 frames of 13,000, every 16th).
+    for keep in [0, 5, 12, 40] {
+        let mut scanner = Scanner::new(Behaviour::Silent, 2);
+        let (got, sent) = run(&capture, 0..frames, Windows::SampleEvery(16), &mut scanner, 100, keep);
+        assert_eq!(got, expected, "scanner dropped after {keep} steps");
+        assert_eq!(sent > 0, keep > 9, "pieces went to the scanner before it went away, after {keep} steps");
+    }
+}
+
+#[test]
+fn figures_and_entries_that_do_not_decode_are_refused() {
+    let bytes = capture_bytes();
+    let capture = Capture::open(&bytes).expect("opens");
+    let share_text = {
+        // The share a job hands out, taken from a scanner it was given.
+        let mut scanner = Scanner::new(Behaviour::Silent, 1);
+        let mut job = ScanJob::new(&capture, 0..capture.frames().len(), Windows::All);
+        let _ = job.step_with(Some(&mut scanner), &mut || true);
+        scanner.share.expect("the job began the scanner")
+    };
+    let share = ScanShare::from_json(&share_text).expect("parses");
+    let figures = share.scan(&capture.piece(0..100)).encode();
+    assert_eq!(share.decode(&figures).expect("decodes").frames(), 0..100);
+    for cut in [0, 7, 8, 64, figures.len() - 8] {
+        assert!(share.decode(&figures[..cut]).is_err(), "figures cut to {cut} bytes decode");
+    }
+    let mut foreign = figures.clone();
+    foreign[8] ^= 1;
+    assert!(share.decode(&foreign).is_err(), "figures for another number of rows decode");
+    assert!(ScanShare::from_json("{}").is_err());
+    let entries = encode_entries(capture.piece(0..3).entries());
+    assert_eq!(decode_entries(&entries).expect("decodes"), capture.frames()[0..3]);
+    assert!(decode_entries(&entries[..63]).is_err());
+}
+
+#[test]
+fn damaged_frames_read_from_a_copy_say_what_the_capture_says() {
+    let mut checked = 0;
+    for name in fixture_names() {
+        let bytes = fixture(&name);
+        let Ok(capture) = Capture::open(&bytes) else { continue };
+        checked += 1;
+        let frames = capture.frames().len();
+        let mut scanner = Scanner::new(Behaviour::Reversed, 4);
+        let (got, _) = run(&capture, 0..frames, Windows::All, &mut scanner, 7, usize::MAX);
+        assert_eq!(got, pass_stats(&capture, 0..frames), "{name}");
+    }
+    assert!(checked > 20, "only {checked} fixtures opened");
+}
