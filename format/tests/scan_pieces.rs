@@ -32,6 +32,7 @@ enum Behaviour {
 }
 
 /// A piece as a worker holds it: copies of everything.
+#[derive(Debug)]
 struct Copied {
     number: usize,
     first: usize,
@@ -40,6 +41,7 @@ struct Copied {
     bytes: Vec<u8>,
 }
 
+#[derive(Debug)]
 struct Scanner {
     behaviour: Behaviour,
     share: Option<String>,
@@ -223,4 +225,16 @@ fn damaged_frames_read_from_a_copy_say_what_the_capture_says() {
         assert_eq!(got, pass_stats(&capture, 0..frames), "{name}");
     }
     assert!(checked > 20, "only {checked} fixtures opened");
+}
+
+#[test]
+fn a_scanner_with_no_room_and_nothing_out_leaves_the_pieces_to_the_job() {
+    // Workers still starting, or all gone: the job does not wait on them.
+    let bytes = capture_bytes();
+    let capture = Capture::open(&bytes).expect("opens");
+    let frames = capture.frames().len();
+    let mut scanner = Scanner::new(Behaviour::Reversed, 0);
+    let (got, sent) = run(&capture, 0..frames, Windows::SampleEvery(16), &mut scanner, 100, usize::MAX);
+    assert_eq!(got, pass_stats(&capture, 0..frames));
+    assert_eq!(sent, 0);
 }

@@ -151,6 +151,8 @@ pub enum Yield {
     Cap,
     /// The job finished.
     Done,
+    /// Nothing was left for the job to do but wait for its workers' answers.
+    Waiting,
     /// The job was dropped unfinished: a newer file, range or comparison replaced it.
     Cancelled,
 }
@@ -162,6 +164,7 @@ impl Yield {
             Self::Time => "time",
             Self::Cap => "cap",
             Self::Done => "done",
+            Self::Waiting => "waiting",
             Self::Cancelled => "cancelled",
         }
     }

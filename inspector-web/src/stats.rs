@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use sgpt_format::Capture;
 use sgpt_format::analysis::StatsReport;
-use sgpt_format::analysis::scan::{ScanJob, Windows};
+use sgpt_format::analysis::scan::{PieceScanner, ScanJob, Windows};
 
 /// Statistics over a range of frames, computed by [`StatsJob::step`].
 #[derive(Debug)]
@@ -30,6 +30,18 @@ impl<'c, 'a> StatsJob<'c, 'a> {
     /// returns `true`. Returns `true` once the report is ready.
     pub fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
         self.scan.step(more)
+    }
+
+    /// [`StatsJob::step`], handing pieces of the range to `scanner` (the page's workers)
+    /// where one is given.
+    pub fn step_with(&mut self, scanner: Option<&mut (dyn PieceScanner + '_)>, more: &mut dyn FnMut() -> bool) -> bool {
+        self.scan.step_with(scanner, more)
+    }
+
+    /// Whether the last step ended waiting for the workers' answers, with nothing else to do.
+    #[must_use]
+    pub fn waiting(&self) -> bool {
+        self.scan.waiting()
     }
 
     /// Progress from 0 to 1.

@@ -1,13 +1,18 @@
 //! The session's logic without a browser: what it restores, the order and bounds of its
-//! slices, that a replaced job's results never arrive, and what it reports, driven by a
-//! scripted capture and a clock that moves only when the test moves it.
+//! slices, that a replaced job's results never arrive, what it reports, and how it waits
+//! for the workers it hands statistics to, driven by a scripted capture and a clock that
+//! moves only when the test moves it.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
 use std::time::Duration;
 
+use sgpt_format::analysis::scan::PieceScanner;
+use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare};
 use sgpt_format::analysis::{self, StatsReport};
 use sgpt_format::synth::{SynthOptions, generate};
-use sgpt_format::{Capture, Frame, GpuPass, GpuPassKind, Level, Meta, Span, SpanKind, Topology, Writer};
+use sgpt_format::{Capture, Frame, FramePiece, GpuPass, GpuPassKind, Level, Meta, Span, SpanKind, Topology, Writer};
 use sgpt_inspector::compare_view::CompareView;
 use sgpt_inspector::session::{Command, Restore, Session, Update};
 use sgpt_inspector::slicing::{Clock, JobKind, SLICE_TIME, Slice, SliceReport, Yield};
@@ -382,4 +387,77 @@ fn the_comparison_of_one_capture_waits_for_its_view() {
     let (updates, _, _) = drain(&mut session);
     assert!(matches!(updates[0], Update::CompareProgress(p) if p == 0.0));
     assert!(updates.iter().any(|u| matches!(u, Update::Compare(_))));
+}
+
+/// A scanner that scans each piece as it is sent, from a copy of its bytes as a worker
+/// gets them, and hands the answers back only once the test releases them, latest first.
+#[derive(Debug, Default)]
+struct Held {
+    share: Option<ScanShare>,
+    held: Vec<(usize, Vec<u8>)>,
+    released: VecDeque<(usize, Vec<u8>)>,
+    sent: usize,
+}
+
+#[derive(Debug)]
+struct HeldScanner(Rc<RefCell<Held>>);
+
+impl PieceScanner for HeldScanner {
+    fn begin(&mut self, share: &ScanShare) {
+        self.0.borrow_mut().share = Some(share.clone());
+    }
+
+    fn has_room(&self) -> bool {
+        self.0.borrow().held.len() < 2
+    }
+
+    fn send(&mut self, number: usize, piece: &FramePiece<'_>) {
+        let mut held = self.0.borrow_mut();
+        let (entries, bytes) = (piece.entries().to_vec(), piece.bytes().to_vec());
+        let copy = FramePiece::new(piece.first(), &entries, piece.base(), &bytes);
+        let figures = held.share.as_ref().expect("begun").scan(&copy).encode();
+        held.held.push((number, figures));
+        held.sent += 1;
+    }
+
+    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
+        let mut held = self.0.borrow_mut();
+        let (number, bytes) = held.released.pop_front()?;
+        let figures = held.share.as_ref().expect("begun").decode(&bytes).map_err(|error| error.to_string());
+        Some((number, figures))
+    }
+}
+
+#[test]
+fn statistics_handed_to_a_scanner_wait_for_it_and_are_the_analysis_exactly() {
+    let bytes = capture_bytes(9_000);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let held = Rc::new(RefCell::new(Held::default()));
+    let mut session =
+        Session::new(&capture, "workers.sgpt", None).with_scanner(Box::new(HeldScanner(Rc::clone(&held))));
+    session.restore(&Restore::default());
+    let clock = HandClock::default();
+    let (mut updates, mut reports, mut waits) = (session.take_updates(), session.take_reports(), 0);
+    while session.busy() {
+        if session.waiting() {
+            // Nothing else to do: the page would sleep until an answer came. Answer.
+            let mut held = held.borrow_mut();
+            let answers = std::mem::take(&mut held.held);
+            held.released.extend(answers.into_iter().rev());
+            waits += 1;
+        }
+        session.work(&Slice::start(&clock));
+        updates.extend(session.take_updates());
+        reports.extend(session.take_reports());
+        assert!(waits < 10_000, "the session goes idle");
+    }
+    assert_eq!(stats(&updates), [&analysis::pass_stats(&capture, 0..9_000)]);
+    assert_eq!(held.borrow().sent, 3, "9,000 frames in pieces of 4,096, every one sent");
+    assert!(waits >= 1, "the session said when only the scanner had work");
+    let stats_reports: Vec<_> = reports.iter().filter(|report| report.job == JobKind::Stats).collect();
+    assert!(stats_reports.iter().any(|report| report.why == Some(Yield::Waiting)), "{stats_reports:?}");
+    assert!(
+        stats_reports.iter().all(|report| report.why.is_some()),
+        "every share says why it ended: {stats_reports:?}"
+    );
 }

@@ -1,7 +1,8 @@
 // Opening and re-pointing the inspector in headless Chromium: a big capture with an index
 // is read, opened, analysed and verified in bounded slices, with the statistics of `sgpt
 // stats`; one without an index is scanned in slices (progress bar moving, cancelled by a
-// newer file); editing the URL hash after load changes the view without reopening.
+// newer file); statistics handed to the workers match `sgpt stats` as the page's own do;
+// editing the URL hash after load changes the view without reopening.
 //
 // "Bounded" is judged in units of work, never in milliseconds: the page logs every job's
 // share of every slice (units done, the job's cap, why it stopped), and the tests check
@@ -90,7 +91,9 @@ async function pageRows(page) {
 const byName = (a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 test('a large capture is read, opened, analysed and verified in bounded slices, with the statistics of sgpt stats', async (t) => {
-  const { page, problems } = await openPage(browser, t);
+  // The page alone, so that its statistics slices hold every frame: the workers' share is
+  // the next test's.
+  const { page, problems } = await openPage(browser, t, '?workers=0');
   await watchSlices(page);
   await reopen(page);
   await page.setInputFiles('#file-input', closedCapture);
@@ -126,6 +129,48 @@ test('a large capture is read, opened, analysed and verified in bounded slices, 
   assert.deepEqual(problems, []);
 });
 
+test('statistics scanned by the workers, or by the page alone, are sgpt stats to the nanosecond', async (t) => {
+  // The workers start with each load; once they are ready, a new range's statistics go to
+  // them piece by piece, so the page's own share of the job is a few units a piece, far
+  // fewer than its frames. With `?workers=0` the page scans every frame itself.
+  const [first, last] = [1_000, BIG_FRAMES - 1_001];
+  const frames = last - first + 1;
+  const cli = JSON.parse(sgptOutput('stats', '--json', '--frames', `${first}..${last + 1}`, closedCapture));
+  for (const query of ['', '?workers=0']) {
+    const { page, problems } = await openPage(browser, t, query);
+    await watchSlices(page);
+    await reopen(page);
+    await page.setInputFiles('#file-input', closedCapture);
+    const shown = await outcome(page, 1);
+    assert.equal(shown.state, 'ready', shown.error);
+    await waitData(page, 'stats', 'ready');
+    if (query === '') {
+      await page.waitForFunction(() => Number(document.body.dataset.statsWorkers) >= 1, null, { polling: 100 });
+    }
+    const workers = Number(await page.evaluate(() => document.body.dataset.statsWorkers));
+    const before = await page.evaluate(() => window.__sgptSlices.length);
+    await page.evaluate(([a, b]) => { location.hash = `tab=stats&range=${a}-${b}`; }, [first, last]);
+    await page.waitForFunction(
+      (heading) => document.querySelector('[data-testid=stats-table] h3')?.textContent.includes(heading) && document.body.dataset.stats === 'ready',
+      `frames ${first} to ${last} (${frames} frames)`,
+      { polling: 100, timeout: 120_000 },
+    );
+    const shares = (await page.evaluate(() => window.__sgptSlices)).slice(before).filter((share) => share.job === 'stats');
+    const units = assertSliced('stats', shares);
+    if (query === '') {
+      assert.ok(workers >= 1, `workers ready: ${workers}`);
+      assert.ok(units < frames / 4, `the workers scanned the frames: the page did ${units} units for ${frames} frames`);
+      assert.ok(shares.some((share) => share.why === 'waiting'), 'the page waited for its workers');
+    } else {
+      assert.equal(workers, 0);
+      assert.ok(units > frames, `the page scanned every frame itself: ${units} units for ${frames} frames`);
+    }
+    const rows = await pageRows(page);
+    assert.deepEqual(rows.sort(byName), cli.passes.map(cliRow).sort(byName), `statistics ${query || 'with workers'}`);
+    assert.deepEqual(problems, []);
+  }
+});
+
 /** Records the slice log, and every progress value shown with the status's first word. */
 async function watchLoading(page) {
   await watchSlices(page);
@@ -145,7 +190,7 @@ async function watchLoading(page) {
 }
 
 test('a large never-closed capture is scanned in bounded slices, with a moving progress bar', async (t) => {
-  const { page, problems } = await openPage(browser, t);
+  const { page, problems } = await openPage(browser, t, '?workers=0');
   await watchLoading(page);
   await reopen(page);
   await page.setInputFiles('#file-input', bigCapture);

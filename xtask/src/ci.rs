@@ -13,9 +13,11 @@ use crate::web;
 
 /// Playwright refuses older Node versions at start-up.
 const MIN_NODE_MAJOR: u32 = 20;
-const WASM_CRATES: [&str; 14] = [
+const WASM_CRATES: [&str; 16] = [
     "-p",
     "sgpt-inspector",
+    "-p",
+    "sgpt-stats-worker",
     "-p",
     "sgpt-gpu-smoke",
     "-p",

@@ -10,6 +10,7 @@ use crate::icicle::IcicleJob;
 use crate::slicing::{FrameCursor, JobKind};
 use crate::stats::StatsJob;
 use crate::verify::ReadBack;
+use sgpt_format::analysis::scan::PieceScanner;
 
 /// Long work, a frame or a pass at a time.
 #[derive(Debug)]
@@ -71,9 +72,20 @@ impl<'c> Job<'c> {
         Job::Spark { masks: PassMasks::new(key), cursor, values: Vec::new() }
     }
 
+    /// Whether the job's last step ended waiting for its workers, with nothing else to do.
+    pub(super) fn waiting(&self) -> bool {
+        matches!(self, Job::Stats(job) if job.waiting())
+    }
+
     /// Works on the job for as long as `more()` returns `true`; `true` once it is
     /// finished (at once, when it already was).
-    pub(super) fn step(&mut self, capture: &'c Capture<'c>, more: &mut dyn FnMut() -> bool) -> bool {
+    /// The statistics hand their pieces to `scanner` when there is one.
+    pub(super) fn step(
+        &mut self,
+        capture: &'c Capture<'c>,
+        scanner: Option<&mut (dyn PieceScanner + 'c)>,
+        more: &mut dyn FnMut() -> bool,
+    ) -> bool {
         match self {
             Job::Verify { next, defects, frame, read } => {
                 while *next < capture.frames().len() {
@@ -87,7 +99,7 @@ impl<'c> Job<'c> {
                 }
                 true
             }
-            Job::Stats(job) => job.step(more),
+            Job::Stats(job) => job.step_with(scanner, more),
             Job::Icicle(job) => job.step(more),
             Job::Histogram(jobs) => jobs.0.step(more) && jobs.1.as_mut().is_none_or(|base| base.step(more)),
             Job::Spark { masks, cursor, values } => {

@@ -27,13 +27,14 @@ use crate::icicle::IcicleJob;
 use crate::pass_detail::{PassDetail, sparkline};
 use crate::resources::ResourceTable;
 use crate::search::{ItemKind, Place};
-use crate::slicing::{Clock, JobKind, Slice, SliceReport};
+use crate::slicing::{Clock, JobKind, Slice, SliceReport, Yield};
 use crate::stats::StatsJob;
 use crate::structure::Structure;
 use crate::summary::{self, Summary};
 use crate::timeline::TimelineModel;
 use crate::units;
 use jobs::Job;
+use sgpt_format::analysis::scan::PieceScanner;
 
 /// Above this many spans an export would not fit in a browser tab; the CLI streams it.
 pub const MAX_EXPORT_SPANS: u64 = 4_000_000;
@@ -87,6 +88,8 @@ pub struct Session<'c> {
     icicle_wanted: bool,
     /// Jobs done whose results are not shown yet, oldest first: one is shown per slice.
     ready: VecDeque<Job<'c>>,
+    /// Who scans the statistics' pieces besides the page: its workers, where it has them.
+    scanner: Option<Box<dyn PieceScanner + 'c>>,
     updates: Vec<Update>,
     reports: Vec<SliceReport>,
 }
@@ -115,9 +118,17 @@ impl<'c> Session<'c> {
             icicle_wanted: false,
             series_for: None,
             ready: VecDeque::new(),
+            scanner: None,
             updates: Vec::new(),
             reports: Vec::new(),
         }
+    }
+
+    /// The statistics hand pieces of their range to `scanner` (the page's workers).
+    #[must_use]
+    pub fn with_scanner(mut self, scanner: Box<dyn PieceScanner + 'c>) -> Self {
+        self.scanner = Some(scanner);
+        self
     }
 
     /// The session compares `base`'s frames (side A) with this capture's (side B).
@@ -237,19 +248,35 @@ impl<'c> Session<'c> {
         if let Some(job) = self.ready.pop_front() {
             self.finish(job);
         }
+        // Out of `self` while the jobs run, as `slot` borrows all of it.
+        let mut scanner = self.scanner.take();
         for kind in ORDER {
             if slice.spent() {
                 break;
             }
             let Some(job) = self.slot(kind).as_mut() else { continue };
             let mut share = slice.share(kind);
-            let done = job.step(capture, &mut || share.more());
-            self.reports.push(share.report(done));
+            let done = job.step(capture, scanner.as_deref_mut(), &mut || share.more());
+            let mut report = share.report(done);
+            if report.why.is_none() && job.waiting() {
+                report.why = Some(Yield::Waiting);
+            }
+            self.reports.push(report);
             if done && let Some(job) = self.slot(kind).take() {
                 self.ready.push_back(job);
             }
         }
+        self.scanner = scanner;
         self.report_progress();
+    }
+
+    /// Whether the only work left is the statistics workers': the statistics wait for
+    /// their answers, and nothing else runs or waits to be shown. The page then sleeps
+    /// until an answer or a command comes, rather than slicing nothing.
+    #[must_use]
+    pub fn waiting(&self) -> bool {
+        let others = [&self.verify, &self.spark, &self.compare, &self.gauges, &self.icicle, &self.histogram];
+        self.ready.is_empty() && others.iter().all(|job| job.is_none()) && self.stats.as_ref().is_some_and(Job::waiting)
     }
 
     /// The updates produced since the last call, oldest first.

@@ -11,6 +11,7 @@ mod panic;
 mod runner;
 mod slice;
 mod source;
+mod workers;
 
 use wasm_bindgen::prelude::*;
 

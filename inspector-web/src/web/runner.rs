@@ -12,6 +12,7 @@ use super::error::Error;
 use super::mailbox::Mailbox;
 use super::slice::{self, SoloJob, yield_now};
 use super::source::{Input, ReadError};
+use super::workers::WorkerPool;
 use crate::gzip::{self, GzipError, Inflater};
 use crate::session::{OpenedBuild, Restore, Session, Update};
 use crate::slicing::JobKind;
@@ -85,9 +86,11 @@ async fn load(
     ticket: u64,
     input: &Input,
     base: Option<&Input>,
-    mailbox: &Mailbox,
+    mailbox: &Rc<Mailbox>,
     restore: &Restore,
 ) -> Result<(), Failed> {
+    // Started first, so each has compiled its wasm by the time statistics begin.
+    let workers = WorkerPool::start(mailbox);
     let name = input.name();
     fn named(name: &str) -> impl FnOnce(Failure) -> Failed + '_ {
         move |failure| (name.to_owned(), failure)
@@ -144,7 +147,7 @@ async fn load(
     if !app.is_current(ticket) {
         return Ok(());
     }
-    let mut session = Session::new(&capture, &name, gauges);
+    let mut session = Session::new(&capture, &name, gauges).with_scanner(Box::new(workers));
     if let Some(base) = &base {
         session = session.with_base(base);
     }
@@ -273,6 +276,7 @@ impl Running<'_, '_> {
         self.session.restore(restore);
         self.deliver();
         yield_now().await?;
+        let mut woken = false;
         loop {
             while let Some(command) = mailbox.try_recv() {
                 let open = self.session.handle(command);
@@ -284,6 +288,15 @@ impl Running<'_, '_> {
             if !self.app.is_current(self.ticket) {
                 return Ok(());
             }
+            if !woken && self.session.waiting() {
+                // Only the workers have work: sleep until one answers or a command comes,
+                // then give the jobs a slice whatever woke it, as `waiting` tells only
+                // how the last slice ended.
+                mailbox.wait().await;
+                woken = true;
+                continue;
+            }
+            woken = false;
             if self.session.busy() {
                 self.session.work(&slice::start());
                 self.deliver();

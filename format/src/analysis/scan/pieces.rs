@@ -11,9 +11,10 @@ use super::{Chunk, ChunkRun, Plan};
 use crate::piece::FramePiece;
 
 /// Who scans a job's pieces besides the job itself: workers, each with its own copy of
-/// the bytes it is sent. Answers may come back in any order, or not at all for a piece
-/// that failed (the job then scans it itself).
-pub trait PieceScanner {
+/// the bytes it is sent. Answers may come back in any order; a piece that failed, or came
+/// back for other frames, the job scans itself, as it does the next piece whenever the
+/// scanner has no room and nothing out.
+pub trait PieceScanner: std::fmt::Debug {
     /// Starts a job: pieces sent from now on are scanned with `share`, and answers to
     /// pieces sent before are never handed back.
     fn begin(&mut self, share: &ScanShare);
@@ -134,8 +135,14 @@ impl<'c, 'a> Pieces<'c, 'a> {
                 }
                 continue;
             }
+            // The next piece is scanned here without a scanner, or while one has no room
+            // and nothing out (its workers still starting, or gone).
+            let idle = match scanner.as_deref() {
+                None => true,
+                Some(scanner) => self.in_flight.is_empty() && !scanner.has_room(),
+            };
             let own = self.retry.pop_front().or_else(|| {
-                (scanner.is_none() && self.next < self.pieces.len()).then(|| {
+                (idle && self.next < self.pieces.len()).then(|| {
                     self.next += 1;
                     self.next - 1
                 })

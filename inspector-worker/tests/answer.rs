@@ -1,0 +1,59 @@
+//! What the worker answers: a piece's figures exactly as the page would scan them, for the
+//! job whose share it holds, and a reason, never figures, for anything else.
+
+use sgpt_format::Capture;
+use sgpt_format::FramePiece;
+use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare, encode_entries};
+use sgpt_format::analysis::scan::{PieceScanner, ScanJob, Windows};
+use sgpt_format::synth::{SynthOptions, generate};
+use sgpt_stats_worker::Answerer;
+
+/// Takes the share a job hands out, and nothing else.
+#[derive(Debug, Default)]
+struct ShareTaker(Option<String>);
+
+impl PieceScanner for ShareTaker {
+    fn begin(&mut self, share: &ScanShare) {
+        self.0 = Some(share.to_json());
+    }
+    fn has_room(&self) -> bool {
+        self.0.is_none()
+    }
+    fn send(&mut self, _: usize, _: &FramePiece<'_>) {}
+    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
+        None
+    }
+}
+
+#[test]
+fn a_piece_is_answered_with_its_figures_for_the_current_job_only() {
+    let bytes = generate(&SynthOptions { frames: 300, passes: 5, seed: 4, ..SynthOptions::default() });
+    let capture = Capture::open(&bytes).expect("opens");
+    let mut taker = ShareTaker::default();
+    let mut job = ScanJob::new(&capture, 0..300, Windows::All);
+    let mut budget = 2;
+    // Two units: the job sends its first piece, which begins the scanner.
+    let _ = job.step_with(Some(&mut taker), &mut || {
+        budget -= 1;
+        budget >= 0
+    });
+    let share_json = taker.0.expect("the job handed out its share");
+    let share = ScanShare::from_json(&share_json).expect("parses");
+    let piece = capture.piece(10..200);
+    let entries = encode_entries(piece.entries());
+
+    let mut answerer = Answerer::default();
+    let before = answerer.answer(1, piece.first(), piece.base(), &entries, piece.bytes());
+    assert!(before.is_err(), "no share yet");
+    answerer.begin(7, &share_json);
+    let figures = answerer.answer(7, piece.first(), piece.base(), &entries, piece.bytes()).expect("answers");
+    assert_eq!(figures, share.scan(&piece).encode(), "the worker's figures are the page's own");
+    assert_eq!(share.decode(&figures).expect("decodes").frames(), 10..200);
+    assert!(answerer.answer(6, piece.first(), piece.base(), &entries, piece.bytes()).is_err(), "an older job's piece");
+    assert!(answerer.answer(7, piece.first(), piece.base(), &entries[..60], piece.bytes()).is_err(), "cut entries");
+    answerer.begin(8, "not json");
+    let why = answerer
+        .answer(8, piece.first(), piece.base(), &entries, piece.bytes())
+        .expect_err("a share that did not parse");
+    assert!(why.contains("share"), "{why}");
+}
