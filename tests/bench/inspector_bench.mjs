@@ -4,6 +4,12 @@
 //   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]
 //                                        [--cpu-slowdown 4] [--speedscope-limit-s 120]
 //                                        [--pair hour] [--trace-long-tasks]
+//                                        [--workers 0,1,2]
+//
+// `--workers N,...` loads each capture once per count of statistics workers
+// (`?workers=N`; 0 is the page alone) and prints the time to full statistics of each,
+// beside `sgpt stats` on 1 and 2 threads (median of 3) measured in the same run: the
+// first count gets the full set of figures below.
 //
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
@@ -78,6 +84,8 @@ const wanted = option('--sizes', '1mb,10mb,100mb,hour,hour-memory').split(',');
 const speedscopeLimit = Number(option('--speedscope-limit-s', '120')) * 1000;
 const cpuSlowdown = Number(option('--cpu-slowdown', '1'));
 const traceLongTasks = args.includes('--trace-long-tasks');
+// Empty: the page's own choice of workers.
+const workerCounts = option('--workers', '').split(',').filter(Boolean).map(Number);
 // JSON larger than this is not even attempted in speedscope: V8 cannot hold the string.
 const MAX_JSON_BYTES = 480 * 1024 * 1024;
 
@@ -156,7 +164,7 @@ function rendererMemory(browserPid) {
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
 const ms = (value) => `${value.toFixed(0)} ms`;
 
-async function inspector(browser, base, capture) {
+async function inspector(browser, base, capture, workers) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.addInitScript(() => {
@@ -194,7 +202,8 @@ async function inspector(browser, base, capture) {
   const baseline = Math.max(...before.map((p) => p.rss));
   if (traceLongTasks) await startTracing(cdp);
   const started = Date.now();
-  await page.goto(`${base}/?file=/bench/${capture.size}.sgpt`);
+  const workersParam = workers === undefined ? '' : `&workers=${workers}`;
+  await page.goto(`${base}/?file=/bench/${capture.size}.sgpt${workersParam}`);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { polling: 'raf', timeout: 600_000 });
   const firstView = Date.now() - started;
   const state = await page.evaluate(() => ({ state: document.body.dataset.state, error: document.getElementById('error').textContent }));
@@ -386,12 +395,17 @@ function pairOf(capture) {
 }
 
 /** Wall time of the CLI on the captures, in ms (its output is not read). */
-function timed(cliArgs) {
+function timed(cliArgs, env = {}) {
   const started = Date.now();
-  const result = spawnSync(SGPT, cliArgs, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const result = spawnSync(SGPT, cliArgs, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
   // `sgpt diff` exits 3 when it finds a change; only a failure to run is an error.
   if (result.status !== 0 && result.status !== 3) throw new Error(`sgpt ${cliArgs.join(' ')} failed`);
   return Date.now() - started;
+}
+
+/** The median of three runs of `run`, each returning ms. */
+function median3(run) {
+  return [run(), run(), run()].sort((a, b) => a - b)[1];
 }
 
 /** A baseline and a candidate in one page: from navigation to the Compare view's verdicts. */
@@ -422,11 +436,21 @@ const browser = await launchChromium();
 const speed = cpuSlowdown === 1 ? 'this machine' : `this machine's CPU slowed ${cpuSlowdown}× while loading`;
 console.log(`\ninspector bench (headless Chromium, SwiftShader, ${speed})`);
 for (const capture of captures) {
-  const figures = await inspector(browser, base, capture);
+  const figures = await inspector(browser, base, capture, workerCounts[0]);
   const memory = capture.memory ? ', memory gauges every frame' : '';
   console.log(`\n${capture.size}: ${capture.frames} frames × 200 passes${memory}, ${mb(capture.bytes)}`);
   console.log(`  time to frame strip      ${ms(figures.firstView)}`);
-  console.log(`  time to full statistics  ${ms(figures.fullStats)}`);
+  console.log(`  time to full statistics  ${ms(figures.fullStats)}${workerCounts.length > 0 ? ` with ${workerCounts[0]} workers` : ''}`);
+  if (workerCounts.length > 0) {
+    const native = [1, 2].map((threads) => median3(() => timed(['stats', capture.file, '--json'], { RAYON_NUM_THREADS: String(threads) })));
+    console.log(`  sgpt stats               ${ms(native[0])} on 1 thread, ${ms(native[1])} on 2 (median of 3)`);
+    const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×)`;
+    console.log(`    ${workerCounts[0]} workers                ${ms(figures.fullStats)} = ${ratio(figures.fullStats)}`);
+    for (const count of workerCounts.slice(1)) {
+      const other = await inspector(browser, base, capture, count);
+      console.log(`    ${count} workers                ${ms(other.fullStats)} = ${ratio(other.fullStats)}; renderer peak RSS growth ${(other.peakAboveBaseline / capture.bytes).toFixed(2)}× the file`);
+    }
+  }
   if (capture.memory) console.log(`  time to memory lane      ${ms(figures.memoryLane)} (from navigation start)`);
   console.log(`  longest task             ${figures.tasksOver50 === 0 ? 'none over 50 ms' : `${ms(figures.longestTask)}, ${figures.tasksOver50} tasks over 50 ms`} while loading`);
   console.log(`  tasks over 50 ms         [${figures.tasks.join(', ')}] ms`);
