@@ -32,6 +32,11 @@ const PIECE_FRAMES: usize = 4096;
 /// Bytes of frame records a piece holds at most: what the page copies out for it at once.
 const PIECE_BYTES: u64 = 4 << 20;
 
+/// The room reserved for a row's kept durations, over what the first piece's share of
+/// them projects: a little over, so that a range whose later pieces keep a few more does
+/// not double the vector.
+const ROOM_FACTOR: f64 = 1.05;
+
 /// How far [`Pieces::step`] got.
 pub(super) enum Progress {
     /// Every piece is merged.
@@ -185,7 +190,19 @@ impl<'c, 'a> Pieces<'c, 'a> {
         self.merged += 1;
         match &mut self.figures {
             Some(figures) => figures.merge(chunk),
-            None => self.figures = Some(chunk),
+            None => {
+                let mut first = chunk;
+                // Each row's kept durations grow a piece at a time: room for what the
+                // whole range will likely keep, from the first piece's share, so the
+                // vectors are not doubled past it (on the hour-long capture a fifth of
+                // the file's size in slack).
+                let scale = self.plan.range.len() as f64 / self.frames_merged.max(1) as f64;
+                for slot in &mut first.slots {
+                    let likely = (slot.kept.len() as f64 * scale * ROOM_FACTOR) as usize;
+                    slot.kept.reserve_exact(likely.saturating_sub(slot.kept.len()));
+                }
+                self.figures = Some(first);
+            }
         }
     }
 }
