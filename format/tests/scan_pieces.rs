@@ -206,6 +206,11 @@ fn figures_and_entries_that_do_not_decode_are_refused() {
     let mut foreign = figures.clone();
     foreign[8] ^= 1;
     assert!(share.decode(&foreign).is_err(), "figures for another number of rows decode");
+    // A row claiming more durations than there are words: refused, not a panic.
+    let mut claiming = figures.clone();
+    let kept_len_of_row_0 = (8 + 9) * 8;
+    claiming[kept_len_of_row_0..kept_len_of_row_0 + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(share.decode(&claiming).is_err(), "a row claiming 2^64 durations decodes");
     assert!(ScanShare::from_json("{}").is_err());
     let entries = encode_entries(capture.piece(0..3).entries());
     assert_eq!(decode_entries(&entries).expect("decodes"), capture.frames()[0..3]);

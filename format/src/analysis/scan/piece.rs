@@ -113,9 +113,10 @@ impl ScanShare {
             slot.frames_present = word(6)?;
             slot.below = [word(7)?, word(8)?];
             slot.kept_len = usize_of(word(9)?)?;
-            kept_total += slot.kept_len;
+            kept_total =
+                kept_total.checked_add(slot.kept_len).ok_or(PieceError::Figures("more durations than words"))?;
         }
-        if words.len() < at + kept_total {
+        if words.len() < at.saturating_add(kept_total) {
             return Err(PieceError::Figures("cut short in its durations"));
         }
         for slot in &mut chunk.slots {
