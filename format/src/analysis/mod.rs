@@ -214,10 +214,11 @@ pub(crate) fn select_ranks(values: &mut [u64], [median, p95]: [u64; 2]) -> [u64;
 /// [`StatsAccumulator::finish`] does whatever is left at once. [`pass_stats`] is this
 /// accumulator fed every frame of a range.
 ///
-/// This accumulator decodes every frame twice, and keeps memory bounded by the passes: the
-/// inspector's way. Where the whole range is at hand and memory may grow with the spans
-/// in the windows around the median and p95, [`scan::scan`] (and `scan_parallel`, behind
-/// the `parallel` feature, which `sgpt stats` uses) gives the same report from one decode.
+/// This accumulator decodes every frame twice, and keeps memory bounded by the passes.
+/// Where memory may grow with the spans in the windows around the median and p95,
+/// [`scan::scan`] (and `scan_parallel`, behind the `parallel` feature, which `sgpt stats`
+/// uses) gives the same report from one decode, and [`scan::ScanJob`] (the inspector's)
+/// the same in bounded steps; both fall back to this accumulator where a sample misled.
 #[derive(Debug)]
 pub struct StatsAccumulator<'c, 'a> {
     capture: &'c Capture<'a>,
