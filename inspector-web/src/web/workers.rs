@@ -147,13 +147,17 @@ impl PieceScanner for WorkerPool {
     }
 
     fn send(&mut self, number: usize, piece: &FramePiece<'_>) {
-        let Some((_, json)) = &self.share else { return };
-        let Some(handle) = self.live().min_by_key(|handle| self.holding(handle)) else { return };
+        // A piece that cannot be sent is answered as failed at once: the job scans it.
+        let fail = |why: String| self.answers.borrow_mut().push_back((self.generation, number, Err(why)));
+        let Some((_, json)) = &self.share else { return fail("no job was begun".to_owned()) };
+        let Some(handle) = self.live().min_by_key(|handle| self.holding(handle)) else {
+            return fail("no worker is ready".to_owned());
+        };
         let generation = JsValue::from(self.generation);
         if handle.state.share.get() != self.generation {
             let message = Array::of3(&"share".into(), &generation, &json.into());
-            if handle.worker.post_message(&message).is_err() {
-                return;
+            if let Err(error) = handle.worker.post_message(&message) {
+                return fail(describe(&error));
             }
             handle.state.share.set(self.generation);
         }
@@ -177,8 +181,7 @@ impl PieceScanner for WorkerPool {
             Ok(()) => {
                 handle.state.holding.borrow_mut().insert((self.generation, number));
             }
-            // Not sent: the job scans it itself.
-            Err(error) => self.answers.borrow_mut().push_back((self.generation, number, Err(describe(&error)))),
+            Err(error) => fail(describe(&error)),
         }
     }
 
