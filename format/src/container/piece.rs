@@ -102,12 +102,12 @@ pub(crate) fn payload<'b>(bytes: &'b [u8], base: u64, entry: &FrameEntry) -> Res
     Ok(Cursor::new(payload, entry.offset + RECORD_HEADER_LEN as u64))
 }
 
-/// Where `entry`'s record ends in a file of `len` bytes whose bytes are `bytes` from
-/// `base` on: as far as its header claims when that parses, else as far as the entry says.
-pub(crate) fn record_end(bytes: &[u8], base: u64, entry: &FrameEntry) -> u64 {
-    let claimed = usize::try_from(entry.offset.saturating_sub(base))
+/// The file offset where `entry`'s record ends in `file`: as far as its header claims when
+/// that parses, else as far as the entry says (the larger of the two).
+pub(crate) fn record_end(file: &[u8], entry: &FrameEntry) -> u64 {
+    let claimed = usize::try_from(entry.offset)
         .ok()
-        .and_then(|at| RecordHeader::parse(bytes, at))
+        .and_then(|at| RecordHeader::parse(file, at))
         .map_or(0, |header| entry.offset + header.record_len() as u64);
     claimed.max(entry.offset.saturating_add(entry.len))
 }

@@ -849,7 +849,7 @@ impl<'a> Capture<'a> {
         let entries = &self.frames[start..end];
         let len = self.bytes.len() as u64;
         let base = entries.iter().map(|entry| entry.offset).min().unwrap_or(0).min(len);
-        let reach = entries.iter().map(|entry| piece::record_end(self.bytes, 0, entry)).max().unwrap_or(base);
+        let reach = entries.iter().map(|entry| piece::record_end(self.bytes, entry)).max().unwrap_or(base);
         let bytes = &self.bytes[base as usize..reach.clamp(base, len) as usize];
         FramePiece::new(start, entries, base, bytes)
     }

@@ -65,12 +65,6 @@ impl ScanShare {
         serde_json::from_str(text).map_err(|error| PieceError::Share(error.to_string()))
     }
 
-    /// The rows a range is scanned into.
-    #[must_use]
-    pub fn rows(&self) -> usize {
-        self.windows.len()
-    }
-
     /// Scans every frame of `piece`.
     #[must_use]
     pub fn scan(&self, piece: &FramePiece<'_>) -> PieceFigures {
