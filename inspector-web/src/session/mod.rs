@@ -235,8 +235,14 @@ impl<'c> Session<'c> {
     /// Whether any job is under way or has results not shown yet.
     #[must_use]
     pub fn busy(&self) -> bool {
-        let jobs = [&self.verify, &self.stats, &self.spark, &self.compare, &self.gauges, &self.icicle, &self.histogram];
-        jobs.iter().any(|job| job.is_some()) || !self.ready.is_empty()
+        self.jobs().next().is_some() || !self.ready.is_empty()
+    }
+
+    /// The jobs under way.
+    fn jobs(&self) -> impl Iterator<Item = &Job<'c>> {
+        [&self.verify, &self.stats, &self.spark, &self.compare, &self.gauges, &self.icicle, &self.histogram]
+            .into_iter()
+            .flatten()
     }
 
     /// Shows at most one finished job's results, then gives every job its share of
@@ -275,8 +281,8 @@ impl<'c> Session<'c> {
     /// until an answer or a command comes, rather than slicing nothing.
     #[must_use]
     pub fn waiting(&self) -> bool {
-        let others = [&self.verify, &self.spark, &self.compare, &self.gauges, &self.icicle, &self.histogram];
-        self.ready.is_empty() && others.iter().all(|job| job.is_none()) && self.stats.as_ref().is_some_and(Job::waiting)
+        // The statistics waiting, and no other job under way.
+        self.ready.is_empty() && self.stats.as_ref().is_some_and(Job::waiting) && self.jobs().count() == 1
     }
 
     /// The updates produced since the last call, oldest first.
