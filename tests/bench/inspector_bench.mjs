@@ -36,7 +36,8 @@
 // - longest task: the longest the page's thread was busy without a break, from navigation
 //   until every job of the load (statistics, comparison, verification) is done, and how
 //   many tasks took over 50 ms (PerformanceObserver, `longtask`), and the page's slice
-//   log: how many slices each job ran in, and the most units one did against its cap;
+//   log: how many slices each job ran in, the most units one did against its cap, and
+//   when its first and last shares were logged (the load laid out in time);
 //   each task over 50 ms with the jobs' shares logged in it. `--trace-long-tasks` also
 //   records a DevTools trace of the load and the comparison and names the heaviest
 //   events in each such task, for work outside the jobs (tracing slows the page a little);
@@ -137,7 +138,10 @@ function serve() {
     if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
     if (!existsSync(file)) return res.writeHead(404).end();
     res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Content-Length': statSync(file).size });
-    createReadStream(file).pipe(res);
+    // In 1 MiB writes, as a static server's sendfile gives them: node's default of 64 KiB
+    // halves what the browser's fetch reaches on this machine, and the bench measures the
+    // inspector, not this server.
+    createReadStream(file, { highWaterMark: 1 << 20 }).pipe(res);
   });
   return new Promise((done) => server.listen(0, '127.0.0.1', () => done(server)));
 }
@@ -258,6 +262,7 @@ async function inspector(browser, base, capture, workers) {
     tasksOver50: loaded.tasks.filter((ms) => ms > 50).length,
     tasks: loaded.tasks.map(Math.round),
     slices: sliceFigures(loaded.slices),
+    phases: jobPhases(loaded.slices),
     inTasks: sharesInLongTasks(loaded.spans, loaded.slices),
     redraw: draws[Math.floor(draws.length / 2)],
     redrawMax: draws.at(-1),
@@ -361,6 +366,18 @@ function sliceFigures(log) {
   return [...jobs].map(([job, f]) => `${job} ${f.slices} (most ${f.most} of ${f.cap} ${f.unit}, ${f.byTime} ended by the clock)`);
 }
 
+/** Per job of the slice log: when its first and last shares were logged, in ms from
+ *  navigation start (a share is logged as it ends), so the load's path is laid out in time. */
+function jobPhases(log) {
+  const jobs = new Map();
+  for (const { job, at } of log) {
+    const phase = jobs.get(job) ?? { first: at, last: at };
+    phase.last = at;
+    jobs.set(job, phase);
+  }
+  return [...jobs].map(([job, { first, last }]) => `${job} ${ms(first)}–${ms(last)}`);
+}
+
 async function speedscope(browser, base, capture) {
   const json = join(OUT, `${capture.size}.trace.json`);
   if (!existsSync(json)) {
@@ -408,6 +425,30 @@ function median3(run) {
   return [run(), run(), run()].sort((a, b) => a - b)[1];
 }
 
+/** The transport's floor: ms to fetch the capture in this browser and read its body
+ *  through one 1 MiB buffer, as the inspector reads it, keeping nothing (median of 3). */
+async function fetchAlone(browser, base, capture) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/`);
+  const runs = [];
+  for (let run = 0; run < 3; run++) {
+    runs.push(await page.evaluate(async (url) => {
+      const started = performance.now();
+      const reader = (await fetch(url)).body.getReader({ mode: 'byob' });
+      let buffer = new Uint8Array(1 << 20);
+      for (;;) {
+        const { done, value } = await reader.read(buffer);
+        if (done) break;
+        buffer = new Uint8Array(value.buffer);
+      }
+      return performance.now() - started;
+    }, `/bench/${capture.size}.sgpt`));
+  }
+  await context.close();
+  return runs.sort((a, b) => a - b)[1];
+}
+
 /** A baseline and a candidate in one page: from navigation to the Compare view's verdicts. */
 async function pairInBrowser(browser, base, capture, candidate) {
   const context = await browser.newContext();
@@ -444,6 +485,8 @@ for (const capture of captures) {
   if (workerCounts.length > 0) {
     const native = [1, 2].map((threads) => median3(() => timed(['stats', capture.file, '--json'], { RAYON_NUM_THREADS: String(threads) })));
     console.log(`  sgpt stats               ${ms(native[0])} on 1 thread, ${ms(native[1])} on 2 (median of 3)`);
+    const fetched = await fetchAlone(browser, base, capture);
+    console.log(`  fetching the file alone  ${ms(fetched)} = ${(fetched / native[0]).toFixed(2)}× sgpt stats on 1 thread (median of 3; the browser's floor)`);
     const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×)`;
     console.log(`    ${workerCounts[0]} workers                ${ms(figures.fullStats)} = ${ratio(figures.fullStats)}`);
     for (const count of workerCounts.slice(1)) {
@@ -455,6 +498,7 @@ for (const capture of captures) {
   console.log(`  longest task             ${figures.tasksOver50 === 0 ? 'none over 50 ms' : `${ms(figures.longestTask)}, ${figures.tasksOver50} tasks over 50 ms`} while loading`);
   console.log(`  tasks over 50 ms         [${figures.tasks.join(', ')}] ms`);
   console.log(`  slices per job           ${figures.slices.join('; ')}`);
+  console.log(`  jobs' shares logged      ${figures.phases.join('; ')} (from navigation start)`);
   for (const task of figures.inTasks) console.log(`  in a long task           ${task}`);
   console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
   console.log(`  renderer peak RSS growth ${mb(figures.peakAboveBaseline)} = ${(figures.peakAboveBaseline / capture.bytes).toFixed(2)}× the file`);
