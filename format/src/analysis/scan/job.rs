@@ -1,7 +1,8 @@
 //! [`scan`](super::scan)'s statistics a bounded step at a time, for a caller that must
 //! yield between pieces of work (the web inspector): the same single decode of each
 //! frame, where [`StatsAccumulator`] decodes every frame twice. Each step is a sampled
-//! frame, a scanned frame or one row's median and p95, so none grows with the range.
+//! frame, one row's windows placed from its sample, a scanned frame or one row's median
+//! and p95, so none grows with the range.
 //!
 //! The price is [`scan`](super::scan)'s: the durations in the windows around each median
 //! and p95 are kept, about a tenth of a long range's spans, 8 bytes each.
@@ -16,7 +17,7 @@
 use std::ops::Range;
 
 use super::pieces::{PieceScanner, Pieces, Progress};
-use super::{Chunk, Plan, ScanOptions, Windows};
+use super::{Chunk, Plan, ScanOptions, Window, Windows};
 use crate::analysis::{StatsAccumulator, StatsReport};
 use crate::model::Span;
 use crate::reader::Capture;
@@ -24,9 +25,9 @@ use crate::reader::Capture;
 /// Per-pass statistics of a frame range in steps: exactly [`pass_stats`](crate::analysis::pass_stats)'s.
 #[derive(Debug)]
 pub struct ScanJob<'c, 'a> {
-    /// The frames the windows' sample reads, the range's, and the rows: the units of
-    /// [`ScanJob::progress`].
-    units: [usize; 3],
+    /// The frames the windows' sample reads, the rows it places windows for, the range's
+    /// frames, and the rows: the units of [`ScanJob::progress`].
+    units: [usize; 4],
     state: State<'c, 'a>,
     /// Whether the last step ended with only a scanner's answers to wait for.
     waiting: bool,
@@ -41,6 +42,13 @@ enum State<'c, 'a> {
         next: usize,
         samples: Vec<Vec<u64>>,
         spans: Vec<Span>,
+    },
+    /// Placing each row's windows from its sample, `windows` those placed: sorting a long
+    /// range's samples at once would be tens of ms.
+    Placing {
+        plan: Plan<'c, 'a>,
+        samples: std::vec::IntoIter<Vec<u64>>,
+        windows: Vec<[Window; 2]>,
     },
     /// Scanning the range in pieces, here or by a scanner.
     Scanning(Box<Pieces<'c, 'a>>),
@@ -73,13 +81,18 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         let (plan, stride) = Plan::layout(capture, frames, 1, &options);
         let range = plan.range.clone();
         let sampled = stride.map_or(0, |stride| range.len().div_ceil(stride));
-        let units = [sampled, range.len(), plan.keys.len()];
+        let placed = if stride.is_some() { plan.keys.len() } else { 0 };
+        let units = [sampled, placed, range.len(), plan.keys.len()];
         let state = match stride {
             Some(stride) => {
                 let samples = vec![Vec::new(); plan.keys.len()];
                 State::Sampling { plan, stride, next: range.start, samples, spans: Vec::new() }
             }
-            None => Self::scanning(plan, None),
+            None => {
+                let mut plan = plan;
+                plan.place_windows(None);
+                Self::scanning(plan)
+            }
         };
         Self { units, state, waiting: false }
     }
@@ -114,7 +127,22 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                     else {
                         unreachable!("the state was just matched")
                     };
-                    self.state = Self::scanning(plan, Some(samples));
+                    let windows = Vec::with_capacity(samples.len());
+                    self.state = State::Placing { plan, samples: samples.into_iter(), windows };
+                }
+                State::Placing { samples, windows, .. } => {
+                    while samples.len() > 0 {
+                        if !more() {
+                            return false;
+                        }
+                        windows.extend(samples.next().map(super::windows));
+                    }
+                    let State::Placing { mut plan, windows, .. } = std::mem::replace(&mut self.state, State::Moving)
+                    else {
+                        unreachable!("the state was just matched")
+                    };
+                    plan.windows = windows;
+                    self.state = Self::scanning(plan);
                 }
                 State::Scanning(pieces) => {
                     match pieces.step(scanner.as_deref_mut(), more) {
@@ -181,18 +209,19 @@ impl<'c, 'a> ScanJob<'c, 'a> {
     /// starts again from 0.
     #[must_use]
     pub fn progress(&self) -> f64 {
-        let [sampled, frames, rows] = self.units;
+        let [sampled, placed, frames, rows] = self.units;
         let done = match &self.state {
             State::Sampling { plan, stride, next, .. } => (*next - plan.range.start).div_ceil(*stride),
-            State::Scanning(pieces) => sampled + pieces.frames_merged(),
-            State::Ordering { figures, .. } => sampled + frames + figures.len(),
+            State::Placing { windows, .. } => sampled + windows.len(),
+            State::Scanning(pieces) => sampled + placed + pieces.frames_merged(),
+            State::Ordering { figures, .. } => sampled + placed + frames + figures.len(),
             State::Rereading { stats, range, next } => {
                 let added = (*next - range.start) as f64 / range.len().max(1) as f64;
                 return if *next < range.end { added / 2.0 } else { 0.5 + stats.finish_progress() / 2.0 };
             }
             State::Done { .. } | State::Moving => return 1.0,
         };
-        done as f64 / (sampled + frames + rows).max(1) as f64
+        done as f64 / (sampled + placed + frames + rows).max(1) as f64
     }
 
     /// Whether the last step ended waiting for a scanner's answers, with nothing else to do.
@@ -218,8 +247,41 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         }
     }
 
-    fn scanning(mut plan: Plan<'c, 'a>, samples: Option<Vec<Vec<u64>>>) -> State<'c, 'a> {
-        plan.place_windows(samples);
+    /// Scanning `plan`, whose windows are placed.
+    fn scanning(plan: Plan<'c, 'a>) -> State<'c, 'a> {
         State::Scanning(Box::new(Pieces::new(plan)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ScanJob, State, Windows};
+    use crate::reader::Capture;
+    use crate::synth::{SynthOptions, generate};
+
+    /// One step of `job` allowed a single unit.
+    fn one_unit(job: &mut ScanJob<'_, '_>) -> bool {
+        let mut left = true;
+        job.step(&mut || std::mem::replace(&mut left, false))
+    }
+
+    #[test]
+    fn windows_are_placed_one_row_a_unit() {
+        let bytes = generate(&SynthOptions { frames: 300, passes: 12, ..SynthOptions::default() });
+        let capture = Capture::open(&bytes).expect("synth opens");
+        let mut job = ScanJob::new(&capture, 0..300, Windows::SampleEvery(2));
+        while matches!(job.state, State::Sampling { .. }) {
+            assert!(!one_unit(&mut job));
+        }
+        let rows = job.units[1];
+        assert!(rows > 1, "{rows} rows");
+        for placed in 1..=rows {
+            assert!(!one_unit(&mut job));
+            match &job.state {
+                State::Placing { windows, .. } => assert_eq!(windows.len(), placed),
+                State::Scanning(_) => assert_eq!(placed, rows, "every row placed before the scan"),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 }
