@@ -428,36 +428,80 @@ impl PieceScanner for HeldScanner {
     }
 }
 
+/// What a session handing its statistics to a [`HeldScanner`] did, slice by slice, until
+/// it went idle: the scanner's answers are released whenever the session says it waits.
+struct HeldRun {
+    updates: Vec<Update>,
+    reports: Vec<SliceReport>,
+    waits: usize,
+    /// Frames checked (the verification's units) before the statistics job finished.
+    checked_before_stats: u64,
+}
+
+fn run_with_held(bytes: &[u8], takes_every_core: bool) -> (Capture<'_>, HeldRun, usize) {
+    let capture = Capture::open(bytes).expect("synth opens");
+    let held = Rc::new(RefCell::new(Held::default()));
+    let run = {
+        let mut session = Session::new(&capture, "workers.sgpt", None)
+            .with_scanner(Box::new(HeldScanner(Rc::clone(&held))), takes_every_core);
+        session.restore(&Restore::default());
+        let clock = HandClock::default();
+        let mut run = HeldRun {
+            updates: session.take_updates(),
+            reports: session.take_reports(),
+            waits: 0,
+            checked_before_stats: 0,
+        };
+        while session.busy() {
+            if session.waiting() {
+                // Nothing else to do: the page would sleep until an answer came. Answer.
+                let mut held = held.borrow_mut();
+                let answers = std::mem::take(&mut held.held);
+                held.released.extend(answers.into_iter().rev());
+                run.waits += 1;
+            }
+            session.work(&Slice::start(&clock));
+            run.updates.extend(session.take_updates());
+            run.reports.extend(session.take_reports());
+            assert!(run.waits < 10_000, "the session goes idle");
+        }
+        // Shares are reported in the order they ran.
+        let finished = run.reports.iter().position(|r| r.job == JobKind::Stats && r.why == Some(Yield::Done));
+        let before = &run.reports[..finished.expect("the statistics finish")];
+        run.checked_before_stats = before.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
+        run
+    };
+    let sent = held.borrow().sent;
+    (capture, run, sent)
+}
+
 #[test]
 fn statistics_handed_to_a_scanner_wait_for_it_and_are_the_analysis_exactly() {
     let bytes = capture_bytes(9_000);
-    let capture = Capture::open(&bytes).expect("synth opens");
-    let held = Rc::new(RefCell::new(Held::default()));
-    let mut session =
-        Session::new(&capture, "workers.sgpt", None).with_scanner(Box::new(HeldScanner(Rc::clone(&held))));
-    session.restore(&Restore::default());
-    let clock = HandClock::default();
-    let (mut updates, mut reports, mut waits) = (session.take_updates(), session.take_reports(), 0);
-    while session.busy() {
-        if session.waiting() {
-            // Nothing else to do: the page would sleep until an answer came. Answer.
-            let mut held = held.borrow_mut();
-            let answers = std::mem::take(&mut held.held);
-            held.released.extend(answers.into_iter().rev());
-            waits += 1;
-        }
-        session.work(&Slice::start(&clock));
-        updates.extend(session.take_updates());
-        reports.extend(session.take_reports());
-        assert!(waits < 10_000, "the session goes idle");
-    }
-    assert_eq!(stats(&updates), [&analysis::pass_stats(&capture, 0..9_000)]);
-    assert_eq!(held.borrow().sent, 3, "9,000 frames in pieces of 4,096, every one sent");
-    assert!(waits >= 1, "the session said when only the scanner had work");
-    let stats_reports: Vec<_> = reports.iter().filter(|report| report.job == JobKind::Stats).collect();
+    let (capture, run, sent) = run_with_held(&bytes, false);
+    assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..9_000)]);
+    assert_eq!(sent, 3, "9,000 frames in pieces of 4,096, every one sent");
+    assert!(run.waits >= 1, "the session said when only the scanner had work");
+    let stats_reports: Vec<_> = run.reports.iter().filter(|report| report.job == JobKind::Stats).collect();
     assert!(stats_reports.iter().any(|report| report.why == Some(Yield::Waiting)), "{stats_reports:?}");
     assert!(
         stats_reports.iter().all(|report| report.why.is_some()),
         "every share says why it ended: {stats_reports:?}"
     );
+    // With a core to spare, the page checks frames while the scanner works.
+    assert!(run.checked_before_stats > 0);
+}
+
+#[test]
+fn where_the_workers_take_every_core_frames_are_checked_once_the_statistics_are_shown() {
+    let bytes = capture_bytes(9_000);
+    let (capture, run, sent) = run_with_held(&bytes, true);
+    assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..9_000)]);
+    assert_eq!(sent, 3);
+    assert_eq!(run.checked_before_stats, 0, "no frame checked while the statistics were under way");
+    assert!(run.waits >= 1, "the held check does not keep the page awake");
+    let at = |wanted: fn(&Update) -> bool| run.updates.iter().position(wanted).expect("shown");
+    assert!(at(|u| matches!(u, Update::Stats(_))) < at(|u| matches!(u, Update::Verified { .. })));
+    let checked: u64 = run.reports.iter().filter(|report| report.job == JobKind::Verify).map(|r| r.units).sum();
+    assert_eq!(checked, 9_000, "every frame checked after all");
 }

@@ -133,6 +133,7 @@ test('statistics scanned by the workers, or by the page alone, are sgpt stats to
   // The workers start with each load; once they are ready, a new range's statistics go to
   // them piece by piece, so the page's own share of the job is a few units a piece, far
   // fewer than its frames. With `?workers=0` the page scans every frame itself.
+  // With the default workers, frames are checked only once the statistics are done.
   const [first, last] = [1_000, BIG_FRAMES - 1_001];
   const frames = last - first + 1;
   const cli = JSON.parse(sgptOutput('stats', '--json', '--frames', `${first}..${last + 1}`, closedCapture));
@@ -149,6 +150,18 @@ test('statistics scanned by the workers, or by the page alone, are sgpt stats to
     }
     const workers = Number(await page.evaluate(() => document.body.dataset.statsWorkers));
     const before = await page.evaluate(() => window.__sgptSlices.length);
+    if (query === '') {
+      // One worker a core: the page leaves checking every frame until the statistics are
+      // done, rather than take a core from a worker.
+      const log = (await page.evaluate(() => window.__sgptSlices)).slice(0, before);
+      const done = log.findIndex((share) => share.job === 'stats' && share.why === 'done');
+      assert.ok(done >= 0, 'the load\'s statistics finished');
+      const checks = (shares) => shares.filter((share) => share.load === log[done].load && share.job === 'verify' && share.units > 0);
+      assert.deepEqual(checks(log.slice(0, done)), [], 'no frame checked while the statistics were under way');
+      await waitData(page, 'verified', 'true');
+      const after = (await page.evaluate(() => window.__sgptSlices)).slice(done);
+      assert.ok(checks(after).length > 0, 'every frame checked after them');
+    }
     await page.evaluate(([a, b]) => { location.hash = `tab=stats&range=${a}-${b}`; }, [first, last]);
     await page.waitForFunction(
       (heading) => document.querySelector('[data-testid=stats-table] h3')?.textContent.includes(heading) && document.body.dataset.stats === 'ready',

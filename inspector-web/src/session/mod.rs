@@ -90,6 +90,10 @@ pub struct Session<'c> {
     ready: VecDeque<Job<'c>>,
     /// Who scans the statistics' pieces besides the page: its workers, where it has them.
     scanner: Option<Box<dyn PieceScanner + 'c>>,
+    /// Whether checking every frame waits while statistics are under way: where the
+    /// workers take every core, the page's thread checking frames too only slows them,
+    /// and the statistics are what the page shows first.
+    check_after_stats: bool,
     updates: Vec<Update>,
     reports: Vec<SliceReport>,
 }
@@ -119,15 +123,19 @@ impl<'c> Session<'c> {
             series_for: None,
             ready: VecDeque::new(),
             scanner: None,
+            check_after_stats: false,
             updates: Vec::new(),
             reports: Vec::new(),
         }
     }
 
-    /// The statistics hand pieces of their range to `scanner` (the page's workers).
+    /// The statistics hand pieces of their range to `scanner` (the page's workers); when
+    /// `takes_every_core`, checking every frame waits until no statistics are under way,
+    /// so that the workers have the cores to themselves.
     #[must_use]
-    pub fn with_scanner(mut self, scanner: Box<dyn PieceScanner + 'c>) -> Self {
+    pub fn with_scanner(mut self, scanner: Box<dyn PieceScanner + 'c>, takes_every_core: bool) -> Self {
         self.scanner = Some(scanner);
+        self.check_after_stats = takes_every_core;
         self
     }
 
@@ -260,6 +268,9 @@ impl<'c> Session<'c> {
             if slice.spent() {
                 break;
             }
+            if self.held(kind) {
+                continue;
+            }
             let Some(job) = self.slot(kind).as_mut() else { continue };
             let mut share = slice.share(kind);
             let done = job.step(capture, scanner.as_deref_mut(), &mut || share.more());
@@ -281,8 +292,15 @@ impl<'c> Session<'c> {
     /// until an answer or a command comes, rather than slicing nothing.
     #[must_use]
     pub fn waiting(&self) -> bool {
-        // The statistics waiting, and no other job under way.
-        self.ready.is_empty() && self.stats.as_ref().is_some_and(Job::waiting) && self.jobs().count() == 1
+        // The statistics waiting, and no other job under way but one held for them.
+        let held = usize::from(self.verify.is_some() && self.held(JobKind::Verify));
+        self.ready.is_empty() && self.stats.as_ref().is_some_and(Job::waiting) && self.jobs().count() == 1 + held
+    }
+
+    /// Whether jobs of `kind` wait this slice: checking frames, while statistics are under
+    /// way and the workers take every core.
+    fn held(&self, kind: JobKind) -> bool {
+        kind == JobKind::Verify && self.check_after_stats && self.stats.is_some()
     }
 
     /// The updates produced since the last call, oldest first.

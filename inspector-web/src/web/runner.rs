@@ -147,7 +147,8 @@ async fn load(
     if !app.is_current(ticket) {
         return Ok(());
     }
-    let mut session = Session::new(&capture, &name, gauges).with_scanner(Box::new(workers));
+    let every_core = workers.takes_every_core();
+    let mut session = Session::new(&capture, &name, gauges).with_scanner(Box::new(workers), every_core);
     if let Some(base) = &base {
         session = session.with_base(base);
     }

@@ -8,9 +8,10 @@
 //! They start with the load, so that each has compiled its wasm by the time statistics
 //! begin; until one says it is ready, and whenever none is left, the page scans the
 //! pieces itself. `?workers=N` sets how many (0: none); otherwise one for each core the
-//! browser reports beyond the page's own, at least one and at most [`MOST_WORKERS`]. On
-//! two cores one worker finishes the hour-long capture's statistics about as soon as two
-//! (the page's thread verifies the file meanwhile), and each worker costs some 30 MB.
+//! browser reports, at most [`MOST_WORKERS`]. With a worker on every core the page leaves
+//! checking every frame until the statistics are done, and sleeps while the workers scan:
+//! on two cores two workers so finish the hour-long capture's statistics in about two
+//! thirds of one worker's time beside the page's check. Each worker costs some 30 MB.
 //! `body[data-stats-workers]` says how many are ready.
 
 use std::cell::{Cell, RefCell};
@@ -101,6 +102,13 @@ impl WorkerPool {
         }
         show_ready(0);
         Self { workers, answers, spares, generation: 0, share: None }
+    }
+
+    /// Whether the workers started are as many as the cores: the page's thread then
+    /// leaves checking frames until the statistics are done, rather than take a core
+    /// from a worker.
+    pub fn takes_every_core(&self) -> bool {
+        self.workers.len() >= cores()
     }
 
     fn live(&self) -> impl Iterator<Item = &Handle> {
@@ -197,8 +205,9 @@ impl PieceScanner for WorkerPool {
     }
 }
 
-/// How many workers the page wants: `?workers=N`, else one a core but the page's, at
-/// least one and at most [`MOST_WORKERS`].
+/// How many workers the page wants: `?workers=N`, else one a core, at most
+/// [`MOST_WORKERS`]. The page's own thread mostly sleeps while they scan (see
+/// [`WorkerPool::takes_every_core`]), so it needs no core of its own.
 fn wanted() -> usize {
     let Some(window) = web_sys::window() else { return 0 };
     let asked = window
@@ -208,8 +217,12 @@ fn wanted() -> usize {
         .and_then(|search| UrlSearchParams::new_with_str(&search).ok())
         .and_then(|params| params.get("workers"))
         .and_then(|text| text.parse::<usize>().ok());
-    let cores = window.navigator().hardware_concurrency() as usize;
-    asked.unwrap_or_else(|| cores.saturating_sub(1).max(1)).min(MOST_WORKERS)
+    asked.unwrap_or_else(cores).min(MOST_WORKERS)
+}
+
+/// The cores the browser reports, at least one.
+fn cores() -> usize {
+    web_sys::window().map_or(1, |window| window.navigator().hardware_concurrency() as usize).max(1)
 }
 
 /// Starts one worker; `spares` takes the buffers it hands back, `ready` counts the pool's
