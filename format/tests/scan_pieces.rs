@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare, decode_entries, encode_entries};
-use sgpt_format::analysis::scan::{PieceScanner, ScanJob, Windows};
+use sgpt_format::analysis::scan::{PIECE_FRAMES, PieceScanner, ScanJob, Windows};
 use sgpt_format::analysis::{StatsReport, pass_stats};
 use sgpt_format::synth::{SynthOptions, generate};
 use sgpt_format::{Capture, FramePiece};
@@ -155,7 +155,7 @@ fn pieces_scanned_elsewhere_merge_to_the_single_threaded_figures() {
     let bytes = capture_bytes();
     let capture = Capture::open(&bytes).expect("opens");
     let frames = capture.frames().len();
-    for range in [0..frames, 1_000..9_500, 4_096..4_097, 7..7] {
+    for range in [0..frames, 1_000..9_500, PIECE_FRAMES..PIECE_FRAMES + 1, 7..7] {
         let expected = pass_stats(&capture, range.clone());
         for behaviour in [Behaviour::Reversed, Behaviour::FailsSome, Behaviour::Mixes] {
             for windows in [Windows::All, Windows::SampleEvery(16)] {
@@ -163,7 +163,7 @@ fn pieces_scanned_elsewhere_merge_to_the_single_threaded_figures() {
                     let mut scanner = Scanner::new(behaviour, room);
                     let (got, sent) = run(&capture, range.clone(), windows, &mut scanner, units, usize::MAX);
                     assert_eq!(got, expected, "{behaviour:?}, {range:?}, {windows:?}, {units} units, room {room}");
-                    let pieces = range.len().div_ceil(4096);
+                    let pieces = range.len().div_ceil(PIECE_FRAMES);
                     assert_eq!(sent, pieces, "every piece is sent once: {behaviour:?} over {range:?}");
                 }
             }

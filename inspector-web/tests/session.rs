@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
 
-use sgpt_format::analysis::scan::PieceScanner;
 use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare};
+use sgpt_format::analysis::scan::{PIECE_FRAMES, PieceScanner};
 use sgpt_format::analysis::{self, StatsReport};
 use sgpt_format::synth::{SynthOptions, generate};
 use sgpt_format::{Capture, Frame, FramePiece, GpuPass, GpuPassKind, Level, Meta, Span, SpanKind, Topology, Writer};
@@ -480,7 +480,7 @@ fn statistics_handed_to_a_scanner_wait_for_it_and_are_the_analysis_exactly() {
     let bytes = capture_bytes(9_000);
     let (capture, run, sent) = run_with_held(&bytes, false);
     assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..9_000)]);
-    assert_eq!(sent, 3, "9,000 frames in pieces of 4,096, every one sent");
+    assert_eq!(sent, 9_000usize.div_ceil(PIECE_FRAMES), "9,000 frames in pieces, every one sent");
     assert!(run.waits >= 1, "the session said when only the scanner had work");
     let stats_reports: Vec<_> = run.reports.iter().filter(|report| report.job == JobKind::Stats).collect();
     assert!(stats_reports.iter().any(|report| report.why == Some(Yield::Waiting)), "{stats_reports:?}");
@@ -497,7 +497,7 @@ fn where_the_workers_take_every_core_frames_are_checked_once_the_statistics_are_
     let bytes = capture_bytes(9_000);
     let (capture, run, sent) = run_with_held(&bytes, true);
     assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..9_000)]);
-    assert_eq!(sent, 3);
+    assert_eq!(sent, 9_000usize.div_ceil(PIECE_FRAMES));
     assert_eq!(run.checked_before_stats, 0, "no frame checked while the statistics were under way");
     assert!(run.waits >= 1, "the held check does not keep the page awake");
     let at = |wanted: fn(&Update) -> bool| run.updates.iter().position(wanted).expect("shown");

@@ -189,7 +189,7 @@ pub fn median_p95(durations: &mut [u64]) -> Option<[u64; 2]> {
 }
 
 /// The values at `ranks` (ascending) among `values`, which are reordered.
-pub(crate) fn select_ranks(values: &mut [u64], [median, p95]: [u64; 2]) -> [u64; 2] {
+pub(crate) fn select_ranks<T: Ord + Copy>(values: &mut [T], [median, p95]: [u64; 2]) -> [T; 2] {
     let median = median as usize;
     let (_, &mut median_ns, right) = values.select_nth_unstable(median);
     // The p95 rank is never below the median's, so it is selected in the (smaller) right part.

@@ -38,10 +38,10 @@
 //! its window after all, the statistics are computed again by [`pass_stats`]: slower,
 //! never different. Small ranges keep every duration and need no sample.
 //!
-//! The price is memory: the kept durations (8 bytes each, about a tenth of them on the
-//! hour) and each chunk's frame-timing values (48 bytes a frame) beside the capture;
-//! `sgpt stats` on the hour peaks near 290 MB resident where the file is 185 MB (mapped,
-//! its pages counted).
+//! The price is memory: the kept durations (about a tenth of them on the hour; 4 bytes
+//! each where a row's windows lie within 4.3 s, see `kept`) and each chunk's frame-timing
+//! values (48 bytes a frame) beside the capture; `sgpt stats` on the hour peaks near
+//! 250 MB resident where the file is 185 MB (mapped, its pages counted).
 //!
 //! ```
 //! use sgpt_format::{Capture, analysis, synth};
@@ -57,6 +57,7 @@
 //! ```
 
 mod job;
+mod kept;
 pub mod piece;
 mod pieces;
 
@@ -68,14 +69,15 @@ use serde::{Deserialize, Serialize};
 use super::compare::Samples;
 use super::compare::{ChunkPart, ChunkSamples, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator};
-use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, select_ranks, sort_passes};
+use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, sort_passes};
 use crate::directory::FrameEntry;
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, Span, SpanKind, TopologyId};
 use crate::piece::FramePiece;
 use crate::reader::Capture;
 pub use job::ScanJob;
-pub use pieces::PieceScanner;
+use kept::Kept;
+pub use pieces::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
 
 /// Frames the sample that places the windows reads, at most.
 pub const SAMPLE_FRAMES: usize = 4096;
@@ -794,7 +796,7 @@ struct SlotAcc {
     below: [u64; 2],
     /// Durations inside either window: the first `kept_len` of `kept` while adding, all
     /// of it once sealed.
-    kept: Vec<u64>,
+    kept: Kept,
     kept_len: usize,
 }
 
@@ -804,6 +806,7 @@ impl SlotAcc {
         // never counted twice, as the second window is then never where a rank is found.
         let windows = windows
             .map(|window| if window.low > window.high { Window { low: u64::MAX, high: u64::MAX } } else { window });
+        let (low, width) = (windows.map(|window| window.low), windows.map(|window| window.high - window.low));
         Self {
             count: 0,
             zero_count: 0,
@@ -811,10 +814,10 @@ impl SlotAcc {
             max: 0,
             total: 0,
             frames_present: 0,
-            low: windows.map(|window| window.low),
-            width: windows.map(|window| window.high - window.low),
+            low,
+            width,
             below: [0; 2],
-            kept: Vec::new(),
+            kept: Kept::for_windows(low, width),
             kept_len: 0,
         }
     }
@@ -840,19 +843,10 @@ impl SlotAcc {
             total += u128::from(duration);
         }
         self.total += total;
-        // No branch on where a duration falls: near a window's edge that is a coin toss.
-        // Each is written past the kept ones and kept by counting it.
-        if self.kept.len() < self.kept_len + durations.len() {
-            self.kept.resize((2 * self.kept.len()).max(self.kept_len + durations.len()).max(256), 0);
-        }
         let [width, width_p95] = self.width;
-        let kept = &mut self.kept[self.kept_len..];
-        let mut len = 0;
-        for &duration in durations {
-            kept[len] = duration;
-            len += usize::from((duration.wrapping_sub(low) <= width) | (duration.wrapping_sub(low_p95) <= width_p95));
-        }
-        self.kept_len += len;
+        self.kept_len += self.kept.keep(self.kept_len, durations, |duration| {
+            (duration.wrapping_sub(low) <= width) | (duration.wrapping_sub(low_p95) <= width_p95)
+        });
     }
 
     /// Adds a later chunk's figures of the same row (windows are the same in every chunk).
@@ -865,11 +859,7 @@ impl SlotAcc {
         self.frames_present += later.frames_present;
         self.below[0] += later.below[0];
         self.below[1] += later.below[1];
-        if self.kept.is_empty() {
-            self.kept = later.kept;
-        } else {
-            self.kept.extend_from_slice(&later.kept);
-        }
+        self.kept.append(later.kept);
         self.kept_len = self.kept.len();
     }
 
@@ -879,7 +869,7 @@ impl SlotAcc {
         if self.count == 0 {
             return Some([0, 0]);
         }
-        let first = self.kept.iter().filter(|&&duration| duration.wrapping_sub(self.low[0]) <= self.width[0]).count();
+        let first = self.kept.count_within(self.low[0], self.width[0]);
         let in_window = [first as u64, (self.kept.len() - first) as u64];
         // Where rank `rank` sits among the kept durations, sorted.
         let locate = |rank: u64| {
@@ -889,7 +879,7 @@ impl SlotAcc {
             })
         };
         let [median, p95] = ranks(self.count).map(locate);
-        Some(select_ranks(&mut self.kept, [median?, p95?]))
+        Some(self.kept.select([median?, p95?]))
     }
 }
 

@@ -20,8 +20,8 @@ use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use sgpt_format::FramePiece;
-use sgpt_format::analysis::scan::PieceScanner;
-use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare, encode_entries};
+use sgpt_format::analysis::scan::piece::{ENTRY_BYTES, PieceFigures, ScanShare, encode_entries};
+use sgpt_format::analysis::scan::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
 use sgpt_web_glue::{Listener, describe};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{ErrorEvent, MessageEvent, UrlSearchParams, Worker};
@@ -34,9 +34,9 @@ const LOADER: &str = "sgpt-stats-worker_loader.js";
 pub const MOST_WORKERS: usize = 4;
 /// Pieces a worker holds at once: one to scan, one waiting, so it never idles between them.
 const PIECES_EACH: usize = 2;
-/// A new buffer's size: the most bytes a piece holds (`PIECE_BYTES` in the scan's pieces),
-/// unless one frame alone is larger.
-const SPARE_BYTES: u32 = 4 << 20;
+/// A new buffer's size: the most a piece holds, its records' bytes and its entries
+/// encoded, unless one frame alone is larger.
+const SPARE_BYTES: u32 = (PIECE_BYTES as usize + PIECE_FRAMES * ENTRY_BYTES) as u32;
 /// Spare buffers kept at most: as many as pieces can be out at once.
 const MOST_SPARES: usize = MOST_WORKERS * PIECES_EACH;
 

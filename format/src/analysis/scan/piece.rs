@@ -8,7 +8,9 @@
 //! figures are then exactly the scan's, and so [`pass_stats`](crate::analysis::pass_stats)'.
 //!
 //! The encodings are little-endian 64-bit words, where JSON would cost the page as much
-//! time as the scan itself: a piece's figures hold about a tenth of its spans' durations.
+//! time as the scan itself: a piece's figures hold about a tenth of its spans' durations,
+//! each row's in the form it keeps them (4 bytes or 8, as its windows allow), padded to a
+//! whole word after the last row's.
 
 use std::ops::Range;
 
@@ -42,8 +44,10 @@ pub enum PieceError {
 
 /// Words an entry takes in [`encode_entries`].
 const ENTRY_WORDS: usize = 8;
+/// Bytes an entry takes in [`encode_entries`].
+pub const ENTRY_BYTES: usize = ENTRY_WORDS * 8;
 /// Words each row takes in [`PieceFigures::encode`].
-const SLOT_WORDS: usize = 10;
+const SLOT_WORDS: usize = 11;
 /// Words before the rows in [`PieceFigures::encode`].
 const HEAD_WORDS: usize = 8;
 /// The first word of encoded figures: "SGPTPIEC".
@@ -93,8 +97,7 @@ impl ScanShare {
             0 => None,
             start => Some(usize_of(start - 1)?..usize_of(head(5)?)?),
         };
-        let mut at = HEAD_WORDS + rows * SLOT_WORDS;
-        let mut kept_total = 0usize;
+        let mut kept_bytes = 0usize;
         for (row, slot) in chunk.slots.iter_mut().enumerate() {
             let word = |i: usize| {
                 words.get(HEAD_WORDS + row * SLOT_WORDS + i).ok_or(PieceError::Figures("cut short in its rows"))
@@ -107,17 +110,26 @@ impl ScanShare {
             slot.frames_present = word(6)?;
             slot.below = [word(7)?, word(8)?];
             slot.kept_len = usize_of(word(9)?)?;
-            kept_total =
-                kept_total.checked_add(slot.kept_len).ok_or(PieceError::Figures("more durations than words"))?;
+            if word(10)? != slot.kept.width() as u64 {
+                return Err(PieceError::Figures("its durations in another form than the share's windows give"));
+            }
+            kept_bytes = slot
+                .kept_len
+                .checked_mul(slot.kept.width())
+                .and_then(|len| kept_bytes.checked_add(len))
+                .ok_or(PieceError::Figures("more durations than bytes"))?;
         }
-        if words.len() < at.saturating_add(kept_total) {
+        let mut at = (HEAD_WORDS + rows * SLOT_WORDS) * 8;
+        let end = at.saturating_add(kept_bytes.next_multiple_of(8));
+        if bytes.len() < end {
             return Err(PieceError::Figures("cut short in its durations"));
         }
         for slot in &mut chunk.slots {
-            slot.kept = (at..at + slot.kept_len).map(|i| words.get(i).unwrap_or(0)).collect();
-            at += slot.kept_len;
+            let len = slot.kept_len * slot.kept.width();
+            slot.kept.read_le(&bytes[at..at + len]);
+            at += len;
         }
-        let defects = &bytes[at * 8..];
+        let defects = &bytes[end..];
         chunk.defects = if defects.is_empty() {
             Vec::new()
         } else {
@@ -147,8 +159,7 @@ impl PieceFigures {
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
         let chunk = &self.chunk;
-        let kept: usize = chunk.slots.iter().map(|slot| slot.kept.len()).sum();
-        let mut words: Vec<u64> = Vec::with_capacity(HEAD_WORDS + chunk.slots.len() * SLOT_WORDS + kept);
+        let mut words: Vec<u64> = Vec::with_capacity(HEAD_WORDS + chunk.slots.len() * SLOT_WORDS);
         // The range analysed as its start plus one (0 for none) and its end.
         let range = chunk.range.clone().map_or([0, 0], |range| [range.start as u64 + 1, range.end as u64]);
         words.extend([
@@ -174,12 +185,16 @@ impl PieceFigures {
                 slot.below[0],
                 slot.below[1],
                 slot.kept.len() as u64,
+                slot.kept.width() as u64,
             ]);
         }
+        let kept: usize = chunk.slots.iter().map(|slot| slot.kept.len() * slot.kept.width()).sum();
+        let mut bytes: Vec<u8> = Vec::with_capacity(words.len() * 8 + kept.next_multiple_of(8));
+        bytes.extend(words.iter().flat_map(|word| word.to_le_bytes()));
         for slot in &chunk.slots {
-            words.extend_from_slice(&slot.kept);
+            slot.kept.write_le(&mut bytes);
         }
-        let mut bytes: Vec<u8> = words.iter().flat_map(|word| word.to_le_bytes()).collect();
+        bytes.resize(bytes.len().next_multiple_of(8), 0);
         if !chunk.defects.is_empty() {
             bytes.extend(serde_json::to_vec(&chunk.defects).expect("defects are plain data"));
         }

@@ -26,15 +26,15 @@ pub trait PieceScanner: std::fmt::Debug {
     fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)>;
 }
 
-/// Frames a piece holds at most: at 200 passes a frame about 0.8 M spans, some
-/// milliseconds of a worker's time.
-const PIECE_FRAMES: usize = 4096;
+/// Frames a piece holds at most: at 200 passes a frame about 0.2 M spans, a few
+/// milliseconds of a worker's time; small, as each worker holds two pieces and their
+/// figures in memory of its own.
+pub const PIECE_FRAMES: usize = 1024;
 /// Bytes of frame records a piece holds at most: what the page copies out for it at once.
-const PIECE_BYTES: u64 = 4 << 20;
+pub const PIECE_BYTES: u64 = 1 << 20;
 
-/// The room reserved for a row's kept durations, over what the first piece's share of
-/// them projects: a little over, so that a range whose later pieces keep a few more does
-/// not double the vector.
+/// The room made for a row's kept durations, over what the pieces merged so far
+/// project: a little over, so that later pieces that keep a few more seldom need more.
 const ROOM_FACTOR: f64 = 1.05;
 
 /// How far [`Pieces::step`] got.
@@ -188,22 +188,20 @@ impl<'c, 'a> Pieces<'c, 'a> {
     fn merge(&mut self, chunk: Chunk<'c, 'a>) {
         self.frames_merged += self.pieces[self.merged].len();
         self.merged += 1;
-        match &mut self.figures {
-            Some(figures) => figures.merge(chunk),
-            None => {
-                let mut first = chunk;
-                // Each row's kept durations grow a piece at a time: room for what the
-                // whole range will likely keep, from the first piece's share, so the
-                // vectors are not doubled past it (on the hour-long capture a fifth of
-                // the file's size in slack).
-                let scale = self.plan.range.len() as f64 / self.frames_merged.max(1) as f64;
-                for slot in &mut first.slots {
-                    let likely = (slot.kept.len() as f64 * scale * ROOM_FACTOR) as usize;
-                    slot.kept.reserve_exact(likely.saturating_sub(slot.kept.len()));
-                }
-                self.figures = Some(first);
+        // Each row's kept durations grow a piece at a time. Where a row's room runs out,
+        // it is made room for what the whole range will likely keep at the rate so far,
+        // rather than doubled past it (on the hour-long capture doubling left a fifth of
+        // the file's size in slack).
+        let scale = self.plan.range.len() as f64 / self.frames_merged.max(1) as f64;
+        let figures = self.figures.get_or_insert_with(|| ChunkRun::stats_only(&self.plan.windows).seal());
+        for (slot, later) in figures.slots.iter_mut().zip(&chunk.slots) {
+            let len = slot.kept.len() + later.kept.len();
+            if slot.kept.capacity() < len {
+                let likely = (len as f64 * scale * ROOM_FACTOR) as usize;
+                slot.kept.reserve_exact(likely.max(len) - slot.kept.len());
             }
         }
+        figures.merge(chunk);
     }
 }
 

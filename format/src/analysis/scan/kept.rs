@@ -1,0 +1,228 @@
+//! The durations a row keeps for selecting its median and p95: those inside its two
+//! windows. Where both windows lie within 2^32 ns (about 4.3 s) of the first one's low
+//! end, as on any sampled range of frame-scale passes, each is kept as its offset from
+//! there in 4 bytes; otherwise whole, in 8. The kept durations are most of what a long
+//! scan holds beside the capture (a tenth of the hour-long capture's spans), so this
+//! halves it; the figures are the same either way.
+
+use super::super::select_ranks;
+
+/// A row's kept durations, in the narrowest form its windows allow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Kept {
+    /// Offsets from `base`, the first window's low end.
+    Narrow { base: u64, values: Vec<u32> },
+    /// Durations as they are.
+    Wide(Vec<u64>),
+}
+
+impl Kept {
+    /// The form for windows `low[i]..=low[i] + width[i]`, the first window's the lower.
+    pub(super) fn for_windows(low: [u64; 2], width: [u64; 2]) -> Self {
+        let base = low[0];
+        let fits = (0..2).all(|window| {
+            low[window]
+                .checked_sub(base)
+                .and_then(|from| from.checked_add(width[window]))
+                .is_some_and(|top| u32::try_from(top).is_ok())
+        });
+        if fits { Kept::Narrow { base, values: Vec::new() } } else { Kept::Wide(Vec::new()) }
+    }
+
+    /// How many durations are held (kept, or written past the kept ones while adding).
+    pub(super) fn len(&self) -> usize {
+        match self {
+            Kept::Narrow { values, .. } => values.len(),
+            Kept::Wide(values) => values.len(),
+        }
+    }
+
+    /// Bytes a held duration takes.
+    pub(super) fn width(&self) -> usize {
+        match self {
+            Kept::Narrow { .. } => 4,
+            Kept::Wide(_) => 8,
+        }
+    }
+
+    pub(super) fn capacity(&self) -> usize {
+        match self {
+            Kept::Narrow { values, .. } => values.capacity(),
+            Kept::Wide(values) => values.capacity(),
+        }
+    }
+
+    pub(super) fn truncate(&mut self, len: usize) {
+        match self {
+            Kept::Narrow { values, .. } => values.truncate(len),
+            Kept::Wide(values) => values.truncate(len),
+        }
+    }
+
+    pub(super) fn reserve_exact(&mut self, additional: usize) {
+        match self {
+            Kept::Narrow { values, .. } => values.reserve_exact(additional),
+            Kept::Wide(values) => values.reserve_exact(additional),
+        }
+    }
+
+    /// Writes `durations` from index `len` on, moving past each that `inside` accepts;
+    /// returns how many it accepted. No branch on where a duration falls: near a window's
+    /// edge that is a coin toss. A duration not accepted is overwritten by the next.
+    pub(super) fn keep(&mut self, len: usize, durations: &[u64], inside: impl Fn(u64) -> bool) -> usize {
+        match self {
+            Kept::Narrow { base, values } => {
+                let base = *base;
+                // An accepted duration is within 2^32 of `base`, so its offset is exact.
+                write_past(values, len, durations, |duration| duration.wrapping_sub(base) as u32, inside)
+            }
+            Kept::Wide(values) => write_past(values, len, durations, |duration| duration, inside),
+        }
+    }
+
+    /// Appends a later chunk's kept durations of the same row.
+    pub(super) fn append(&mut self, later: Kept) {
+        match (&mut *self, later) {
+            (_, later) if later.len() == 0 => {}
+            // Nothing held, and no room made for it: the later vector as it is.
+            (this, later) if this.len() == 0 && this.capacity() < later.len() => *this = later,
+            (Kept::Narrow { base, values }, Kept::Narrow { base: later_base, values: later_values })
+                if *base == later_base =>
+            {
+                values.extend_from_slice(&later_values);
+            }
+            (Kept::Wide(values), Kept::Wide(later_values)) => values.extend_from_slice(&later_values),
+            // Chunks of one row share its windows, so their forms agree; should they not,
+            // both are held whole rather than lose a duration.
+            (this, later) => {
+                let mut values = this.durations();
+                values.extend(later.durations());
+                *this = Kept::Wide(values);
+            }
+        }
+    }
+
+    /// How many held durations are at most `width` above the first window's low end `low`.
+    pub(super) fn count_within(&self, low: u64, width: u64) -> usize {
+        match self {
+            Kept::Narrow { base, values } => {
+                let (base, width) = (*base, width);
+                values.iter().filter(|&&offset| (u64::from(offset) + base).wrapping_sub(low) <= width).count()
+            }
+            Kept::Wide(values) => values.iter().filter(|&&duration| duration.wrapping_sub(low) <= width).count(),
+        }
+    }
+
+    /// The durations at sorted positions `ranks` (the first no greater than the second);
+    /// reorders what is held.
+    pub(super) fn select(&mut self, ranks: [u64; 2]) -> [u64; 2] {
+        match self {
+            Kept::Narrow { base, values } => select_ranks(values, ranks).map(|offset| *base + u64::from(offset)),
+            Kept::Wide(values) => select_ranks(values, ranks),
+        }
+    }
+
+    /// The held durations, whole.
+    pub(super) fn durations(&self) -> Vec<u64> {
+        match self {
+            Kept::Narrow { base, values } => values.iter().map(|&offset| *base + u64::from(offset)).collect(),
+            Kept::Wide(values) => values.clone(),
+        }
+    }
+
+    /// The held durations as little-endian bytes, [`Kept::width`] each.
+    pub(super) fn write_le(&self, bytes: &mut Vec<u8>) {
+        match self {
+            Kept::Narrow { values, .. } => bytes.extend(values.iter().flat_map(|value| value.to_le_bytes())),
+            Kept::Wide(values) => bytes.extend(values.iter().flat_map(|value| value.to_le_bytes())),
+        }
+    }
+
+    /// Holds the durations of `bytes`, [`Kept::width`] each, in place of what it held.
+    pub(super) fn read_le(&mut self, bytes: &[u8]) {
+        match self {
+            Kept::Narrow { values, .. } => {
+                *values = bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            }
+            Kept::Wide(values) => {
+                *values = bytes
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                    .collect();
+            }
+        }
+    }
+}
+
+/// [`Kept::keep`] for one form: `values` grows (doubling) to hold every duration past `len`.
+fn write_past<T: Copy + Default>(
+    values: &mut Vec<T>,
+    len: usize,
+    durations: &[u64],
+    convert: impl Fn(u64) -> T,
+    inside: impl Fn(u64) -> bool,
+) -> usize {
+    if values.len() < len + durations.len() {
+        values.resize((2 * values.len()).max(len + durations.len()).max(256), T::default());
+    }
+    let kept = &mut values[len..];
+    let mut accepted = 0;
+    for &duration in durations {
+        kept[accepted] = convert(duration);
+        accepted += usize::from(inside(duration));
+    }
+    accepted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kept;
+
+    #[test]
+    fn windows_within_four_seconds_keep_offsets_and_wider_ones_durations() {
+        let narrow = Kept::for_windows([1_000, 9_000], [500, u64::from(u32::MAX) - 8_000]);
+        assert_eq!(narrow, Kept::Narrow { base: 1_000, values: Vec::new() });
+        assert_eq!(Kept::for_windows([1_000, 9_000], [500, u64::from(u32::MAX) - 7_999]), Kept::Wide(Vec::new()));
+        // Keeping everything, or a window of durations of u64::MAX only.
+        assert_eq!(Kept::for_windows([0, u64::MAX], [u64::MAX, 0]), Kept::Wide(Vec::new()));
+        assert_eq!(Kept::for_windows([10, u64::MAX], [10, 0]), Kept::Wide(Vec::new()));
+    }
+
+    #[test]
+    fn both_forms_select_the_same_durations() {
+        let durations: Vec<u64> = (0..1_000u64).map(|i| 5_000_000_000 + (i * 7_919) % 1_000).collect();
+        let inside = |duration: u64| duration.wrapping_sub(5_000_000_100) <= 800;
+        let mut forms = [Kept::Narrow { base: 5_000_000_100, values: Vec::new() }, Kept::Wide(Vec::new())];
+        let mut selected = Vec::new();
+        for kept in &mut forms {
+            let first = kept.keep(0, &durations[..300], inside);
+            let len = first + kept.keep(first, &durations[300..], inside);
+            kept.truncate(len);
+            assert_eq!(kept.len(), 801);
+            assert_eq!(kept.count_within(5_000_000_100, 400), 401);
+            let mut bytes = Vec::new();
+            kept.write_le(&mut bytes);
+            assert_eq!(bytes.len(), kept.len() * kept.width());
+            let mut read = kept.clone();
+            read.read_le(&bytes);
+            assert_eq!(&read, kept);
+            selected.push(kept.select([400, 760]));
+        }
+        assert_eq!(selected, [[5_000_000_500, 5_000_000_860]; 2]);
+    }
+
+    #[test]
+    fn forms_that_disagree_append_as_durations() {
+        let mut kept = Kept::Narrow { base: 100, values: vec![1, 2] };
+        kept.append(Kept::Wide(vec![7]));
+        assert_eq!(kept, Kept::Wide(vec![101, 102, 7]));
+        let mut empty = Kept::Wide(Vec::new());
+        empty.append(Kept::Narrow { base: 3, values: vec![4] });
+        assert_eq!(empty.durations(), [7]);
+        // Room made beforehand is kept.
+        let mut room = Kept::Narrow { base: 3, values: Vec::new() };
+        room.reserve_exact(100);
+        room.append(Kept::Narrow { base: 3, values: vec![4, 5] });
+        assert_eq!((room.durations(), room.capacity()), (vec![7, 8], 100));
+    }
+}
