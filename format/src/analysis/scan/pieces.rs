@@ -191,14 +191,15 @@ impl<'c, 'a> Pieces<'c, 'a> {
         // Each row's kept durations grow a piece at a time. Where a row's room runs out,
         // it is made room for what the whole range will likely keep at the rate so far,
         // rather than doubled past it (on the hour-long capture doubling left a fifth of
-        // the file's size in slack).
+        // the file's size in slack); by an eighth at least, so that a rate that keeps
+        // rising copies the durations a bounded number of times.
         let scale = self.plan.range.len() as f64 / self.frames_merged.max(1) as f64;
         let figures = self.figures.get_or_insert_with(|| ChunkRun::stats_only(&self.plan.windows).seal());
         for (slot, later) in figures.slots.iter_mut().zip(&chunk.slots) {
             let len = slot.kept.len() + later.kept.len();
             if slot.kept.capacity() < len {
                 let likely = (len as f64 * scale * ROOM_FACTOR) as usize;
-                slot.kept.reserve_exact(likely.max(len) - slot.kept.len());
+                slot.kept.reserve_exact(likely.max(len + len / 8) - slot.kept.len());
             }
         }
         figures.merge(chunk);
