@@ -87,6 +87,8 @@ const KEEP_ALL_SPANS: u64 = 1 << 21;
 const MIN_STRIDE: usize = 8;
 /// Standard errors of a sample quantile's rank on either side of it that a window spans.
 const WIDTH_SIGMAS: f64 = 5.0;
+/// Up to this many topologies, whether a frame's is new is a look along a list.
+const FEW_TOPOLOGIES: usize = 16;
 /// Frames between progress reports.
 const PROGRESS_EVERY: usize = 1024;
 
@@ -313,12 +315,25 @@ impl<'c, 'a> Plan<'c, 'a> {
         };
         let entries = &capture.frames()[range.clone()];
         let mut slot_of: HashMap<Key, u32> = HashMap::new();
+        // The topologies met so far, checked in a line while they are few: frames that
+        // alternate between two topologies would otherwise hash every entry's (a third of
+        // this walk's time on eight hours of frames).
+        let mut met: Vec<TopologyId> = Vec::new();
         let mut last = None;
         for entry in entries {
-            if last == Some(entry.topology) || plan.tables.of.contains_key(&entry.topology) {
+            if last == Some(entry.topology) {
                 continue;
             }
             last = Some(entry.topology);
+            let known = if met.len() <= FEW_TOPOLOGIES {
+                met.contains(&entry.topology)
+            } else {
+                plan.tables.of.contains_key(&entry.topology)
+            };
+            if known {
+                continue;
+            }
+            met.push(entry.topology);
             let table = capture.topology(entry.topology).map(|topology| {
                 let mut table = Vec::with_capacity(topology.gpu_passes.len() * 2);
                 for pass in &topology.gpu_passes {
