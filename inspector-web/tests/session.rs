@@ -16,6 +16,7 @@ use sgpt_format::{Capture, Frame, FramePiece, GpuPass, GpuPassKind, Level, Meta,
 use sgpt_inspector::compare_view::CompareView;
 use sgpt_inspector::session::{Command, Restore, Session, Update};
 use sgpt_inspector::slicing::{Clock, JobKind, SLICE_TIME, Slice, SliceReport, Yield};
+use sgpt_inspector::summary::Summary;
 
 /// A clock that moves only when told to.
 #[derive(Default)]
@@ -504,4 +505,22 @@ fn where_the_workers_take_every_core_frames_are_checked_once_the_statistics_are_
     assert!(at(|u| matches!(u, Update::Stats(_))) < at(|u| matches!(u, Update::Verified { .. })));
     let checked: u64 = run.reports.iter().filter(|report| report.job == JobKind::Verify).map(|r| r.units).sum();
     assert_eq!(checked, 9_000, "every frame checked after all");
+}
+
+#[test]
+fn the_verification_adds_what_reads_back_to_the_summary_shown_at_open() {
+    let bytes = capture_bytes(300);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    // Told apart from one built from the index again.
+    let opened = Summary { closed: !Summary::of(&capture).closed, ..Summary::of(&capture) };
+    let mut session = Session::new(&capture, "summary.sgpt", None).with_summary(opened.clone());
+    session.restore(&Restore::default());
+    let (updates, _, _) = drain(&mut session);
+    let verified = updates.iter().find_map(|u| match u {
+        Update::Verified { summary: Some(summary), read, .. } => Some((summary.as_ref(), read)),
+        _ => None,
+    });
+    let (summary, read) = verified.expect("verified");
+    assert_eq!(read.frames, 300);
+    assert_eq!(summary, &Summary { read_back: Some(read.clone()), ..opened });
 }

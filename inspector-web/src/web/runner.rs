@@ -129,6 +129,7 @@ async fn load(
         return Ok(());
     };
     let (opened, gauges) = build.finish();
+    let summary = opened.summary.clone();
     app.apply(Update::Opened(Box::new(opened)));
     if let (Some(base), Some(file)) = (&base, &base_file) {
         // The baseline's strip and facts are as much work again.
@@ -148,7 +149,8 @@ async fn load(
         return Ok(());
     }
     let every_core = workers.takes_every_core();
-    let mut session = Session::new(&capture, &name, gauges).with_scanner(Box::new(workers), every_core);
+    let mut session =
+        Session::new(&capture, &name, gauges).with_scanner(Box::new(workers), every_core).with_summary(summary);
     if let Some(base) = &base {
         session = session.with_base(base);
     }
