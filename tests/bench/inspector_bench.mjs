@@ -219,6 +219,7 @@ async function inspector(browser, base, capture, workers) {
     null,
     { polling: 100, timeout: 1_800_000 },
   );
+  await settled(page);
   const loaded = await page.evaluate(() => ({
     tasks: window.__longTasks,
     spans: window.__longTaskSpans,
@@ -243,6 +244,7 @@ async function inspector(browser, base, capture, workers) {
   await page.click('#tab-compare');
   await page.waitForFunction(() => document.body.dataset.compare === 'ready', null, { polling: 100, timeout: 1_800_000 });
   const compareMs = Date.now() - compareStarted;
+  await settled(page);
   const compareTasks = (await page.evaluate(() => window.__longTasks)).slice(tasksBefore);
   const compareInTasks = await page.evaluate(() => ({ spans: window.__longTaskSpans, slices: window.__sgptSlices }));
   const compareWasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
@@ -275,6 +277,13 @@ async function inspector(browser, base, capture, workers) {
     traced,
     compareWasmBytes,
   };
+}
+
+/** Waits out the tasks that show what just finished (a flag the bench waits on is set as
+ *  a job ends, before its results are drawn), and for the long-task observer to hear of
+ *  them: it reports a task only after it ended. */
+async function settled(page) {
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 500))));
 }
 
 /** For each task over 50 ms, the shares of the slice log logged while it ran: what the
