@@ -9,7 +9,7 @@
 //! passes.
 //!
 //! Given a [`PieceScanner`] ([`ScanJob::step_with`]), the job hands the range out in
-//! pieces of a few thousand frames and merges what comes back in frame order; it then
+//! pieces of about a thousand frames and merges what comes back in frame order; it then
 //! scans only the pieces the scanner failed. The figures are the same either way.
 //!
 //! Should a rank fall outside its window after all, the job goes on as
