@@ -5,8 +5,9 @@
 //!
 //! Each frame is decoded once, where the two-pass `StatsAccumulator` decoded it twice; the
 //! price is the durations kept around each median and p95, about a tenth of a long range's
-//! spans at 8 bytes each (on the bench's hour-long and eight-hour captures, a quarter of
-//! the file's size). Given the page's workers, the job hands them the frames in pieces.
+//! spans, 4 bytes each on frame-scale passes (on the bench's hour-long and eight-hour
+//! captures, about an eighth of the file's size). Given the page's workers, the job hands
+//! them the frames in pieces.
 
 use std::ops::Range;
 
