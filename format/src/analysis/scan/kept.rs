@@ -106,8 +106,7 @@ impl Kept {
     pub(super) fn count_within(&self, low: u64, width: u64) -> usize {
         match self {
             Kept::Narrow { base, values } => {
-                let (base, width) = (*base, width);
-                values.iter().filter(|&&offset| (u64::from(offset) + base).wrapping_sub(low) <= width).count()
+                values.iter().filter(|&&offset| (u64::from(offset) + *base).wrapping_sub(low) <= width).count()
             }
             Kept::Wide(values) => values.iter().filter(|&&duration| duration.wrapping_sub(low) <= width).count(),
         }
