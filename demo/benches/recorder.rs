@@ -4,12 +4,15 @@
 //! - CPU cost per GPU pass at each level, and wgpu-profiler's per scope, on one thread and
 //!   on two encoding threads, each also over raw passes with the same timestamp writes
 //!   (what wgpu itself spends on a timed pass, which no profiler can cut);
+//! - the same at level Timing beside wgpu-profiler in CPU time (the encoding threads'),
+//!   each kind of frame rotated over the same four devices round by round, so that
+//!   neither a device's own cost nor a wait for a core lands on one kind (section `cpu`);
 //! - the recorder's own time per frame (`recorder_cost_ns`) on a two-pass frame;
 //! - demo frame time with the session off and at `Workload`, as a ratio;
 //! - the structure figures, measured on the demo: distinct topologies over 600 frames, GPU
 //!   passes per frame, bytes per frame at each level.
 //!
-//! `cargo bench -p sgpt-demo --bench recorder` (`SGPT_BENCH_ONLY=passes,boundary,frame,structure`
+//! `cargo bench -p sgpt-demo --bench recorder` (`SGPT_BENCH_ONLY=passes,cpu,boundary,frame,structure`
 //! for some sections; `SGPT_BENCH_SPLIT=1` also prints each kind of frame's phases). Figures, not
 //! assertions: timing belongs in benches.
 
@@ -62,7 +65,21 @@ mod bench {
 
     /// One frame's encode: its encoders (one per thread), given the frame's profiler
     /// state; the CPU time measured is the encode plus the frame hooks, submit excluded.
-    type Encode<'a> = dyn Fn(&Gpu, &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> + 'a;
+    type Encode<'a> = dyn Fn(&Gpu, &mut Frame<'_>) -> Encoded + 'a;
+
+    /// A frame's encoders, and the CPU time the worker threads that encoded them spent (zero
+    /// when the calling thread encoded them itself).
+    struct Encoded {
+        encoders: Vec<wgpu::CommandEncoder>,
+        workers_cpu: Duration,
+    }
+
+    /// The calling thread's CPU time so far: what a frame costs the threads that encode it,
+    /// without the time they wait for a core on a shared machine, or for each other.
+    fn thread_cpu() -> Duration {
+        let time = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Duration::new(u64::try_from(time.tv_sec).unwrap_or(0), u32::try_from(time.tv_nsec).unwrap_or(0))
+    }
 
     /// What a measured frame records through.
     enum Frame<'a> {
@@ -100,7 +117,7 @@ mod bench {
     }
 
     /// The frame's passes on one thread, through the session's wrappers or wgpu-profiler's scopes.
-    fn one_thread(gpu: &Gpu, frame: &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> {
+    fn one_thread(gpu: &Gpu, frame: &mut Frame<'_>) -> Encoded {
         let mut encoder = encoder(gpu);
         match frame {
             Frame::Raw => raw_passes(gpu, &mut encoder, None, 0, PASSES),
@@ -123,22 +140,40 @@ mod bench {
                 }
             }
         }
-        vec![encoder]
+        Encoded { encoders: vec![encoder], workers_cpu: Duration::ZERO }
+    }
+
+    /// The frame's passes on the calling thread through the session's `Recorder` handle
+    /// (wgpu-profiler's and the raw frames as in [`one_thread`]): the handle's own cost,
+    /// without a worker thread's.
+    fn handle_here(gpu: &Gpu, frame: &mut Frame<'_>) -> Encoded {
+        let Frame::Session(session) = frame else { return one_thread(gpu, frame) };
+        let recorder = session.recorder();
+        let mut encoder = encoder(gpu);
+        {
+            let mut scope = recorder.graph_pass("frame", &mut encoder);
+            for _ in 0..PASSES {
+                let mut pass = scope.scoped_compute_pass("pass");
+                pass.compute_pipeline(&gpu.pipeline);
+                pass.dispatch(1, 1, 1);
+            }
+        }
+        Encoded { encoders: vec![encoder], workers_cpu: Duration::ZERO }
     }
 
     /// The frame's passes on one worker thread through the session's `Recorder` handle.
-    fn handle_thread(gpu: &Gpu, frame: &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> {
+    fn handle_thread(gpu: &Gpu, frame: &mut Frame<'_>) -> Encoded {
         threads(gpu, frame, 1)
     }
 
     /// The frame's passes on `THREADS` worker threads, an encoder each.
-    fn handle_threads(gpu: &Gpu, frame: &mut Frame<'_>) -> Vec<wgpu::CommandEncoder> {
+    fn handle_threads(gpu: &Gpu, frame: &mut Frame<'_>) -> Encoded {
         threads(gpu, frame, THREADS)
     }
 
     /// The frame's passes on `count` worker threads, an encoder each: through clones of
     /// the session's `Recorder` handle, or wgpu-profiler's `&self` scopes.
-    fn threads(gpu: &Gpu, frame: &mut Frame<'_>, count: u32) -> Vec<wgpu::CommandEncoder> {
+    fn threads(gpu: &Gpu, frame: &mut Frame<'_>, count: u32) -> Encoded {
         let per_thread = PASSES / count;
         let (recorder, profiler, stamps) = match frame {
             Frame::Session(session) => (Some(session.recorder()), None, None),
@@ -151,6 +186,7 @@ mod bench {
                 .map(|thread| {
                     let recorder = recorder.clone();
                     threads.spawn(move || {
+                        let cpu = thread_cpu();
                         let mut encoder = encoder(gpu);
                         if let Some(recorder) = &recorder {
                             let mut scope = recorder.graph_pass("frame", &mut encoder);
@@ -169,11 +205,17 @@ mod bench {
                         } else {
                             raw_passes(gpu, &mut encoder, stamps, thread * per_thread, per_thread);
                         }
-                        encoder
+                        (encoder, thread_cpu() - cpu)
                     })
                 })
                 .collect();
-            workers.into_iter().map(|worker| worker.join().expect("encodes")).collect()
+            let mut encoded = Encoded { encoders: Vec::new(), workers_cpu: Duration::ZERO };
+            for worker in workers {
+                let (encoder, cpu) = worker.join().expect("encodes");
+                encoded.encoders.push(encoder);
+                encoded.workers_cpu += cpu;
+            }
+            encoded
         })
     }
 
@@ -191,12 +233,22 @@ mod bench {
         }
     }
 
-    fn timed_frame(gpu: &Gpu, frame: &mut Frame<'_>, encode: &Encode<'_>) -> Phases {
+    /// One frame's wall-clock phases, and the CPU time of every thread that worked on it
+    /// (the calling thread's, submit excluded, and the encoding workers'): the second does
+    /// not count the time a thread waited for a core.
+    #[derive(Clone, Copy, Debug, Default)]
+    struct Timed {
+        phases: Phases,
+        cpu: Duration,
+    }
+
+    fn timed_frame(gpu: &Gpu, frame: &mut Frame<'_>, encode: &Encode<'_>) -> Timed {
+        let cpu_started = thread_cpu();
         let started = Instant::now();
         if let Frame::Session(session) = frame {
             session.begin_frame().expect("frame begins");
         }
-        let mut encoders = encode(gpu, frame);
+        let Encoded { mut encoders, workers_cpu } = encode(gpu, frame);
         let encoded = Instant::now();
         match frame {
             Frame::Session(session) => {
@@ -215,7 +267,9 @@ mod bench {
         let resolved = Instant::now();
         let buffers: Vec<_> = encoders.into_iter().map(wgpu::CommandEncoder::finish).collect();
         let finished = Instant::now();
+        let cpu_finished = thread_cpu();
         gpu.queue.submit(buffers);
+        let cpu_submitted = thread_cpu();
         let ended = Instant::now();
         match frame {
             Frame::Session(session) => session.end_frame().expect("frame ends"),
@@ -226,8 +280,9 @@ mod bench {
             Frame::Raw | Frame::Stamped(_) => {}
         }
         let phases = Phases([encoded - started, resolved - encoded, finished - resolved, ended.elapsed()]);
+        let cpu = (cpu_finished - cpu_started) + (thread_cpu() - cpu_submitted) + workers_cpu;
         wait(gpu);
-        phases
+        Timed { phases, cpu }
     }
 
     /// Medians of each phase per kind of frame, in ns a pass (`SGPT_BENCH_SPLIT=1`): where a
@@ -297,7 +352,7 @@ mod bench {
                 for (at, (gpu, frame)) in frames.iter_mut().enumerate() {
                     let time = timed_frame(gpu, frame, encode);
                     if round >= WARM_FRAMES {
-                        times[at].push(time);
+                        times[at].push(time.phases);
                     }
                 }
             }
@@ -341,6 +396,111 @@ mod bench {
         for (level, _, mut session) in sessions {
             let summary = pollster::block_on(session.stop()).expect("stops");
             println!("sgpt-recorder {level}: {} spans dropped in all these frames", summary.dropped_spans);
+        }
+    }
+
+    /// A device with everything each kind of frame needs on it: raw timestamp writes' query
+    /// set, a session at level Timing (the level that records what wgpu-profiler records)
+    /// and a wgpu-profiler.
+    struct Station {
+        gpu: Gpu,
+        stamps: wgpu::QuerySet,
+        session: ProfileSession,
+        profiler: wgpu_profiler::GpuProfiler,
+    }
+
+    /// The kinds of frame the rotated section compares, in the order they take the stations.
+    const ROTATED_KINDS: [&str; 4] =
+        ["raw wgpu", "raw, timestamp writes", "sgpt-recorder timing", "wgpu-profiler 0.28"];
+    /// Rounds of the rotated section: each kind of frame on each of the four stations in turn.
+    const ROTATED_ROUNDS: usize = 96;
+
+    /// The CPU cost per pass of each kind of frame, each kind rotated over the same four
+    /// devices, round by round, and timed by the CPU time of the threads that encode it.
+    /// Two devices of one adapter differ in what the same frame costs (`finish` by ±350 ns
+    /// a pass on lavapipe, more than the recorder's share), and wall time on a shared
+    /// machine counts the time a thread waited for a core: the per-device medians averaged
+    /// over the devices cancel the first, CPU time the second.
+    fn rotated_cpu_costs(gpu: &Gpu) {
+        let features = gpu.device.features();
+        let mut stations: Vec<Station> = (0..ROTATED_KINDS.len())
+            .map(|_| {
+                let own = device_with(gpu, features);
+                let stamps = own.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("raw timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: PASSES * 2,
+                });
+                let options = SessionOptions { max_spans_per_frame: PASSES + 64, ..SessionOptions::at(Level::Timing) };
+                let mut session = ProfileSession::new(options, MemorySink::new());
+                session.start(&own.device, &own.queue, &own.adapter).expect("starts");
+                let profiler =
+                    wgpu_profiler::GpuProfiler::new(&own.device, wgpu_profiler::GpuProfilerSettings::default())
+                        .expect("profiler");
+                Station { gpu: own, stamps, session, profiler }
+            })
+            .collect();
+        let count = stations.len();
+        for (shape, encode) in [
+            ("1 thread: the session's GraphPassScope + compute_pass", &one_thread as &Encode<'_>),
+            ("1 thread: the Recorder handle's graph_pass + scoped_compute_pass", &handle_here),
+            ("1 worker thread: the Recorder handle's graph_pass + scoped_compute_pass", &handle_thread),
+            ("2 threads: clones of the Recorder handle, an encoder each", &handle_threads),
+        ] {
+            println!(
+                "\n== CPU time per GPU pass, {shape}: {PASSES} one-dispatch compute passes a frame; each kind on each of {count} devices in turn, {ROTATED_ROUNDS} rounds"
+            );
+            // Per kind, per station: the frames' CPU times.
+            let mut times = vec![vec![Vec::new(); count]; ROTATED_KINDS.len()];
+            for round in 0..WARM_FRAMES + ROTATED_ROUNDS {
+                for (kind, times) in times.iter_mut().enumerate() {
+                    let at = (round + kind) % count;
+                    let Station { gpu, stamps, session, profiler } = &mut stations[at];
+                    let mut frame = match kind {
+                        0 => Frame::Raw,
+                        1 => Frame::Stamped(stamps),
+                        2 => Frame::Session(session),
+                        _ => Frame::Profiler(profiler),
+                    };
+                    let time = timed_frame(gpu, &mut frame, encode);
+                    if round >= WARM_FRAMES {
+                        times[at].push(time.cpu);
+                    }
+                }
+            }
+            // Each kind's per-device medians, and their mean: every kind saw every device alike.
+            let per_device: Vec<Vec<f64>> = times
+                .into_iter()
+                .map(|stations| stations.into_iter().map(|times| ns(median(times))).collect())
+                .collect();
+            let means: Vec<f64> =
+                per_device.iter().map(|medians| medians.iter().sum::<f64>() / medians.len() as f64).collect();
+            let per_pass = |frame: f64, base: f64| (frame - base) / f64::from(PASSES);
+            let (raw, stamped, session, profiler) = (means[0], means[1], means[2], means[3]);
+            for (kind, (mean, medians)) in ROTATED_KINDS.iter().zip(means.iter().zip(&per_device)) {
+                let spread = medians.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                    - medians.iter().copied().fold(f64::INFINITY, f64::min);
+                println!(
+                    "{kind:<28} {mean:>10.0} ns/frame  {:>6.0} ns a pass over raw  (devices' medians {:.0} ns a pass apart)",
+                    per_pass(*mean, raw),
+                    spread / f64::from(PASSES)
+                );
+            }
+            let (own, theirs) = (per_pass(session, stamped), per_pass(profiler, stamped));
+            let (total, their_total) = (per_pass(session, raw), per_pass(profiler, raw));
+            println!(
+                "sgpt-recorder over timestamped raw (its own cost): {own:.0} ns a pass against wgpu-profiler's {theirs:.0}: {:.2}×",
+                own / theirs
+            );
+            println!(
+                "sgpt-recorder over raw (with wgpu's share of a timed pass): {total:.0} ns a pass against {their_total:.0}: {:.2}×",
+                total / their_total
+            );
+        }
+        for station in stations {
+            let mut session = station.session;
+            let summary = pollster::block_on(session.stop()).expect("stops");
+            println!("rotated sessions: {} spans dropped", summary.dropped_spans);
         }
     }
 
@@ -490,11 +650,12 @@ mod bench {
         println!("device: {} ({}), features {:?}", info.name, info.backend.to_str(), device.features());
         let pipeline = sgpt_test_support::gpu::empty_compute_pipeline(&device);
         let gpu = Gpu { adapter, device, queue, pipeline };
-        // `SGPT_BENCH_ONLY=passes,boundary,frame,structure` runs only those sections.
+        // `SGPT_BENCH_ONLY=passes,cpu,boundary,frame,structure` runs only those sections.
         let only = std::env::var("SGPT_BENCH_ONLY").ok();
         let run = |section: &str| only.as_deref().is_none_or(|only| only.split(',').any(|name| name == section));
-        let sections: [Section; 4] = [
+        let sections: [Section; 5] = [
             ("passes", per_pass_costs),
+            ("cpu", rotated_cpu_costs),
             ("boundary", frame_boundary_costs),
             ("frame", frame_time_ratios),
             ("structure", m0),
