@@ -30,7 +30,7 @@ mod bench {
 
     use sgpt_demo::{Scene, SceneOptions, native};
     use sgpt_format::Capture;
-    use sgpt_recorder::{FrameScope, GraphPassScope, Level, MemorySink, ProfileSession, SessionOptions};
+    use sgpt_recorder::{FrameScope, GraphPassScope, Level, MemorySink, ProfileSession, Recorder, SessionOptions};
 
     /// A section of the bench, by the name `SGPT_BENCH_ONLY` selects it with.
     type Section = (&'static str, fn(&Gpu));
@@ -148,17 +148,19 @@ mod bench {
     /// without a worker thread's.
     fn handle_here(gpu: &Gpu, frame: &mut Frame<'_>) -> Encoded {
         let Frame::Session(session) = frame else { return one_thread(gpu, frame) };
-        let recorder = session.recorder();
         let mut encoder = encoder(gpu);
-        {
-            let mut scope = recorder.graph_pass("frame", &mut encoder);
-            for _ in 0..PASSES {
-                let mut pass = scope.scoped_compute_pass("pass");
-                pass.compute_pipeline(&gpu.pipeline);
-                pass.dispatch(1, 1, 1);
-            }
-        }
+        handle_passes(gpu, &session.recorder(), &mut encoder, PASSES);
         Encoded { encoders: vec![encoder], workers_cpu: Duration::ZERO }
+    }
+
+    /// `count` one-dispatch passes on `encoder` through `recorder`, in one graph pass.
+    fn handle_passes(gpu: &Gpu, recorder: &Recorder, encoder: &mut wgpu::CommandEncoder, count: u32) {
+        let mut scope = recorder.graph_pass("frame", encoder);
+        for _ in 0..count {
+            let mut pass = scope.scoped_compute_pass("pass");
+            pass.compute_pipeline(&gpu.pipeline);
+            pass.dispatch(1, 1, 1);
+        }
     }
 
     /// The frame's passes on one worker thread through the session's `Recorder` handle.
@@ -189,12 +191,7 @@ mod bench {
                         let cpu = thread_cpu();
                         let mut encoder = encoder(gpu);
                         if let Some(recorder) = &recorder {
-                            let mut scope = recorder.graph_pass("frame", &mut encoder);
-                            for _ in 0..per_thread {
-                                let mut pass = scope.scoped_compute_pass("pass");
-                                pass.compute_pipeline(&gpu.pipeline);
-                                pass.dispatch(1, 1, 1);
-                            }
+                            handle_passes(gpu, recorder, &mut encoder, per_thread);
                         } else if let Some(profiler) = profiler {
                             let mut scope = profiler.scope("frame", &mut encoder);
                             for _ in 0..per_thread {
