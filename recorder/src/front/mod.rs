@@ -79,7 +79,7 @@ impl Recorder {
     #[must_use = "the scope ends when it is dropped"]
     pub fn scope<'a>(&'a self, name: &str, encoder: &'a mut wgpu::CommandEncoder) -> EncoderScope<'a> {
         let key = encoder_key(encoder);
-        Scope::open(&self.shared, name, scope::Target::Borrowed(encoder), key, None, None)
+        Scope::open(&self.shared, name, scope::Target::Borrowed(encoder), key, None, || None)
     }
 
     /// Opens a scope on `encoder` that is graph pass `graph_pass`, by name (the same name
@@ -88,8 +88,8 @@ impl Recorder {
     #[must_use = "the scope ends when it is dropped"]
     pub fn graph_pass<'a>(&'a self, graph_pass: &str, encoder: &'a mut wgpu::CommandEncoder) -> EncoderScope<'a> {
         let key = encoder_key(encoder);
-        let graph = GraphRef::Named(Arc::from(graph_pass));
-        Scope::open(&self.shared, graph_pass, scope::Target::Borrowed(encoder), key, None, Some(graph))
+        let graph = || Some(GraphRef::Named(Arc::from(graph_pass)));
+        Scope::open(&self.shared, graph_pass, scope::Target::Borrowed(encoder), key, None, graph)
     }
 
     /// Opens a scope on a pass the caller holds (`&mut wgpu::ComputePass<'_>` or
@@ -98,7 +98,7 @@ impl Recorder {
     /// `TIMESTAMP_QUERY_INSIDE_PASSES`, a GPU pass of kind `marker` in the capture.
     #[must_use = "the scope ends when it is dropped"]
     pub fn pass_scope<'a, P: PassTarget>(&'a self, name: &str, encoder: EncoderId, pass: &'a mut P) -> Scope<'a, P> {
-        Scope::open(&self.shared, name, scope::Target::Borrowed(pass), encoder.0, None, None)
+        Scope::open(&self.shared, name, scope::Target::Borrowed(pass), encoder.0, None, || None)
     }
 
     /// [`Self::pass_scope`] attributed to graph pass `graph_pass`, by name.
@@ -110,8 +110,8 @@ impl Recorder {
         encoder: EncoderId,
         pass: &'a mut P,
     ) -> Scope<'a, P> {
-        let graph = GraphRef::Named(Arc::from(graph_pass));
-        Scope::open(&self.shared, name, scope::Target::Borrowed(pass), encoder.0, None, Some(graph))
+        let graph = || Some(GraphRef::Named(Arc::from(graph_pass)));
+        Scope::open(&self.shared, name, scope::Target::Borrowed(pass), encoder.0, None, graph)
     }
 
     /// The timestamp writes of one compute pass the caller begins itself on `encoder`, and

@@ -306,13 +306,15 @@ fn new_record(
 
 impl<'a, R: ScopeTarget> Scope<'a, R> {
     /// Opens an outermost scope on `target`: timestamps written on it where the device can.
+    /// `graph_pass` is asked for only when a frame is open, so that a scope with none open
+    /// allocates nothing (a graph pass named by a string becomes an `Arc` there).
     pub(crate) fn open(
         shared: &'a Arc<FrontShared>,
         name: &str,
         target: Target<'a, R>,
         encoder: EncoderKey,
         parent: Option<u64>,
-        graph_pass: Option<GraphRef>,
+        graph_pass: impl FnOnce() -> Option<GraphRef>,
     ) -> Self {
         Self::open_in(shared, name, target, encoder, parent, graph_pass, Run::Own(SlotRun::default()))
     }
@@ -324,7 +326,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         mut target: Target<'a, R>,
         encoder: EncoderKey,
         parent: Option<u64>,
-        graph_pass: Option<GraphRef>,
+        graph_pass: impl FnOnce() -> Option<GraphRef>,
         mut run: Run<'a>,
     ) -> Self {
         let Some((generation, slot)) = begin_in(shared, can_time(shared, R::KIND), Some(run.get())) else {
@@ -332,7 +334,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         };
         let record = new_record(
             shared,
-            Place { generation, encoder, parent, graph_pass },
+            Place { generation, encoder, parent, graph_pass: graph_pass() },
             R::KIND,
             name,
             slot.map(|(s, _)| s),
@@ -400,7 +402,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             None => Run::Own(SlotRun::default()),
         };
         let target = Target::Borrowed(self.target.get_mut());
-        let mut scope = Scope::open_in(self.shared, name, target, self.encoder, parent, graph_pass, run);
+        let mut scope = Scope::open_in(self.shared, name, target, self.encoder, parent, move || graph_pass, run);
         scope.up = up;
         scope
     }
@@ -733,7 +735,7 @@ impl PassToken {
         if self.id.is_none() {
             return Scope::inert(&self.shared, Target::Borrowed(pass), self.encoder);
         }
-        Scope::open(&self.shared, name, Target::Borrowed(pass), self.encoder, self.id, self.graph_pass.clone())
+        Scope::open(&self.shared, name, Target::Borrowed(pass), self.encoder, self.id, || self.graph_pass.clone())
     }
 
     /// Ends the token (same as dropping it).

@@ -5,7 +5,7 @@
 use sgpt_format::{Capture, Frame, GpuPassKind, Op, Span, Topology};
 use sgpt_recorder::{EncoderId, GraphPassScope, Level, MemorySink, Recorder, SessionOptions};
 
-use super::{Gpu, Workload, frames, gpu, started};
+use super::{Gpu, Workload, counted, frames, gpu, started};
 
 fn assert_send_sync<T: Send + Sync + Clone>() {}
 fn assert_send<T: Send + 'static>() {}
@@ -342,6 +342,59 @@ fn a_caller_owned_render_pass_is_timed_through_its_timestamp_writes() {
     let noted: Vec<_> = capture.notes().iter().filter(|note| note.text.contains("PassTimer")).collect();
     assert_eq!(noted.len(), 1, "{noted:?}");
     assert!(noted[0].text.contains("\"silent\""));
+}
+
+#[test]
+fn a_handle_with_no_frame_open_allocates_nothing_beyond_wgpu_itself() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session = started(&gpu, SessionOptions::at(Level::Workload), &sink);
+    // An engine keeps its handle between recordings: no frame is open, so nothing is
+    // recorded, and its scopes must cost what the same commands cost without them.
+    let recorder = session.recorder();
+    assert!(!recorder.is_recording());
+    let encode = |through: Option<&Recorder>| {
+        let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        match through {
+            Some(recorder) => {
+                let mut graph = recorder.graph_pass("idle graph pass", &mut encoder);
+                let mut pass = graph.scoped_compute_pass("idle pass");
+                assert!(!pass.is_recording());
+                pass.compute_pipeline(&work.pipeline);
+                pass.set_bind_group(0, &work.bind_group, &[]);
+                pass.dispatch(2, 1, 1);
+            }
+            None => {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("idle pass"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&work.pipeline);
+                pass.set_bind_group(0, &work.bind_group, &[]);
+                pass.dispatch_workgroups(2, 1, 1);
+            }
+        }
+        gpu.queue.submit([encoder.finish()]);
+    };
+    // Warm both, then compare one frame of each, several times (wgpu's own allocations
+    // are the same for the same commands).
+    for _ in 0..8 {
+        encode(None);
+        encode(Some(&recorder));
+    }
+    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    let mut differences = Vec::new();
+    for _ in 0..8 {
+        let ((), raw, _) = counted(|| encode(None));
+        let ((), through, _) = counted(|| encode(Some(&recorder)));
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        differences.push(through as i64 - raw as i64);
+    }
+    assert!(differences.contains(&0), "an idle handle cost allocations: {differences:?}");
+    assert!(differences.iter().all(|&difference| difference <= 0), "an idle handle cost allocations: {differences:?}");
+    let summary = pollster::block_on(session.stop()).expect("stops");
+    assert_eq!(summary.frames, 0);
 }
 
 #[test]
