@@ -76,9 +76,16 @@ mod bench {
 
     /// The calling thread's CPU time so far: what a frame costs the threads that encode it,
     /// without the time they wait for a core on a shared machine, or for each other.
+    #[cfg(target_os = "linux")]
     fn thread_cpu() -> Duration {
         let time = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
         Duration::new(u64::try_from(time.tv_sec).unwrap_or(0), u32::try_from(time.tv_nsec).unwrap_or(0))
+    }
+
+    /// No thread CPU clock is read elsewhere: the `cpu` section says so and is skipped.
+    #[cfg(not(target_os = "linux"))]
+    fn thread_cpu() -> Duration {
+        Duration::ZERO
     }
 
     /// What a measured frame records through.
@@ -216,7 +223,7 @@ mod bench {
         })
     }
 
-    /// One frame's CPU time by phase: begin and encode, resolve, finish, and the end of the
+    /// One frame's wall-clock time by phase: begin and encode, resolve, finish, and the end of the
     /// frame (wgpu-profiler's `end_frame` and `process_finished_frame`); submit and the GPU's
     /// wait excluded.
     #[derive(Clone, Copy, Debug, Default)]
@@ -409,8 +416,51 @@ mod bench {
     /// The kinds of frame the rotated section compares, in the order they take the stations.
     const ROTATED_KINDS: [&str; 4] =
         ["raw wgpu", "raw, timestamp writes", "sgpt-recorder timing", "wgpu-profiler 0.28"];
-    /// Rounds of the rotated section: each kind of frame on each of the four stations in turn.
+    /// Rounds of the rotated section: 24 blocks in which each kind of frame takes each of the
+    /// four stations once.
     const ROTATED_ROUNDS: usize = 96;
+
+    /// Which device each kind of frame takes in a round, and the order the kinds run in: in
+    /// each block of as many rounds as devices, every kind takes every device once (kind `k`
+    /// on device `k + shift`), the shifts in a shuffled order, and the kinds run in a shuffled
+    /// order, so that neither a device, a place in the round, nor the kind of frame that ran
+    /// before on the same device falls on one kind (a fixed xorshift seed: the same order
+    /// every run).
+    struct Order {
+        devices: usize,
+        state: u64,
+        shifts: Vec<usize>,
+    }
+
+    impl Order {
+        fn new(devices: usize) -> Self {
+            Self { devices, state: 0x9E37_79B9_7F4A_7C15, shifts: Vec::new() }
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            self.state ^= self.state << 13;
+            self.state ^= self.state >> 7;
+            self.state ^= self.state << 17;
+            (self.state % n as u64) as usize
+        }
+
+        fn shuffled(&mut self) -> Vec<usize> {
+            let mut items: Vec<usize> = (0..self.devices).collect();
+            for at in (1..items.len()).rev() {
+                items.swap(at, self.below(at + 1));
+            }
+            items
+        }
+
+        /// The next round's shift, and its kinds in the order they run.
+        fn next_round(&mut self) -> (usize, Vec<usize>) {
+            if self.shifts.is_empty() {
+                self.shifts = self.shuffled();
+            }
+            let shift = self.shifts.pop().unwrap_or(0);
+            (shift, self.shuffled())
+        }
+    }
 
     /// The CPU cost per pass of each kind of frame, each kind rotated over the same four
     /// devices, round by round, and timed by the CPU time of the threads that encode it.
@@ -419,6 +469,10 @@ mod bench {
     /// machine counts the time a thread waited for a core: the per-device medians averaged
     /// over the devices cancel the first, CPU time the second.
     fn rotated_cpu_costs(gpu: &Gpu) {
+        if cfg!(not(target_os = "linux")) {
+            println!("\n== CPU time per GPU pass: skipped, this bench reads a thread's CPU time on Linux only");
+            return;
+        }
         let features = gpu.device.features();
         let mut stations: Vec<Station> = (0..ROTATED_KINDS.len())
             .map(|_| {
@@ -445,13 +499,18 @@ mod bench {
             ("2 threads: clones of the Recorder handle, an encoder each", &handle_threads),
         ] {
             println!(
-                "\n== CPU time per GPU pass, {shape}: {PASSES} one-dispatch compute passes a frame; each kind on each of {count} devices in turn, {ROTATED_ROUNDS} rounds"
+                "\n== CPU time per GPU pass, {shape}: {PASSES} one-dispatch compute passes a frame; each kind on each of {count} devices once per {count} rounds, in shuffled orders, {ROTATED_ROUNDS} rounds"
             );
             // Per kind, per station: the frames' CPU times.
             let mut times = vec![vec![Vec::new(); count]; ROTATED_KINDS.len()];
-            for round in 0..WARM_FRAMES + ROTATED_ROUNDS {
-                for (kind, times) in times.iter_mut().enumerate() {
-                    let at = (round + kind) % count;
+            let mut order = Order::new(count);
+            // Whole blocks of rounds to warm up, so each kind measures every device as often.
+            let warm = WARM_FRAMES.div_ceil(count) * count;
+            for round in 0..warm + ROTATED_ROUNDS {
+                let (shift, kinds) = order.next_round();
+                for kind in kinds {
+                    let at = (kind + shift) % count;
+                    let times = &mut times[kind];
                     let Station { gpu, stamps, session, profiler } = &mut stations[at];
                     let mut frame = match kind {
                         0 => Frame::Raw,
@@ -460,7 +519,7 @@ mod bench {
                         _ => Frame::Profiler(profiler),
                     };
                     let time = timed_frame(gpu, &mut frame, encode);
-                    if round >= WARM_FRAMES {
+                    if round >= warm {
                         times[at].push(time.cpu);
                     }
                 }

@@ -624,7 +624,9 @@ impl Scene {
             named("resolution_change_every", self.options.resolution_change_every.to_string()),
         ];
         if let Some(heavier) = self.options.heavier {
-            settings.push(named("heavier", format!("{} +{} %", heavier.pass.label(), heavier.by * 100.0)));
+            // The share of the pass's work done again, not how much longer it takes.
+            let again = format!("{}: {} % of its work again", heavier.pass.label(), heavier.by * 100.0);
+            settings.push(named("heavier", again));
         }
         settings
     }

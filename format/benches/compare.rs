@@ -32,7 +32,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use sgpt_format::compare::{CompareOptions, Comparison, ComparisonJob, Samples, Verdict, compare, compare_recordings};
+use sgpt_format::compare::{
+    CompareOptions, Comparison, ComparisonJob, Finding, Samples, Verdict, compare, compare_recordings,
+};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
 use sgpt_format::{Capture, analysis};
 
@@ -128,8 +130,9 @@ fn share(part: usize, whole: usize) -> String {
     format!("{:5.1} % ({part}/{whole})", 100.0 * part as f64 / whole.max(1) as f64)
 }
 
-/// Where the real recordings are cached: `target/compare-real/<the slowed pass>` of the
-/// workspace, so that recordings slowed in another pass are never mixed in.
+/// Where the real recordings are cached: `target/compare-real/<the slowed pass>-by<N>` of
+/// the workspace, so that recordings slowed in another pass, or by another share, are never
+/// mixed in (the unchanged ones are recorded again for each, in the same interleaved runs).
 fn real_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/compare-real").join(format!(
         "{}-by{}",
@@ -149,9 +152,17 @@ const REAL_SLOW: &str = "bloom down";
 /// power is asked for; the bench prints what it really added beside the power.
 const REAL_SLOW_BY: u32 = 75;
 
-/// [`REAL_SLOW_BY`], or `SGPT_REAL_SLOW_BY` where set (0 to 100).
+/// [`REAL_SLOW_BY`], or `SGPT_REAL_SLOW_BY` where set: a whole percentage from 0 to 100,
+/// anything else refused rather than replaced.
 fn real_slow_by() -> u32 {
-    std::env::var("SGPT_REAL_SLOW_BY").ok().and_then(|v| v.parse().ok()).filter(|by| *by <= 100).unwrap_or(REAL_SLOW_BY)
+    match std::env::var("SGPT_REAL_SLOW_BY") {
+        Err(_) => REAL_SLOW_BY,
+        Ok(text) => {
+            text.trim().parse().ok().filter(|by| *by <= 100).unwrap_or_else(|| {
+                panic!("SGPT_REAL_SLOW_BY is a whole percentage from 0 to 100, like 75, not {text:?}")
+            })
+        }
+    }
 }
 
 /// `name` in the cache, recorded by `target/release/sgpt-demo` when it is missing
@@ -258,25 +269,36 @@ fn print_power(found: usize, inconclusive: usize, wrong: usize, slowed: usize, i
 /// slower by its change, in fact, wherever the device times encoders.
 const REAL_SLOW_ENCLOSING: &str = "bloom/down ";
 
-/// What a comparison of A with S flagged besides what the injection slows in fact: the
-/// slowed pass, the encoder spans that hold it, and the frame time.
+/// What a comparison of A with S flagged besides what the injection slows in fact, found
+/// slower: the slowed pass, the encoder spans that hold it, and the frame time. Any of those
+/// found faster is wrong, and listed.
 fn others_flagged(report: &Comparison) -> Vec<String> {
-    let (slowed, frame) = (format!("{REAL_SLOW} "), "frame time ");
-    flagged_names(report)
-        .into_iter()
-        .filter(|name| !(name.starts_with(&slowed) || name.starts_with(REAL_SLOW_ENCLOSING) || name.starts_with(frame)))
+    let slowed_in_fact = |label: &str| label == REAL_SLOW || label.starts_with(REAL_SLOW_ENCLOSING);
+    findings(report)
+        .filter(|(label, finding)| {
+            is_flagged(finding.verdict)
+                && !(finding.verdict == Verdict::Slower && (*label == "frame time" || slowed_in_fact(label)))
+        })
+        .map(|(label, finding)| named(label, finding))
         .collect()
+}
+
+/// The frame time's finding and each pass's, by label.
+fn findings(report: &Comparison) -> impl Iterator<Item = (&str, &Finding)> {
+    std::iter::once(("frame time", &report.frame)).chain(report.passes.iter().map(|p| (p.label.as_str(), &p.finding)))
+}
+
+/// A finding named with its verdict and shift.
+fn named(label: &str, finding: &Finding) -> String {
+    let change = finding.shift.as_ref().and_then(|s| s.change).unwrap_or(0.0);
+    format!("{label} {} {:+.1} %", finding.verdict.name(), 100.0 * change)
 }
 
 /// What a comparison flagged (slower or faster), named with its shift.
 fn flagged_names(report: &Comparison) -> Vec<String> {
-    std::iter::once(("frame time", &report.frame))
-        .chain(report.passes.iter().map(|p| (p.label.as_str(), &p.finding)))
+    findings(report)
         .filter(|(_, finding)| is_flagged(finding.verdict))
-        .map(|(label, finding)| {
-            let change = finding.shift.as_ref().and_then(|s| s.change).unwrap_or(0.0);
-            format!("{label} {} {:+.1} %", finding.verdict.name(), 100.0 * change)
-        })
+        .map(|(label, finding)| named(label, finding))
         .collect()
 }
 
