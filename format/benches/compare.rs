@@ -212,10 +212,10 @@ fn real(prefix: &str, frames: u64, pairs: usize, engine: &CompareOptions) {
         let report_s = compare(&a, &samples(&s), engine);
         let target = report_s.passes.iter().find(|p| p.label == REAL_SLOW);
         let verdict = target.map_or(Verdict::Removed, |p| p.finding.verdict);
-        let change = target.and_then(|p| p.finding.shift.as_ref()).and_then(|s| s.change).unwrap_or(0.0);
-        let interval =
-            target.and_then(|p| p.finding.shift.as_ref()).and_then(sgpt_format::compare::Shift::interval_change);
-        injected.extend(target.and_then(|p| p.finding.shift.as_ref()).and_then(|s| s.change));
+        let shift = target.and_then(|p| p.finding.shift.as_ref());
+        let interval = shift.and_then(sgpt_format::compare::Shift::interval_change);
+        injected.extend(shift.and_then(|s| s.change));
+        let change = shift.and_then(|s| s.change).unwrap_or(0.0);
         slowed += 1;
         found += usize::from(verdict == Verdict::Slower);
         inconclusive += usize::from(verdict == Verdict::Inconclusive);
@@ -277,15 +277,18 @@ fn others_flagged(report: &Comparison) -> Vec<String> {
     findings(report)
         .filter(|(label, finding)| {
             is_flagged(finding.verdict)
-                && !(finding.verdict == Verdict::Slower && (*label == "frame time" || slowed_in_fact(label)))
+                && !(finding.verdict == Verdict::Slower && (*label == FRAME_TIME || slowed_in_fact(label)))
         })
         .map(|(label, finding)| named(label, finding))
         .collect()
 }
 
+/// The name the frame time's finding goes by beside the passes' labels.
+const FRAME_TIME: &str = "frame time";
+
 /// The frame time's finding and each pass's, by label.
 fn findings(report: &Comparison) -> impl Iterator<Item = (&str, &Finding)> {
-    std::iter::once(("frame time", &report.frame)).chain(report.passes.iter().map(|p| (p.label.as_str(), &p.finding)))
+    std::iter::once((FRAME_TIME, &report.frame)).chain(report.passes.iter().map(|p| (p.label.as_str(), &p.finding)))
 }
 
 /// A finding named with its verdict and shift.
