@@ -5,7 +5,7 @@
 use sgpt_format::{Capture, Frame, GpuPassKind, Op, Span, Topology};
 use sgpt_recorder::{EncoderId, GraphPassScope, Level, MemorySink, Recorder, SessionOptions};
 
-use super::{Gpu, Workload, counted, frames, gpu, started};
+use super::{Gpu, Workload, allocation_differences, frames, gpu, started};
 
 fn assert_send_sync<T: Send + Sync + Clone>() {}
 fn assert_send<T: Send + 'static>() {}
@@ -377,19 +377,7 @@ fn a_handle_with_no_frame_open_allocates_nothing_beyond_wgpu_itself() {
         }
         gpu.queue.submit([encoder.finish()]);
     };
-    // Warm both, then compare one frame of each, several times.
-    for _ in 0..8 {
-        encode(None);
-        encode(Some(&recorder));
-    }
-    let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-    let mut differences = Vec::new();
-    for _ in 0..8 {
-        let ((), raw, _) = counted(|| encode(None));
-        let ((), through, _) = counted(|| encode(Some(&recorder)));
-        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
-        differences.push(through as i64 - raw as i64);
-    }
+    let differences = allocation_differences(&gpu, || encode(None), || encode(Some(&recorder)));
     // wgpu's own pools may grow in any one frame; an allocation of the handle's would show
     // in every frame.
     assert!(differences.iter().min() <= Some(&0), "an idle handle cost allocations: {differences:?}");
