@@ -4,9 +4,10 @@
 //!
 //! The session's own brackets and profiled passes record through this front too: every GPU
 //! pass of a frame is a [`ScopeRecord`], whose query slot is claimed from one atomic word,
-//! so no two scopes get the same slot and no lock is taken to claim. A scope keeps its
-//! record (label, attribution, workload) to itself while open and hands it over, under one
-//! short mutex, when it ends; the session's passes, which hold `&mut ProfileSession`, keep
+//! so no two scopes get the same slot and no lock is taken to claim. A tree of scopes (an
+//! outermost scope and those nested in it) keeps its records (label, attribution, workload)
+//! to itself, in creation order, and hands them over under one short mutex when its
+//! outermost scope ends; the session's passes, which hold `&mut ProfileSession`, keep
 //! theirs in the session until their encoder is resolved. A resolve takes the mutex once. At
 //! `end_frame` the session merges the records, encoder batch by encoder batch, in the order
 //! the batches were resolved, each batch in creation order: wgpu does not tell a library

@@ -82,17 +82,36 @@ impl<R> Target<'_, R> {
     }
 }
 
-/// Where a scope's tree claims its slots: its outermost scope owns the run.
-enum Run<'a> {
-    Own(SlotRun),
-    Borrowed(&'a mut SlotRun),
+/// What a tree of scopes (an outermost scope and everything nested in it, all on one
+/// encoder or pass) shares: the run of slots its scopes claim from, and their records in
+/// creation order, the outermost scope's first. A nested scope's record is made in place
+/// here and stays until the outermost scope ends and hands the tree to the frame under one
+/// lock (no resolve of the encoder can run before: the outermost scope borrows the encoder
+/// or its pass). In creation order, a tree needs no sorting at the merge.
+#[derive(Debug, Default)]
+struct Tree {
+    run: SlotRun,
+    records: Vec<ScopeRecord>,
 }
 
-impl Run<'_> {
-    fn get(&mut self) -> &mut SlotRun {
+/// A scope's tree: owned by an outermost scope, borrowed by the scopes nested in it.
+enum TreeRef<'a> {
+    Own(Tree),
+    Borrowed(&'a mut Tree),
+}
+
+impl TreeRef<'_> {
+    fn get(&self) -> &Tree {
         match self {
-            Run::Own(run) => run,
-            Run::Borrowed(run) => run,
+            TreeRef::Own(tree) => tree,
+            TreeRef::Borrowed(tree) => tree,
+        }
+    }
+
+    fn get_mut(&mut self) -> &mut Tree {
+        match self {
+            TreeRef::Own(tree) => tree,
+            TreeRef::Borrowed(tree) => tree,
         }
     }
 }
@@ -140,44 +159,40 @@ pub(crate) fn can_time(shared: &FrontShared, kind: GpuPassKind) -> bool {
     })
 }
 
-/// The workload a scope or token records through its explicit calls.
-#[derive(Debug, Default)]
-struct Ops {
-    enabled: bool,
-    pipelines: Few<PipelineRef>,
-    commands: Few<FrontCommand>,
-    current: Option<usize>,
+/// Whether a scope or token opened now records its workload calls.
+fn records_workload(shared: &FrontShared, recording: bool) -> bool {
+    recording && shared.setup().is_some_and(|setup| setup.level >= Level::Workload)
 }
 
-impl Ops {
-    fn new(shared: &FrontShared, recording: bool) -> Self {
-        let enabled = recording && shared.setup().is_some_and(|setup| setup.level >= Level::Workload);
-        Self { enabled, ..Self::default() }
-    }
+/// Where a scope's or token's explicit workload calls go: its record's lists (a scope's
+/// record sits in its tree, so a call moves nothing), and the pipeline of the commands
+/// that follow.
+struct Workload<'w> {
+    pipelines: &'w mut Few<PipelineRef>,
+    commands: &'w mut Few<FrontCommand>,
+    current: &'w mut Option<usize>,
+}
 
+impl Workload<'_> {
     #[inline]
-    fn push(&mut self, op: Op) {
-        if self.enabled {
-            self.commands.push(FrontCommand { pipeline: self.current, op });
-        }
+    fn push(self, op: Op) {
+        self.commands.push(FrontCommand { pipeline: *self.current, op });
     }
 
     /// Sets the pipeline of the commands that follow; `pipeline` is made only when the
     /// workload is recorded (a clone of a wgpu handle is an atomic, contended when threads
     /// share the pipeline).
     #[inline]
-    fn pipeline(&mut self, pipeline: impl FnOnce() -> PipelineRef) {
-        if self.enabled {
-            self.pipelines.push(pipeline());
-            self.current = Some(self.pipelines.len() - 1);
-        }
+    fn pipeline(self, pipeline: impl FnOnce() -> PipelineRef) {
+        self.pipelines.push(pipeline());
+        *self.current = Some(self.pipelines.len() - 1);
     }
 
-    fn dispatch(&mut self, x: u32, y: u32, z: u32) {
+    fn dispatch(self, x: u32, y: u32, z: u32) {
         self.push(Op::Dispatch { x, y, z });
     }
 
-    fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
+    fn draw(self, vertices: Range<u32>, instances: Range<u32>) {
         self.push(Op::Draw {
             vertices: vertices.len() as u32,
             instances: instances.len() as u32,
@@ -186,7 +201,7 @@ impl Ops {
         });
     }
 
-    fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
+    fn draw_indexed(self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
         self.push(Op::DrawIndexed {
             indices: indices.len() as u32,
             instances: instances.len() as u32,
@@ -204,29 +219,39 @@ macro_rules! workload_calls {
     () => {
         /// Records a dispatch of `x * y * z` workgroups (the caller encodes it).
         pub fn dispatch(&mut self, x: u32, y: u32, z: u32) {
-            self.ops.dispatch(x, y, z);
+            if let Some(workload) = self.workload() {
+                workload.dispatch(x, y, z);
+            }
         }
 
         /// Records a draw (the caller encodes it).
         pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
-            self.ops.draw(vertices, instances);
+            if let Some(workload) = self.workload() {
+                workload.draw(vertices, instances);
+            }
         }
 
         /// Records an indexed draw (the caller encodes it).
         pub fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
-            self.ops.draw_indexed(indices, base_vertex, instances);
+            if let Some(workload) = self.workload() {
+                workload.draw_indexed(indices, base_vertex, instances);
+            }
         }
 
         /// Sets the pipeline of the commands recorded next, by identity (name it with
         /// [`crate::ProfileSession::describe_compute_pipeline`]).
         pub fn compute_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
-            self.ops.pipeline(|| PipelineRef::Compute(pipeline.clone()));
+            if let Some(workload) = self.workload() {
+                workload.pipeline(|| PipelineRef::Compute(pipeline.clone()));
+            }
         }
 
         /// Sets the pipeline of the commands recorded next, by identity (name it with
         /// [`crate::ProfileSession::describe_render_pipeline`]).
         pub fn render_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
-            self.ops.pipeline(|| PipelineRef::Render(pipeline.clone()));
+            if let Some(workload) = self.workload() {
+                workload.pipeline(|| PipelineRef::Render(pipeline.clone()));
+            }
         }
     };
 }
@@ -240,21 +265,17 @@ pub struct Scope<'a, R: ScopeTarget> {
     shared: &'a Arc<FrontShared>,
     target: Target<'a, R>,
     encoder: EncoderKey,
-    /// `None`: no frame was open, nothing is recorded.
-    record: Option<ScopeRecord>,
+    /// Its record's index in the tree's records; `None`: no frame was open, nothing is
+    /// recorded.
+    at: Option<usize>,
     /// The end query to write when the scope ends, and its timer set.
     end_query: Option<(u32, usize)>,
     debug_group: bool,
-    ops: Ops,
-    /// The enclosing scope's `children`: a nested scope's record waits there, so a tree
-    /// of scopes is handed over under one lock when its outermost scope ends (no resolve
-    /// can run before: the outermost scope borrows the encoder or its pass).
-    up: Option<&'a mut Vec<ScopeRecord>>,
-    /// Records of the scopes nested in this one, ended already.
-    children: Vec<ScopeRecord>,
-    /// The tree's slots: owned by an outermost scope (`up` is `None`), borrowed by the
-    /// scopes nested in it.
-    run: Run<'a>,
+    /// Whether its workload calls are recorded (level Workload and up).
+    workload: bool,
+    /// The pipeline of the commands recorded next: an index into its record's pipelines.
+    current: Option<usize>,
+    tree: TreeRef<'a>,
 }
 
 /// A [`Scope`] on a command encoder.
@@ -263,8 +284,8 @@ pub type EncoderScope<'a> = Scope<'a, wgpu::CommandEncoder>;
 impl<R: ScopeTarget> std::fmt::Debug for Scope<'_, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Scope")
-            .field("label", &self.record.as_ref().map(|record| record.label.as_str()))
-            .field("timed", &self.record.as_ref().is_some_and(|record| record.slot.is_some()))
+            .field("label", &self.record().map(|record| record.label.as_str()))
+            .field("timed", &self.is_timed())
             .finish_non_exhaustive()
     }
 }
@@ -316,30 +337,27 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         parent: Option<u64>,
         graph_pass: impl FnOnce() -> Option<GraphRef>,
     ) -> Self {
-        Self::open_in(shared, name, target, encoder, parent, graph_pass, Run::Own(SlotRun::default()))
+        let up = move |_: &Tree, _| (parent, graph_pass());
+        Self::open_in(shared, name, target, encoder, up, TreeRef::Own(Tree::default()))
     }
 
-    /// Opens a scope of the tree whose slots are `run`.
+    /// Opens a scope of `tree`; `up` gives its parent's id and its graph pass, given the
+    /// tree and the frame it is made in.
     fn open_in(
         shared: &'a Arc<FrontShared>,
         name: &str,
         mut target: Target<'a, R>,
         encoder: EncoderKey,
-        parent: Option<u64>,
-        graph_pass: impl FnOnce() -> Option<GraphRef>,
-        mut run: Run<'a>,
+        up: impl FnOnce(&Tree, u32) -> (Option<u64>, Option<GraphRef>),
+        mut tree: TreeRef<'a>,
     ) -> Self {
-        let Some((generation, slot)) = begin_in(shared, can_time(shared, R::KIND), Some(run.get())) else {
+        let tree_mut = tree.get_mut();
+        let Some((generation, slot)) = begin_in(shared, can_time(shared, R::KIND), Some(&mut tree_mut.run)) else {
             return Self::inert(shared, target, encoder);
         };
-        let record = new_record(
-            shared,
-            Place { generation, encoder, parent, graph_pass: graph_pass() },
-            R::KIND,
-            name,
-            slot.map(|(s, _)| s),
-            false,
-        );
+        let (parent, graph_pass) = up(tree_mut, generation);
+        let place = Place { generation, encoder, parent, graph_pass };
+        let at = tree_mut.push(shared, new_record(shared, place, R::KIND, name, slot.map(|(s, _)| s), false));
         let target_mut = target.get_mut();
         target_mut.push_debug_group(name);
         let mut end_query = None;
@@ -353,13 +371,12 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             shared,
             target,
             encoder,
-            record: Some(record),
+            at: Some(at),
             end_query,
             debug_group: true,
-            ops: Ops::new(shared, true),
-            up: None,
-            children: Vec::new(),
-            run,
+            workload: records_workload(shared, true),
+            current: None,
+            tree,
         }
     }
 
@@ -368,43 +385,59 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             shared,
             target,
             encoder,
-            record: None,
+            at: None,
             end_query: None,
             debug_group: false,
-            ops: Ops::default(),
-            up: None,
-            children: Vec::new(),
-            run: Run::Own(SlotRun::default()),
+            workload: false,
+            current: None,
+            tree: TreeRef::Own(Tree::default()),
         }
+    }
+
+    /// Its record, while recording.
+    fn record(&self) -> Option<&ScopeRecord> {
+        self.at.map(|at| &self.tree.get().records[at])
+    }
+
+    /// Where its workload calls go, when they are recorded.
+    #[inline]
+    fn workload(&mut self) -> Option<Workload<'_>> {
+        let at = self.at.filter(|_| self.workload)?;
+        let record = &mut self.tree.get_mut().records[at];
+        Some(Workload { pipelines: &mut record.pipelines, commands: &mut record.commands, current: &mut self.current })
+    }
+
+    /// Its record's id and graph pass, for a pass token nested in it.
+    fn parent_place(&self) -> Option<(u64, Option<GraphRef>)> {
+        let at = self.at?;
+        let tree = self.tree.get();
+        Some((tree.records[at].id, tree.graph_pass(at)))
     }
 
     /// Whether this scope is recorded (a frame was open when it began).
     #[must_use]
     pub fn is_recording(&self) -> bool {
-        self.record.is_some()
+        self.at.is_some()
     }
 
     /// Whether this scope has a span (its begin timestamp was written).
     #[must_use]
     pub fn is_timed(&self) -> bool {
-        self.record.as_ref().is_some_and(|record| record.slot.is_some())
+        self.record().is_some_and(|record| record.slot.is_some())
     }
 
     /// Opens a scope nested in this one, on the same target.
     pub fn scope(&mut self, name: &str) -> Scope<'_, R> {
-        let parent = self.record.as_ref().map(|record| record.id);
-        let graph_pass = self.record.as_ref().and_then(|record| record.graph_pass.clone());
-        let up = parent.map(|_| &mut self.children);
-        // Nested in a recorded scope, it claims from that tree's run and is handed over with
-        // it; otherwise it is an outermost scope of its own.
-        let run = match parent {
-            Some(_) => Run::Borrowed(self.run.get()),
-            None => Run::Own(SlotRun::default()),
-        };
+        // Nested in a recorded scope, it is of that scope's tree; otherwise it is an outermost
+        // scope of its own.
         let target = Target::Borrowed(self.target.get_mut());
-        let mut scope = Scope::open_in(self.shared, name, target, self.encoder, parent, move || graph_pass, run);
-        scope.up = up;
-        scope
+        match self.at {
+            Some(at) => {
+                let up = move |tree: &Tree, generation| tree.nested_in(at, generation);
+                Scope::open_in(self.shared, name, target, self.encoder, up, TreeRef::Borrowed(self.tree.get_mut()))
+            }
+            None => Scope::open(self.shared, name, target, self.encoder, None, || None),
+        }
     }
 
     /// Ends the scope (same as dropping it).
@@ -414,7 +447,9 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
     /// label) with its workgroup size, if known (`None`: unknown, never zero). Records
     /// only: wgpu needs the pipeline object to encode.
     pub fn pipeline(&mut self, label: &str, workgroup_size: Option<[u32; 3]>) {
-        self.ops.pipeline(|| PipelineRef::Named { label: label.to_owned(), workgroup_size });
+        if let Some(workload) = self.workload() {
+            workload.pipeline(|| PipelineRef::named(label, workgroup_size));
+        }
     }
 }
 
@@ -423,14 +458,18 @@ impl Scope<'_, wgpu::ComputePass<'_>> {
     /// Sets `pipeline` on the pass and records it for the commands that follow (name it
     /// with [`crate::ProfileSession::describe_compute_pipeline`]).
     pub fn compute_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
-        self.ops.pipeline(|| PipelineRef::Compute(pipeline.clone()));
+        if let Some(workload) = self.workload() {
+            workload.pipeline(|| PipelineRef::Compute(pipeline.clone()));
+        }
         self.target.get_mut().set_pipeline(pipeline);
     }
 
     /// Dispatches `x * y * z` workgroups on the pass and records the dispatch. (A
     /// `dispatch_workgroups` through the deref is encoded and not recorded.)
     pub fn dispatch(&mut self, x: u32, y: u32, z: u32) {
-        self.ops.dispatch(x, y, z);
+        if let Some(workload) = self.workload() {
+            workload.dispatch(x, y, z);
+        }
         self.target.get_mut().dispatch_workgroups(x, y, z);
     }
 }
@@ -440,77 +479,89 @@ impl Scope<'_, wgpu::RenderPass<'_>> {
     /// Sets `pipeline` on the pass and records it for the commands that follow (name it
     /// with [`crate::ProfileSession::describe_render_pipeline`]).
     pub fn render_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
-        self.ops.pipeline(|| PipelineRef::Render(pipeline.clone()));
+        if let Some(workload) = self.workload() {
+            workload.pipeline(|| PipelineRef::Render(pipeline.clone()));
+        }
         self.target.get_mut().set_pipeline(pipeline);
     }
 
     /// Draws on the pass and records the draw. (A draw through the deref is encoded and
     /// not recorded.)
     pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
-        self.ops.draw(vertices.clone(), instances.clone());
+        if let Some(workload) = self.workload() {
+            workload.draw(vertices.clone(), instances.clone());
+        }
         self.target.get_mut().draw(vertices, instances);
     }
 
     /// Draws indexed on the pass and records the draw.
     pub fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
-        self.ops.draw_indexed(indices.clone(), base_vertex, instances.clone());
+        if let Some(workload) = self.workload() {
+            workload.draw_indexed(indices.clone(), base_vertex, instances.clone());
+        }
         self.target.get_mut().draw_indexed(indices, base_vertex, instances);
     }
 }
 
 impl Scope<'_, wgpu::CommandEncoder> {
-    fn claim_pass(&mut self) -> Option<(u32, Option<(u32, usize)>)> {
-        self.record.as_ref()?;
-        begin_in(self.shared, can_time(self.shared, GpuPassKind::Compute), Some(self.run.get()))
+    /// Claims and records a GPU pass of `kind` nested in this scope, in its tree: the
+    /// record's index there, and the pass's slot and timer set when it is timed.
+    fn nested_pass(&mut self, kind: GpuPassKind, label: &str) -> (Option<usize>, Option<(u32, usize)>) {
+        let Some(up) = self.at else { return (None, None) };
+        let shared = self.shared;
+        let tree = self.tree.get_mut();
+        let Some((generation, slot)) = begin_in(shared, can_time(shared, kind), Some(&mut tree.run)) else {
+            return (None, None);
+        };
+        let (parent, graph_pass) = tree.nested_in(up, generation);
+        let place = Place { generation, encoder: self.encoder, parent, graph_pass };
+        let at = tree.push(shared, new_record(shared, place, kind, label, slot.map(|(s, _)| s), false));
+        (Some(at), slot)
     }
 
-    fn pass_record(
-        &self,
-        kind: GpuPassKind,
-        label: &str,
-        claim: Option<(u32, Option<(u32, usize)>)>,
-    ) -> Option<ScopeRecord> {
-        let (generation, slot) = claim?;
-        let parent = self.record.as_ref().map(|record| record.id);
-        let graph_pass = self.record.as_ref().and_then(|record| record.graph_pass.clone());
-        let place = Place { generation, encoder: self.encoder, parent, graph_pass };
-        Some(new_record(self.shared, place, kind, label, slot.map(|(s, _)| s), false))
+    /// The scope of `pass`, begun by a scope with `tree` on `encoder`: of that tree when
+    /// recorded (`at`).
+    fn pass_scope<'s, P: ScopeTarget>(
+        shared: &'s Arc<FrontShared>,
+        encoder: EncoderKey,
+        tree: &'s mut TreeRef<'_>,
+        pass: P,
+        at: Option<usize>,
+    ) -> Scope<'s, P> {
+        let tree = match at {
+            Some(_) => TreeRef::Borrowed(tree.get_mut()),
+            None => TreeRef::Own(Tree::default()),
+        };
+        Scope {
+            shared,
+            target: Target::Owned(pass),
+            encoder,
+            at,
+            end_query: None,
+            debug_group: false,
+            workload: records_workload(shared, at.is_some()),
+            current: None,
+            tree,
+        }
     }
 
     /// Begins a compute pass timed by its own timestamp writes, nested in this scope;
     /// the returned scope owns the pass and ends it when dropped.
     pub fn scoped_compute_pass(&mut self, label: &str) -> Scope<'_, wgpu::ComputePass<'_>> {
-        let claim = self.claim_pass();
-        let record = self.pass_record(GpuPassKind::Compute, label, claim);
-        let writes = claim.and_then(|(_, slot)| slot).and_then(|(slot, set)| {
+        let (at, slot) = self.nested_pass(GpuPassKind::Compute, label);
+        let shared = self.shared;
+        let writes = slot.and_then(|(slot, set)| {
             Some(wgpu::ComputePassTimestampWrites {
-                query_set: self.shared.query_set(set)?,
+                query_set: shared.query_set(set)?,
                 beginning_of_pass_write_index: Some(slot * 2),
                 end_of_pass_write_index: Some(slot * 2 + 1),
             })
         });
-        let shared = self.shared;
-        let encoder = self.encoder;
-        let recording = record.is_some();
-        let up = recording.then_some(&mut self.children);
-        // A recording pass is this tree's; its nested scopes claim from the tree's run.
-        let run = if recording { Run::Borrowed(self.run.get()) } else { Run::Own(SlotRun::default()) };
         let pass = self
             .target
             .get_mut()
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: writes });
-        Scope {
-            shared,
-            target: Target::Owned(pass),
-            encoder,
-            record,
-            end_query: None,
-            debug_group: false,
-            ops: Ops::new(shared, recording),
-            up,
-            children: Vec::new(),
-            run,
-        }
+        Self::pass_scope(shared, self.encoder, &mut self.tree, pass, at)
     }
 
     /// Begins a render pass from `desc`, timed by timestamp writes of ours (any in `desc`
@@ -520,40 +571,23 @@ impl Scope<'_, wgpu::CommandEncoder> {
         label: &str,
         desc: &wgpu::RenderPassDescriptor<'_>,
     ) -> Scope<'_, wgpu::RenderPass<'_>> {
-        let claim = self.claim_pass();
-        let mut record = self.pass_record(GpuPassKind::Render, label, claim);
-        if let Some(record) = record.as_mut()
-            && self.shared.setup().is_some_and(|setup| setup.level >= Level::Workload)
+        let (at, slot) = self.nested_pass(GpuPassKind::Render, label);
+        let shared = self.shared;
+        if let Some(at) = at
+            && shared.setup().is_some_and(|setup| setup.level >= Level::Workload)
         {
-            record.attachments = attachments_of(desc);
+            self.tree.get_mut().records[at].attachments = attachments_of(desc);
         }
-        let writes = claim.and_then(|(_, slot)| slot).and_then(|(slot, set)| {
+        let writes = slot.and_then(|(slot, set)| {
             Some(wgpu::RenderPassTimestampWrites {
-                query_set: self.shared.query_set(set)?,
+                query_set: shared.query_set(set)?,
                 beginning_of_pass_write_index: Some(slot * 2),
                 end_of_pass_write_index: Some(slot * 2 + 1),
             })
         });
-        let shared = self.shared;
-        let encoder = self.encoder;
-        let recording = record.is_some();
-        let up = recording.then_some(&mut self.children);
-        // A recording pass is this tree's; its nested scopes claim from the tree's run.
-        let run = if recording { Run::Borrowed(self.run.get()) } else { Run::Own(SlotRun::default()) };
         let desc = wgpu::RenderPassDescriptor { label: Some(label), timestamp_writes: writes, ..desc.clone() };
         let pass = self.target.get_mut().begin_render_pass(&desc);
-        Scope {
-            shared,
-            target: Target::Owned(pass),
-            encoder,
-            record,
-            end_query: None,
-            debug_group: false,
-            ops: Ops::new(shared, recording),
-            up,
-            children: Vec::new(),
-            run,
-        }
+        Self::pass_scope(shared, self.encoder, &mut self.tree, pass, at)
     }
 
     /// Timestamp writes for a compute pass the caller begins itself on this scope's
@@ -580,9 +614,45 @@ impl Scope<'_, wgpu::CommandEncoder> {
     workload_calls!();
 
     fn token(&self, kind: GpuPassKind, label: &str) -> PassToken {
-        let parent = self.record.as_ref().map(|record| record.id);
-        let graph_pass = self.record.as_ref().and_then(|record| record.graph_pass.clone());
-        PassToken::new(self.shared, kind, label, self.encoder, parent, graph_pass)
+        let (parent, graph_pass) = self.parent_place().unzip();
+        PassToken::new(self.shared, kind, label, self.encoder, parent, graph_pass.flatten())
+    }
+}
+
+impl Tree {
+    /// Adds `record` to the tree: its index. The outermost scope's record takes a spare
+    /// buffer, so a steady frame allocates none.
+    fn push(&mut self, shared: &FrontShared, record: ScopeRecord) -> usize {
+        if self.records.capacity() == 0 {
+            self.records = shared.spare_records();
+        }
+        self.records.push(record);
+        self.records.len() - 1
+    }
+
+    /// The parent id and graph pass of a record nested in record `up`, made in frame
+    /// `generation`. Of the parent's frame, it takes the parent's graph pass at the merge,
+    /// where the parent is merged first: no `Arc` is cloned for each nested pass.
+    fn nested_in(&self, up: usize, generation: u32) -> (Option<u64>, Option<GraphRef>) {
+        let parent = &self.records[up];
+        let graph_pass = if parent.generation == generation { Some(GraphRef::Parent) } else { self.graph_pass(up) };
+        (Some(parent.id), graph_pass)
+    }
+
+    /// Record `at`'s graph pass, named: for a record the merge will not find its parent
+    /// with (of another frame, or handed over apart).
+    fn graph_pass(&self, mut at: usize) -> Option<GraphRef> {
+        loop {
+            let record = &self.records[at];
+            match &record.graph_pass {
+                Some(GraphRef::Parent) => {
+                    // Its parent is in the tree, before it.
+                    let parent = record.parent?;
+                    at = self.records[..at].iter().rposition(|record| record.id == parent)?;
+                }
+                other => return other.clone(),
+            }
+        }
     }
 }
 
@@ -602,7 +672,9 @@ impl<R: ScopeTarget> DerefMut for Scope<'_, R> {
 
 impl<R: ScopeTarget> Drop for Scope<'_, R> {
     fn drop(&mut self) {
-        let Some(mut record) = self.record.take() else { return };
+        if self.at.take().is_none() {
+            return;
+        }
         let target = self.target.get_mut();
         if let Some((query, set)) = self.end_query
             && let Some(query_set) = self.shared.query_set(set)
@@ -612,30 +684,10 @@ impl<R: ScopeTarget> Drop for Scope<'_, R> {
         if self.debug_group {
             target.pop_debug_group();
         }
-        let ops = std::mem::take(&mut self.ops);
-        record.pipelines = ops.pipelines;
-        record.commands = ops.commands;
-        // An owned pass ends after this, when the field drops: still before any resolve
-        // of its encoder, which it borrows.
-        match self.up.take() {
-            Some(up) => {
-                if up.capacity() == 0 {
-                    *up = self.shared.spare_records();
-                }
-                up.push(record);
-                up.append(&mut self.children);
-                if self.children.capacity() > 0 {
-                    // A middle scope's buffer: kept for the next frame's.
-                    self.shared.give_spare(std::mem::take(&mut self.children));
-                }
-            }
-            // The outermost scope: its tree's run is its own (`up` is `None` only then).
-            None if self.children.is_empty() => self.shared.hand_over_root(record, self.run.get()),
-            None => {
-                self.children.push(record);
-                let run = self.run.get();
-                self.shared.hand_over_all(&mut self.children, run);
-            }
+        // The outermost scope hands its tree over. An owned pass ends after this, when the
+        // field drops: still before any resolve of its encoder, which it borrows.
+        if let TreeRef::Own(tree) = &mut self.tree {
+            self.shared.hand_over_all(&mut tree.records, &tree.run);
         }
     }
 }
@@ -654,7 +706,12 @@ pub struct PassToken {
     encoder: EncoderKey,
     graph_pass: Option<GraphRef>,
     slot: Option<(u32, usize)>,
-    ops: Ops,
+    /// Whether its workload calls are recorded (level Workload and up).
+    workload: bool,
+    current: Option<usize>,
+    /// Its workload calls, handed over when it drops.
+    pipelines: Few<PipelineRef>,
+    commands: Few<FrontCommand>,
 }
 
 impl std::fmt::Debug for PassToken {
@@ -680,7 +737,10 @@ impl PassToken {
             encoder,
             graph_pass: graph_pass.clone(),
             slot: None,
-            ops: Ops::new(shared, claim.is_some()),
+            workload: records_workload(shared, claim.is_some()),
+            current: None,
+            pipelines: Few::new(),
+            commands: Few::new(),
         };
         if let Some((generation, slot)) = claim {
             let record = new_record(
@@ -744,7 +804,19 @@ impl PassToken {
     /// Sets the pipeline of the commands recorded next, declared by `label` (once per
     /// label) with its workgroup size, if known (`None`: unknown, never zero).
     pub fn pipeline(&mut self, label: &str, workgroup_size: Option<[u32; 3]>) {
-        self.ops.pipeline(|| PipelineRef::Named { label: label.to_owned(), workgroup_size });
+        if let Some(workload) = self.workload() {
+            workload.pipeline(|| PipelineRef::named(label, workgroup_size));
+        }
+    }
+
+    /// Where its workload calls go, when they are recorded.
+    #[inline]
+    fn workload(&mut self) -> Option<Workload<'_>> {
+        self.workload.then_some(Workload {
+            pipelines: &mut self.pipelines,
+            commands: &mut self.commands,
+            current: &mut self.current,
+        })
     }
 
     workload_calls!();
@@ -753,13 +825,12 @@ impl PassToken {
 impl Drop for PassToken {
     fn drop(&mut self) {
         let Some(id) = self.id else { return };
-        let ops = std::mem::take(&mut self.ops);
-        if !ops.commands.is_empty() || !ops.pipelines.is_empty() {
+        if !self.commands.is_empty() || !self.pipelines.is_empty() {
             self.shared.hand_over_late(LateCommands {
                 id,
                 generation: self.generation,
-                pipelines: ops.pipelines,
-                commands: ops.commands,
+                pipelines: std::mem::take(&mut self.pipelines),
+                commands: std::mem::take(&mut self.commands),
             });
         }
     }

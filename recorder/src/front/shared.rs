@@ -75,11 +75,21 @@ pub(crate) enum PipelineRef {
     Compute(wgpu::ComputePipeline),
     Render(wgpu::RenderPipeline),
     /// Declared by label (one declaration per label), for code that does not hand us
-    /// its pipeline object.
-    Named {
-        label: String,
-        workgroup_size: Option<[u32; 3]>,
-    },
+    /// its pipeline object. Boxed: it is the rare one, and a record holds one inline.
+    Named(Box<NamedPipeline>),
+}
+
+/// A pipeline declared by label, with its workgroup size if known.
+#[derive(Clone, Debug)]
+pub(crate) struct NamedPipeline {
+    pub(crate) label: String,
+    pub(crate) workgroup_size: Option<[u32; 3]>,
+}
+
+impl PipelineRef {
+    pub(crate) fn named(label: &str, workgroup_size: Option<[u32; 3]>) -> Self {
+        Self::Named(Box::new(NamedPipeline { label: label.to_owned(), workgroup_size }))
+    }
 }
 
 /// A list whose first items live inline: most scopes record one pipeline and one
@@ -173,6 +183,9 @@ pub(crate) enum GraphRef {
     Index(u32),
     /// A [`super::Recorder`] scope's graph pass, by name: its index is looked up at the merge.
     Named(Arc<str>),
+    /// Its parent's, for a record made in the same frame as its parent (no `Arc` to clone
+    /// for each nested pass).
+    Parent,
 }
 
 /// One command recorded through a scope's explicit workload calls.
@@ -234,7 +247,7 @@ struct FrontFrame {
     resolves: u32,
     /// Reused by resolves: the slots one encoder wrote.
     scratch: Vec<u32>,
-    /// Emptied record buffers, for the children of the next outermost scopes.
+    /// Emptied record buffers, for the next trees of scopes.
     spare: Vec<Vec<ScopeRecord>>,
     /// The merge order's buffer, handed back by `recycle`.
     order: Vec<u32>,
@@ -257,8 +270,9 @@ pub(crate) struct FrontTaken {
     pub(crate) refused: u32,
     /// In hand-over order; `order` gives the merge order.
     pub(crate) records: Vec<ScopeRecord>,
-    /// Indices into `records` by resolve batch (unresolved last), then by creation: sorted
-    /// apart from the records, which are large and arrive as trees, children first.
+    /// Indices into `records` by resolve batch (unresolved last), then by encoder and
+    /// creation: sorted apart from the records, which are large. Records arrive mostly in
+    /// that order (a tree of scopes in creation order), so it is mostly the identity.
     pub(crate) order: Vec<u32>,
     pub(crate) late: Vec<LateCommands>,
 }
@@ -332,7 +346,8 @@ impl FrontShared {
         order.clear();
         order.extend(0..records.len() as u32);
         if !records.windows(2).all(|pair| key(&pair[0]) <= key(&pair[1])) {
-            order.sort_unstable_by_key(|&at| key(&records[at as usize]));
+            // Stable: it merges the sorted runs the trees and batches arrive in, in linear time.
+            order.sort_by_key(|&at| key(&records[at as usize]));
         }
         let mut late = std::mem::take(&mut frame.late);
         late.retain(|late| late.generation == generation);
@@ -439,15 +454,6 @@ impl FrontShared {
         }
     }
 
-    /// Hands an outermost scope's record to the frame with what its tree's run left unused.
-    pub(crate) fn hand_over_root(&self, record: ScopeRecord, run: &SlotRun) {
-        let mut frame = self.lock();
-        Self::give_back(&mut frame, run);
-        if frame.generation == record.generation {
-            frame.records.push(record);
-        }
-    }
-
     /// Hands a tree of records (an outermost scope's, with its nested ones') to the
     /// frame under one lock, with what its run left unused, and keeps the emptied buffer
     /// for reuse.
@@ -456,13 +462,16 @@ impl FrontShared {
         Self::give_back(&mut frame, run);
         let generation = frame.generation;
         records.retain(|record| record.generation == generation);
-        // Appended into whichever buffer is larger, the other becoming the spare one: the
-        // frame's buffer settles at the frame's size, and no steady frame reallocates it
-        // (a large buffer's growth is an mmap and page faults, which threads contend on).
-        if frame.records.capacity() < records.capacity() {
+        // The first tree of a frame becomes the frame's buffer, and the frame's empty one the
+        // spare: a frame recorded as one tree copies no record. Buffers are only swapped and
+        // recycled, so each settles at the largest size it held and a steady frame
+        // reallocates none (a large buffer's growth is an mmap and page faults, which
+        // threads contend on).
+        if frame.records.is_empty() {
             std::mem::swap(&mut frame.records, records);
+        } else {
+            frame.records.append(records);
         }
-        frame.records.append(records);
         if records.capacity() > 0 && frame.spare.len() < SPARE_BUFFERS {
             frame.spare.push(std::mem::take(records));
         }
@@ -482,14 +491,6 @@ impl FrontShared {
             std::mem::swap(&mut frame.records, records);
         } else {
             frame.records.append(records);
-        }
-    }
-
-    /// Keeps an emptied record buffer for reuse.
-    pub(crate) fn give_spare(&self, records: Vec<ScopeRecord>) {
-        let mut frame = self.lock();
-        if frame.spare.len() < SPARE_BUFFERS {
-            frame.spare.push(records);
         }
     }
 
@@ -624,8 +625,8 @@ mod tests {
         ];
         assert_eq!(slots, [0, 1, 2, 3, 4, 6], "a: 0 | 2 3 | 6.., b: 1 | 4 5");
         assert_eq!((a.unused(), b.unused()), ((3, 3), (3, 1)));
-        front.hand_over_root(record(&front, 3, 1, Some(0)), &a);
-        front.hand_over_root(record(&front, 3, 2, Some(1)), &b);
+        front.hand_over_all(&mut vec![record(&front, 3, 1, Some(0))], &a);
+        front.hand_over_all(&mut vec![record(&front, 3, 2, Some(1))], &b);
         let taken = front.close_frame();
         assert_eq!((taken.claimed, taken.unused), (10, 4), "the readback covers the runs; 4 slots had no scope");
     }

@@ -87,8 +87,8 @@ pub(crate) struct Active {
     pub(super) local: LocalRecords,
     /// The merge's scope id → GPU pass pairs, kept so no frame allocates them: the open
     /// ancestors of the record being merged, and every record merged.
-    pub(super) merge_ancestors: Vec<(u64, u32)>,
-    pub(super) merge_merged: Vec<(u64, u32)>,
+    pub(super) merge_ancestors: Vec<Merged>,
+    pub(super) merge_merged: Vec<Merged>,
     /// Results of a renderer timed through wgpu-profiler, paired with their frames.
     #[cfg(feature = "wgpu-profiler")]
     pub(super) bridge: super::bridge_state::Bridge,
@@ -673,26 +673,33 @@ impl Active {
                     None
                 }
                 Some(id) => {
-                    while ancestors.last().is_some_and(|&(open, _)| open != id) {
+                    while ancestors.last().is_some_and(|open| open.id != id) {
                         ancestors.pop();
                     }
-                    let found = ancestors.last().map(|&(_, index)| index);
-                    found.or_else(|| merged.iter().rev().find(|&&(known, _)| known == id).map(|&(_, index)| index))
+                    ancestors.last().or_else(|| merged.iter().rev().find(|known| known.id == id)).copied()
                 }
             };
-            let bracket = record.graph_pass.as_ref().map(|graph| match (graph, last_graph) {
-                (GraphRef::Index(index), _) => *index,
-                (GraphRef::Named(name), Some((last, index))) if Arc::ptr_eq(last, name) => index,
+            let bracket = record.graph_pass.as_ref().and_then(|graph| match (graph, last_graph) {
+                (GraphRef::Index(index), _) => Some(*index),
+                (GraphRef::Named(name), Some((last, index))) if Arc::ptr_eq(last, name) => Some(index),
                 (GraphRef::Named(name), _) => {
                     let index = self.structure.front_graph_pass(name);
                     last_graph = Some((name, index));
-                    index
+                    Some(index)
                 }
+                // Made in the same frame as its parent, which is merged before it.
+                (GraphRef::Parent, _) => parent.and_then(|parent| parent.bracket),
             });
-            let index =
-                self.structure.register(record.kind, record.label.as_str(), parent, &record.attachments, bracket);
-            ancestors.push((record.id, index));
-            merged.push((record.id, index));
+            let index = self.structure.register(
+                record.kind,
+                record.label.as_str(),
+                parent.map(|parent| parent.index),
+                &record.attachments,
+                bracket,
+            );
+            let this = Merged { id: record.id, index, bracket };
+            ancestors.push(this);
+            merged.push(this);
             if let (Some(slot), Some(query_set)) = (record.slot, set_id) {
                 let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
                 pending.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
@@ -719,9 +726,7 @@ impl Active {
                     let pipeline = command.pipeline.and_then(|at| pipelines.get(at)).map(|pipeline| match pipeline {
                         PipelineRef::Compute(pipeline) => self.registry.compute_id(pipeline),
                         PipelineRef::Render(pipeline) => self.registry.render_id(pipeline),
-                        PipelineRef::Named { label, workgroup_size } => {
-                            self.registry.named_id(label, render, *workgroup_size)
-                        }
+                        PipelineRef::Named(named) => self.registry.named_id(&named.label, render, named.workgroup_size),
                     });
                     pending.frame.commands.push(Command { gpu_pass: index, pipeline, op: command.op });
                 }
@@ -746,9 +751,20 @@ impl Active {
     }
 }
 
+/// A record merged into the frame: its GPU pass index and graph pass, for the records
+/// nested in it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Merged {
+    id: u64,
+    index: u32,
+    bracket: Option<u32>,
+}
+
 fn ticks_to_ns(ticks: u64, period: f64) -> u64 {
-    // Period 1.0 (lavapipe, Chromium) is exact; f64 keeps sub-ns error elsewhere.
-    (ticks as f64 * period).round() as u64
+    // Period 1.0 (lavapipe, Chromium, most desktop drivers) is the ticks themselves, exact
+    // past 2^53 too and without a float rounding call per timestamp; f64 keeps sub-ns
+    // error elsewhere.
+    if period == 1.0 { ticks } else { (ticks as f64 * period).round() as u64 }
 }
 
 fn word_u64(bytes: &[u8], at: usize) -> u64 {

@@ -477,3 +477,47 @@ fn the_session_and_the_handle_interleave_slots_and_merge_in_one_resolve_order() 
         assert!(spans.iter().all(|span| span.begin_ns <= span.end_ns));
     }
 }
+
+#[test]
+fn a_pass_recorded_in_the_next_frame_inside_a_scope_left_open_keeps_its_graph_pass() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session = started(&gpu, SessionOptions::at(Level::Structure), &sink);
+    let recorder = session.recorder();
+    assert!(session.begin_frame().expect("begins"));
+    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    {
+        let mut graph = recorder.graph_pass("straddling", &mut encoder);
+        let mut middle = graph.scope("middle");
+        {
+            let mut early = middle.scoped_compute_pass("early");
+            early.set_pipeline(&work.pipeline);
+            early.set_bind_group(0, &work.bind_group, &[]);
+            early.dispatch_workgroups(1, 1, 1);
+        }
+        // The scopes borrow the encoder, not the session: the frame can end under them.
+        session.end_frame().expect("ends");
+        assert!(session.begin_frame().expect("begins"));
+        let mut late = middle.scoped_compute_pass("late");
+        late.set_pipeline(&work.pipeline);
+        late.set_bind_group(0, &work.bind_group, &[]);
+        late.dispatch_workgroups(1, 1, 1);
+    }
+    recorder.resolve_queries(&mut encoder);
+    gpu.queue.submit([encoder.finish()]);
+    session.end_frame().expect("ends");
+    pollster::block_on(session.stop()).expect("stops");
+    let (bytes, frames) = read(&sink);
+    let capture = Capture::open(&bytes).expect("opens");
+    assert_eq!(frames.len(), 2);
+    assert!(frames[0].dropped_spans >= 1, "the first frame's scopes were never handed over in it: {:?}", frames[0]);
+    let frame = &frames[1];
+    assert_eq!(frame.dropped_spans, 0);
+    let topology = capture.topology(frame.topology).expect("topology");
+    let labels: Vec<&str> = topology.gpu_passes.iter().map(|pass| pass.label.as_str()).collect();
+    assert_eq!(labels, ["late"], "only what was recorded in the frame is in it");
+    let graph_pass = topology.gpu_passes[0].graph_pass.expect("attributed, its parents of another frame");
+    assert_eq!(topology.graph_passes[graph_pass as usize].name, "straddling");
+    assert!(span_of(frame, 0).is_some(), "timed in its own frame");
+}
