@@ -7,12 +7,14 @@
 //! - the same at level Timing beside wgpu-profiler in CPU time (the encoding threads'),
 //!   each kind of frame rotated over the same four devices round by round, so that
 //!   neither a device's own cost nor a wait for a core lands on one kind (section `cpu`);
+//! - the same in instructions, counted by callgrind where valgrind is installed, which no
+//!   load on the machine moves (section `instructions`);
 //! - the recorder's own time per frame (`recorder_cost_ns`) on a two-pass frame;
 //! - demo frame time with the session off and at `Workload`, as a ratio;
 //! - the structure figures, measured on the demo: distinct topologies over 600 frames, GPU
 //!   passes per frame, bytes per frame at each level.
 //!
-//! `cargo bench -p sgpt-demo --bench recorder` (`SGPT_BENCH_ONLY=passes,cpu,boundary,frame,structure`
+//! `cargo bench -p sgpt-demo --bench recorder` (`SGPT_BENCH_ONLY=passes,cpu,instructions,boundary,frame,structure`
 //! for some sections; `SGPT_BENCH_SPLIT=1` also prints each kind of frame's phases). Figures, not
 //! assertions: timing belongs in benches.
 
@@ -26,6 +28,9 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
+    // `benches/bench/instructions.rs`: the inline module `bench`'s own folder.
+    mod instructions;
+
     use std::time::{Duration, Instant};
 
     use sgpt_demo::{Scene, SceneOptions, native};
@@ -254,20 +259,7 @@ mod bench {
         }
         let Encoded { mut encoders, workers_cpu } = encode(gpu, frame);
         let encoded = Instant::now();
-        match frame {
-            Frame::Session(session) => {
-                for encoder in &mut encoders {
-                    session.resolve_queries(encoder).expect("frame is open");
-                }
-            }
-            Frame::Profiler(profiler) => {
-                // wgpu-profiler resolves every scope of the frame on one encoder, submitted last.
-                let mut resolve = encoder(gpu);
-                profiler.resolve_queries(&mut resolve);
-                encoders.push(resolve);
-            }
-            Frame::Raw | Frame::Stamped(_) => {}
-        }
+        resolve(gpu, frame, &mut encoders);
         let resolved = Instant::now();
         let buffers: Vec<_> = encoders.into_iter().map(wgpu::CommandEncoder::finish).collect();
         let finished = Instant::now();
@@ -275,6 +267,34 @@ mod bench {
         gpu.queue.submit(buffers);
         let cpu_submitted = thread_cpu();
         let ended = Instant::now();
+        end_frame(gpu, frame);
+        let phases = Phases([encoded - started, resolved - encoded, finished - resolved, ended.elapsed()]);
+        let cpu = (cpu_finished - cpu_started) + (thread_cpu() - cpu_submitted) + workers_cpu;
+        wait(gpu);
+        Timed { phases, cpu }
+    }
+
+    /// Resolves the frame's queries: the session's on each encoder, wgpu-profiler's on one
+    /// more encoder, submitted last.
+    fn resolve(gpu: &Gpu, frame: &mut Frame<'_>, encoders: &mut Vec<wgpu::CommandEncoder>) {
+        match frame {
+            Frame::Session(session) => {
+                for encoder in encoders {
+                    session.resolve_queries(encoder).expect("frame is open");
+                }
+            }
+            Frame::Profiler(profiler) => {
+                let mut resolve = encoder(gpu);
+                profiler.resolve_queries(&mut resolve);
+                encoders.push(resolve);
+            }
+            Frame::Raw | Frame::Stamped(_) => {}
+        }
+    }
+
+    /// Ends the frame after its submit: the session's `end_frame`, wgpu-profiler's
+    /// `end_frame` and `process_finished_frame`.
+    fn end_frame(gpu: &Gpu, frame: &mut Frame<'_>) {
         match frame {
             Frame::Session(session) => session.end_frame().expect("frame ends"),
             Frame::Profiler(profiler) => {
@@ -283,10 +303,6 @@ mod bench {
             }
             Frame::Raw | Frame::Stamped(_) => {}
         }
-        let phases = Phases([encoded - started, resolved - encoded, finished - resolved, ended.elapsed()]);
-        let cpu = (cpu_finished - cpu_started) + (thread_cpu() - cpu_submitted) + workers_cpu;
-        wait(gpu);
-        Timed { phases, cpu }
     }
 
     /// Medians of each phase per kind of frame, in ns a pass (`SGPT_BENCH_SPLIT=1`): where a
@@ -702,16 +718,20 @@ mod bench {
                 return;
             }
         };
-        let info = adapter.get_info();
-        println!("device: {} ({}), features {:?}", info.name, info.backend.to_str(), device.features());
         let pipeline = sgpt_test_support::gpu::empty_compute_pipeline(&device);
         let gpu = Gpu { adapter, device, queue, pipeline };
-        // `SGPT_BENCH_ONLY=passes,cpu,boundary,frame,structure` runs only those sections.
+        if instructions::run_probe(&gpu) {
+            return;
+        }
+        let info = gpu.adapter.get_info();
+        println!("device: {} ({}), features {:?}", info.name, info.backend.to_str(), gpu.device.features());
+        // `SGPT_BENCH_ONLY=passes,cpu,instructions,boundary,frame,structure` runs only those sections.
         let only = std::env::var("SGPT_BENCH_ONLY").ok();
         let run = |section: &str| only.as_deref().is_none_or(|only| only.split(',').any(|name| name == section));
-        let sections: [Section; 5] = [
+        let sections: [Section; 6] = [
             ("passes", per_pass_costs),
             ("cpu", rotated_cpu_costs),
+            ("instructions", instructions::instruction_counts),
             ("boundary", frame_boundary_costs),
             ("frame", frame_time_ratios),
             ("structure", m0),

@@ -1,0 +1,158 @@
+//! Section `instructions`: the CPU cost per GPU pass in instructions, counted by callgrind,
+//! beside wgpu-profiler's, on the calling thread.
+//!
+//! CPU time on a shared machine moves by ±100 ns a pass from run to run, more than the
+//! differences it is asked to show. Instructions executed do not depend on the machine's
+//! load, the core's clock or the cache: they are the stable half of the cost (time per
+//! instruction is not the same for every kind of frame, so the CPU-time section stays the
+//! one in nanoseconds). The bench runs itself under `valgrind --tool=callgrind` once per
+//! kind of frame and frame count, with `SGPT_BENCH_PROBE` naming what to record; only
+//! [`probe_encode`] and [`probe_end`] are counted (submit and the wait for the GPU are
+//! not). The per-pass figure is the difference between 16 and 4 frames, over the passes
+//! of the 12 frames between: setup, pipeline compilation and the first frames' growth
+//! cancel out.
+
+use std::process::Command;
+
+use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
+
+use super::{Encode, Encoded, Frame, Gpu, PASSES, end_frame, handle_here, one_thread, resolve};
+
+/// What the probe run records: which shape of frame (`session`, `handle`), which kind
+/// (`raw`, `stamped`, `sgpt`, `profiler`), how many frames.
+const PROBE: &str = "SGPT_BENCH_PROBE";
+const FEW_FRAMES: usize = 4;
+const MANY_FRAMES: usize = 16;
+/// The shapes, by the name the probe takes; the raw and wgpu-profiler frames are the same in both.
+const SHAPES: [(&str, &str); 2] = [
+    ("session", "the session's GraphPassScope + compute_pass"),
+    ("handle", "the Recorder handle's graph_pass + scoped_compute_pass, on the calling thread"),
+];
+
+/// The CPU work of one frame up to its submit: begin, encode, resolve, finish. Counted.
+#[inline(never)]
+fn probe_encode(gpu: &Gpu, frame: &mut Frame<'_>, encode: &Encode<'_>) -> Vec<wgpu::CommandBuffer> {
+    if let Frame::Session(session) = frame {
+        session.begin_frame().expect("frame begins");
+    }
+    let Encoded { mut encoders, .. } = encode(gpu, frame);
+    resolve(gpu, frame, &mut encoders);
+    encoders.into_iter().map(wgpu::CommandEncoder::finish).collect()
+}
+
+/// The CPU work of one frame after its submit. Counted.
+#[inline(never)]
+fn probe_end(gpu: &Gpu, frame: &mut Frame<'_>) {
+    end_frame(gpu, frame);
+}
+
+/// Runs the probe `SGPT_BENCH_PROBE` names, if it names one: `shape,kind,frames`. Returns
+/// whether it ran (the bench then prints nothing else).
+pub(super) fn run_probe(gpu: &Gpu) -> bool {
+    let Ok(probe) = std::env::var(PROBE) else { return false };
+    let parts: Vec<&str> = probe.split(',').collect();
+    let [shape, kind, frames] = parts[..] else { panic!("{PROBE}={probe}: expected shape,kind,frames") };
+    let frames: usize = frames.parse().unwrap_or_else(|_| panic!("{PROBE}={probe}: frames is not a count"));
+    let encode: &Encode<'_> = if shape == "handle" { &handle_here } else { &one_thread };
+    let stamps = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("raw timestamps"),
+        ty: wgpu::QueryType::Timestamp,
+        count: PASSES * 2,
+    });
+    let options = SessionOptions { max_spans_per_frame: PASSES + 64, ..SessionOptions::at(Level::Timing) };
+    let mut session = ProfileSession::new(options, MemorySink::new());
+    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
+    let mut profiler = wgpu_profiler::GpuProfiler::new(&gpu.device, wgpu_profiler::GpuProfilerSettings::default())
+        .expect("profiler");
+    for _ in 0..frames {
+        let mut frame = match kind {
+            "raw" => Frame::Raw,
+            "stamped" => Frame::Stamped(&stamps),
+            "sgpt" => Frame::Session(&mut session),
+            "profiler" => Frame::Profiler(&mut profiler),
+            other => panic!("{PROBE}: no kind {other}"),
+        };
+        let buffers = probe_encode(gpu, &mut frame, encode);
+        gpu.queue.submit(buffers);
+        probe_end(gpu, &mut frame);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+    true
+}
+
+/// Instructions the probe `shape,kind` executes in [`probe_encode`] and [`probe_end`] over
+/// `frames` frames, read from callgrind's summary; `Err` says why there is no count.
+fn counted(shape: &str, kind: &str, frames: usize) -> Result<u64, String> {
+    let exe = std::env::current_exe().map_err(|error| error.to_string())?;
+    let output = Command::new("valgrind")
+        .args([
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            "--toggle-collect=*::probe_encode",
+            "--toggle-collect=*::probe_end",
+        ])
+        .arg(exe)
+        .env(PROBE, format!("{shape},{kind},{frames}"))
+        .output()
+        .map_err(|error| format!("valgrind: {error}"))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(format!("the probe failed under valgrind: {}", stderr.lines().last().unwrap_or("")));
+    }
+    // "==123== Collected : 4567"
+    stderr
+        .lines()
+        .find_map(|line| line.split("Collected :").nth(1))
+        .and_then(|count| count.trim().parse().ok())
+        .ok_or_else(|| "no \"Collected\" line in callgrind's summary".to_owned())
+}
+
+/// Instructions per pass of `shape,kind`: the difference between the two frame counts.
+fn per_pass(shape: &str, kind: &str) -> Result<f64, String> {
+    // The two runs are independent processes: both cores at once.
+    let (few, many) = std::thread::scope(|threads| {
+        let few = threads.spawn(|| counted(shape, kind, FEW_FRAMES));
+        let many = counted(shape, kind, MANY_FRAMES);
+        (few.join().expect("the probe thread"), many)
+    });
+    let frames = (MANY_FRAMES - FEW_FRAMES) as f64;
+    Ok((many? as f64 - few? as f64) / frames / f64::from(PASSES))
+}
+
+pub(super) fn instruction_counts(_gpu: &Gpu) {
+    println!(
+        "\n== Instructions per GPU pass, counted by callgrind ({PASSES} one-dispatch compute passes a frame, frames {MANY_FRAMES} minus {FEW_FRAMES}; begin, encode, resolve, finish and end of frame; submit excluded)"
+    );
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        println!("skipped: valgrind is not installed (apt install valgrind)");
+        return;
+    }
+    let mut shared = Vec::new();
+    for kind in ["raw", "stamped", "profiler"] {
+        match per_pass("session", kind) {
+            Ok(count) => shared.push(count),
+            Err(error) => {
+                println!("skipped: {kind}: {error}");
+                return;
+            }
+        }
+    }
+    let (raw, stamped, profiler) = (shared[0], shared[1], shared[2]);
+    println!("{:<28} {raw:>8.0} instructions a pass", "raw wgpu");
+    println!("{:<28} {stamped:>8.0} ({:+.0}: wgpu's share of a timed pass)", "raw, timestamp writes", stamped - raw);
+    let theirs = profiler - stamped;
+    println!("{:<28} {profiler:>8.0} (own cost {theirs:+.0} over timestamped raw)", "wgpu-profiler 0.28");
+    for (shape, name) in SHAPES {
+        match per_pass(shape, "sgpt") {
+            Ok(ours) => {
+                let own = ours - stamped;
+                println!(
+                    "sgpt-recorder, {name}: {ours:.0} (own cost {own:+.0}): {:.2}× wgpu-profiler's own cost; over raw {:.2}×",
+                    own / theirs,
+                    (ours - raw) / (profiler - raw)
+                );
+            }
+            Err(error) => println!("sgpt-recorder, {name}: no count: {error}"),
+        }
+    }
+}
