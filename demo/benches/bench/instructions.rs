@@ -62,8 +62,8 @@ pub(super) fn run_probe(gpu: &Gpu) -> bool {
     let options = SessionOptions { max_spans_per_frame: PASSES + 64, ..SessionOptions::at(Level::Timing) };
     let mut session = ProfileSession::new(options, MemorySink::new());
     session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
-    let mut profiler = wgpu_profiler::GpuProfiler::new(&gpu.device, wgpu_profiler::GpuProfilerSettings::default())
-        .expect("profiler");
+    let mut profiler =
+        wgpu_profiler::GpuProfiler::new(&gpu.device, wgpu_profiler::GpuProfilerSettings::default()).expect("profiler");
     for _ in 0..frames {
         let mut frame = match kind {
             "raw" => Frame::Raw,

@@ -298,6 +298,7 @@ struct Place {
     graph_pass: Option<GraphRef>,
 }
 
+#[inline(always)]
 fn new_record(
     shared: &FrontShared,
     place: Place,
@@ -520,7 +521,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
     }
 
     /// The scope of `pass`, begun by a scope with `tree` on `encoder`: of that tree when
-    /// recorded (`at`).
+    /// recorded (`at`). Inlined, so that wgpu's pass (over 400 bytes) is moved once.
+    #[inline(always)]
     fn pass_scope<'s, P: ScopeTarget>(
         shared: &'s Arc<FrontShared>,
         encoder: EncoderKey,
@@ -622,6 +624,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
 impl Tree {
     /// Adds `record` to the tree: its index. The outermost scope's record takes a spare
     /// buffer, so a steady frame allocates none.
+    #[inline(always)]
     fn push(&mut self, shared: &FrontShared, record: ScopeRecord) -> usize {
         if self.records.capacity() == 0 {
             self.records = shared.spare_records();
