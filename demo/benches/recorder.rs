@@ -201,19 +201,8 @@ mod bench {
                     let recorder = recorder.clone();
                     threads.spawn(move || {
                         let cpu = thread_cpu();
-                        let mut encoder = encoder(gpu);
-                        if let Some(recorder) = &recorder {
-                            handle_passes(gpu, recorder, &mut encoder, per_thread);
-                        } else if let Some(profiler) = profiler {
-                            let mut scope = profiler.scope("frame", &mut encoder);
-                            for _ in 0..per_thread {
-                                let mut pass = scope.scoped_compute_pass("pass");
-                                pass.set_pipeline(&gpu.pipeline);
-                                pass.dispatch_workgroups(1, 1, 1);
-                            }
-                        } else {
-                            raw_passes(gpu, &mut encoder, stamps, thread * per_thread, per_thread);
-                        }
+                        let passes = thread * per_thread..(thread + 1) * per_thread;
+                        let encoder = worker_encode(gpu, recorder.as_ref(), profiler, stamps, passes);
                         (encoder, thread_cpu() - cpu)
                     })
                 })
@@ -226,6 +215,34 @@ mod bench {
             }
             encoded
         })
+    }
+
+    /// A worker thread's encoder of `passes` (the frame's passes it encodes): through
+    /// `recorder`, `profiler`, or raw (timestamped into `stamps`). Not inlined: the
+    /// `instructions` section counts the workers' instructions in it.
+    #[inline(never)]
+    fn worker_encode(
+        gpu: &Gpu,
+        recorder: Option<&Recorder>,
+        profiler: Option<&wgpu_profiler::GpuProfiler>,
+        stamps: Option<&wgpu::QuerySet>,
+        passes: std::ops::Range<u32>,
+    ) -> wgpu::CommandEncoder {
+        let mut encoder = encoder(gpu);
+        let count = passes.len() as u32;
+        if let Some(recorder) = recorder {
+            handle_passes(gpu, recorder, &mut encoder, count);
+        } else if let Some(profiler) = profiler {
+            let mut scope = profiler.scope("frame", &mut encoder);
+            for _ in 0..count {
+                let mut pass = scope.scoped_compute_pass("pass");
+                pass.set_pipeline(&gpu.pipeline);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        } else {
+            raw_passes(gpu, &mut encoder, stamps, passes.start, count);
+        }
+        encoder
     }
 
     /// One frame's wall-clock time by phase: begin and encode, resolve, finish, and the end of the

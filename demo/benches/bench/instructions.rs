@@ -1,5 +1,5 @@
 //! Section `instructions`: the CPU cost per GPU pass in instructions, counted by callgrind,
-//! beside wgpu-profiler's, on the calling thread.
+//! beside wgpu-profiler's: on the calling thread, and on two encoding threads.
 //!
 //! CPU time on a shared machine moves by ±100 ns a pass from run to run, more than the
 //! differences it is asked to show. Instructions executed do not depend on the machine's
@@ -7,8 +7,10 @@
 //! instruction is not the same for every kind of frame, so the CPU-time section stays the
 //! one in nanoseconds). The bench runs itself under `valgrind --tool=callgrind` once per
 //! kind of frame and frame count, with `SGPT_BENCH_PROBE` naming what to record; only
-//! [`probe_encode`] and [`probe_end`] are counted (submit and the wait for the GPU are
-//! not). The per-pass figure is the difference between 16 and 4 frames, over the passes
+//! [`probe_encode`], [`probe_end`] and the workers' `worker_encode` are counted, each on
+//! its own thread (submit, the wait for the GPU and lavapipe's own threads are not).
+//! Instructions do not show what threads cost each other (a contended atomic is one
+//! instruction): the `cpu` section's two-thread figure does. The per-pass figure is the difference between 16 and 4 frames, over the passes
 //! of the 12 frames between: setup, pipeline compilation and the first frames' growth
 //! cancel out.
 
@@ -16,17 +18,18 @@ use std::process::Command;
 
 use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
 
-use super::{Encode, Encoded, Frame, Gpu, PASSES, end_frame, handle_here, one_thread, resolve};
+use super::{Encode, Encoded, Frame, Gpu, PASSES, end_frame, handle_here, handle_threads, one_thread, resolve};
 
-/// What the probe run records: which shape of frame (`session`, `handle`), which kind
-/// (`raw`, `stamped`, `sgpt`, `profiler`), how many frames.
+/// What the probe run records: which shape of frame (`session`, `handle`, `threads`),
+/// which kind (`raw`, `stamped`, `sgpt`, `profiler`), how many frames.
 const PROBE: &str = "SGPT_BENCH_PROBE";
 const FEW_FRAMES: usize = 4;
 const MANY_FRAMES: usize = 16;
-/// The shapes, by the name the probe takes; the raw and wgpu-profiler frames are the same in both.
-const SHAPES: [(&str, &str); 2] = [
+/// The shapes on one thread, by the name the probe takes; their raw and wgpu-profiler
+/// frames are the same.
+const ONE_THREAD: [(&str, &str); 2] = [
     ("session", "the session's GraphPassScope + compute_pass"),
-    ("handle", "the Recorder handle's graph_pass + scoped_compute_pass, on the calling thread"),
+    ("handle", "the Recorder handle's graph_pass + scoped_compute_pass"),
 ];
 
 /// The CPU work of one frame up to its submit: begin, encode, resolve, finish. Counted.
@@ -53,7 +56,11 @@ pub(super) fn run_probe(gpu: &Gpu) -> bool {
     let parts: Vec<&str> = probe.split(',').collect();
     let [shape, kind, frames] = parts[..] else { panic!("{PROBE}={probe}: expected shape,kind,frames") };
     let frames: usize = frames.parse().unwrap_or_else(|_| panic!("{PROBE}={probe}: frames is not a count"));
-    let encode: &Encode<'_> = if shape == "handle" { &handle_here } else { &one_thread };
+    let encode: &Encode<'_> = match shape {
+        "handle" => &handle_here,
+        "threads" => &handle_threads,
+        _ => &one_thread,
+    };
     let stamps = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
         label: Some("raw timestamps"),
         ty: wgpu::QueryType::Timestamp,
@@ -90,6 +97,7 @@ fn counted(shape: &str, kind: &str, frames: usize) -> Result<u64, String> {
             "--callgrind-out-file=/dev/null",
             "--toggle-collect=*::probe_encode",
             "--toggle-collect=*::probe_end",
+            "--toggle-collect=*::worker_encode",
         ])
         .arg(exe)
         .env(PROBE, format!("{shape},{kind},{frames}"))
@@ -119,6 +127,28 @@ fn per_pass(shape: &str, kind: &str) -> Result<f64, String> {
     Ok((many? as f64 - few? as f64) / frames / f64::from(PASSES))
 }
 
+/// The per-pass counts of `kinds` in `shape`, or why there are none.
+fn counts_of(shape: &str, kinds: &[&str]) -> Result<Vec<f64>, String> {
+    kinds.iter().map(|kind| per_pass(shape, kind).map_err(|error| format!("{kind}: {error}"))).collect()
+}
+
+/// Prints the raw and wgpu-profiler rows, then each of `ours` (name, instructions a pass)
+/// as a ratio to wgpu-profiler's own cost. `[raw, stamped, profiler]`: their counts.
+fn print_rows([raw, stamped, profiler]: [f64; 3], ours: &[(&str, f64)]) {
+    println!("{:<28} {raw:>8.0} instructions a pass", "raw wgpu");
+    println!("{:<28} {stamped:>8.0} ({:+.0}: wgpu's share of a timed pass)", "raw, timestamp writes", stamped - raw);
+    let theirs = profiler - stamped;
+    println!("{:<28} {profiler:>8.0} (own cost {theirs:+.0} over timestamped raw)", "wgpu-profiler 0.28");
+    for &(name, count) in ours {
+        let own = count - stamped;
+        println!(
+            "sgpt-recorder, {name}: {count:.0} (own cost {own:+.0}): {:.2}× wgpu-profiler's own cost; over raw {:.2}×",
+            own / theirs,
+            (count - raw) / (profiler - raw)
+        );
+    }
+}
+
 pub(super) fn instruction_counts(_gpu: &Gpu) {
     println!(
         "\n== Instructions per GPU pass, counted by callgrind ({PASSES} one-dispatch compute passes a frame, frames {MANY_FRAMES} minus {FEW_FRAMES}; begin, encode, resolve, finish and end of frame; submit excluded)"
@@ -127,32 +157,20 @@ pub(super) fn instruction_counts(_gpu: &Gpu) {
         println!("skipped: valgrind is not installed (apt install valgrind)");
         return;
     }
-    let mut shared = Vec::new();
-    for kind in ["raw", "stamped", "profiler"] {
-        match per_pass("session", kind) {
-            Ok(count) => shared.push(count),
-            Err(error) => {
-                println!("skipped: {kind}: {error}");
-                return;
-            }
+    let result = (|| -> Result<(), String> {
+        println!("-- 1 thread");
+        let shared = counts_of("session", &["raw", "stamped", "profiler"])?;
+        let mut ours = Vec::new();
+        for (shape, name) in ONE_THREAD {
+            ours.push((name, per_pass(shape, "sgpt")?));
         }
-    }
-    let (raw, stamped, profiler) = (shared[0], shared[1], shared[2]);
-    println!("{:<28} {raw:>8.0} instructions a pass", "raw wgpu");
-    println!("{:<28} {stamped:>8.0} ({:+.0}: wgpu's share of a timed pass)", "raw, timestamp writes", stamped - raw);
-    let theirs = profiler - stamped;
-    println!("{:<28} {profiler:>8.0} (own cost {theirs:+.0} over timestamped raw)", "wgpu-profiler 0.28");
-    for (shape, name) in SHAPES {
-        match per_pass(shape, "sgpt") {
-            Ok(ours) => {
-                let own = ours - stamped;
-                println!(
-                    "sgpt-recorder, {name}: {ours:.0} (own cost {own:+.0}): {:.2}× wgpu-profiler's own cost; over raw {:.2}×",
-                    own / theirs,
-                    (ours - raw) / (profiler - raw)
-                );
-            }
-            Err(error) => println!("sgpt-recorder, {name}: no count: {error}"),
-        }
+        print_rows([shared[0], shared[1], shared[2]], &ours);
+        println!("-- 2 threads, an encoder each (both threads' instructions)");
+        let threads = counts_of("threads", &["raw", "stamped", "profiler", "sgpt"])?;
+        print_rows([threads[0], threads[1], threads[2]], &[("clones of the Recorder handle", threads[3])]);
+        Ok(())
+    })();
+    if let Err(error) = result {
+        println!("no count: {error}");
     }
 }

@@ -520,14 +520,15 @@ impl Scope<'_, wgpu::CommandEncoder> {
         (Some(at), slot)
     }
 
-    /// The scope of `pass`, begun by a scope with `tree` on `encoder`: of that tree when
-    /// recorded (`at`). Inlined, so that wgpu's pass (over 400 bytes) is moved once.
+    /// The scope of the pass `begin` begins, begun by a scope with `tree` on `encoder`: of
+    /// that tree when recorded (`at`). The pass is begun in place, in the scope: wgpu's
+    /// pass is over 400 bytes, and each move of it a copy.
     #[inline(always)]
     fn pass_scope<'s, P: ScopeTarget>(
         shared: &'s Arc<FrontShared>,
         encoder: EncoderKey,
         tree: &'s mut TreeRef<'_>,
-        pass: P,
+        begin: impl FnOnce() -> P,
         at: Option<usize>,
     ) -> Scope<'s, P> {
         let tree = match at {
@@ -536,7 +537,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
         };
         Scope {
             shared,
-            target: Target::Owned(pass),
+            target: Target::Owned(begin()),
             encoder,
             at,
             end_query: None,
@@ -548,7 +549,9 @@ impl Scope<'_, wgpu::CommandEncoder> {
     }
 
     /// Begins a compute pass timed by its own timestamp writes, nested in this scope;
-    /// the returned scope owns the pass and ends it when dropped.
+    /// the returned scope owns the pass and ends it when dropped. Inlined into the caller,
+    /// where the scope lives: a scope returned from a call is a copy of its 400-byte pass.
+    #[inline]
     pub fn scoped_compute_pass(&mut self, label: &str) -> Scope<'_, wgpu::ComputePass<'_>> {
         let (at, slot) = self.nested_pass(GpuPassKind::Compute, label);
         let shared = self.shared;
@@ -559,15 +562,15 @@ impl Scope<'_, wgpu::CommandEncoder> {
                 end_of_pass_write_index: Some(slot * 2 + 1),
             })
         });
-        let pass = self
-            .target
-            .get_mut()
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: writes });
-        Self::pass_scope(shared, self.encoder, &mut self.tree, pass, at)
+        let target = self.target.get_mut();
+        let begin =
+            || target.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: writes });
+        Self::pass_scope(shared, self.encoder, &mut self.tree, begin, at)
     }
 
     /// Begins a render pass from `desc`, timed by timestamp writes of ours (any in `desc`
     /// are replaced), nested in this scope; the returned scope owns the pass.
+    #[inline]
     pub fn scoped_render_pass(
         &mut self,
         label: &str,
@@ -588,8 +591,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
             })
         });
         let desc = wgpu::RenderPassDescriptor { label: Some(label), timestamp_writes: writes, ..desc.clone() };
-        let pass = self.target.get_mut().begin_render_pass(&desc);
-        Self::pass_scope(shared, self.encoder, &mut self.tree, pass, at)
+        let target = self.target.get_mut();
+        Self::pass_scope(shared, self.encoder, &mut self.tree, || target.begin_render_pass(&desc), at)
     }
 
     /// Timestamp writes for a compute pass the caller begins itself on this scope's
