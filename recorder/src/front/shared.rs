@@ -243,6 +243,11 @@ pub(crate) struct LateCommands {
 struct FrontFrame {
     generation: u32,
     records: Vec<ScopeRecord>,
+    /// Trees of scopes handed over whole once `records` held some: moved in, not copied
+    /// (a thousand-pass tree is a quarter of a megabyte).
+    trees: Vec<Vec<ScopeRecord>>,
+    /// The list `close_frame` hands the buffers over in, handed back by `recycle`.
+    buffers: Vec<Vec<ScopeRecord>>,
     late: Vec<LateCommands>,
     resolves: u32,
     /// Reused by resolves: the slots one encoder wrote.
@@ -250,13 +255,23 @@ struct FrontFrame {
     /// Emptied record buffers, for the next trees of scopes.
     spare: Vec<Vec<ScopeRecord>>,
     /// The merge order's buffer, handed back by `recycle`.
-    order: Vec<u32>,
+    order: Vec<(u32, u32)>,
     /// Slots trees claimed in runs and left unused: no scope had them, so none is dropped.
     unused: u32,
 }
 
 /// Spare record buffers kept: about one per thread recording at once.
 const SPARE_BUFFERS: usize = 16;
+
+impl FrontFrame {
+    /// Keeps an emptied record buffer for the next tree, while fewer than
+    /// [`SPARE_BUFFERS`] are kept.
+    fn keep_spare(&mut self, buffer: Vec<ScopeRecord>) {
+        if buffer.capacity() > 0 && self.spare.len() < SPARE_BUFFERS {
+            self.spare.push(buffer);
+        }
+    }
+}
 
 /// What `end_frame` takes from the front.
 #[derive(Debug, Default)]
@@ -268,13 +283,25 @@ pub(crate) struct FrontTaken {
     pub(crate) unused: u32,
     /// Spans the front refused (set full).
     pub(crate) refused: u32,
-    /// In hand-over order; `order` gives the merge order.
-    pub(crate) records: Vec<ScopeRecord>,
-    /// Indices into `records` by resolve batch (unresolved last), then by encoder and
-    /// creation: sorted apart from the records, which are large. Records arrive mostly in
-    /// that order (a tree of scopes in creation order), so it is mostly the identity.
-    pub(crate) order: Vec<u32>,
+    /// In hand-over order: the frame's buffer, then the trees handed over whole after it;
+    /// `order` gives the merge order.
+    pub(crate) records: Vec<Vec<ScopeRecord>>,
+    /// `(buffer, index)` into `records` by resolve batch (unresolved last), then by
+    /// encoder and creation: sorted apart from the records, which are large. Records
+    /// arrive mostly in that order (a tree of scopes in creation order), so it is mostly
+    /// hand-over order.
+    pub(crate) order: Vec<(u32, u32)>,
     pub(crate) late: Vec<LateCommands>,
+}
+
+impl FrontTaken {
+    pub(crate) fn record(&self, (buffer, at): (u32, u32)) -> &ScopeRecord {
+        &self.records[buffer as usize][at as usize]
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.records.iter().all(Vec::is_empty)
+    }
 }
 
 /// The state shared between a session and its [`super::Recorder`] handles.
@@ -318,6 +345,10 @@ impl FrontShared {
             frame.generation = generation;
             // Records of an earlier frame handed over after it ended: counted there.
             frame.records.clear();
+            while let Some(mut tree) = frame.trees.pop() {
+                tree.clear();
+                frame.keep_spare(tree);
+            }
             frame.late.clear();
             frame.resolves = 0;
             frame.unused = 0;
@@ -338,16 +369,24 @@ impl FrontShared {
         let mut frame = self.lock();
         // Every record is this frame's: a hand-over checks the generation under the lock,
         // and `open_frame` clears what came after the last close.
-        let records = std::mem::take(&mut frame.records);
+        let mut records = std::mem::take(&mut frame.buffers);
+        records.clear();
+        records.push(std::mem::take(&mut frame.records));
+        records.append(&mut frame.trees);
         // Merge order: by resolve batch (unresolved last), then by encoder, then creation,
         // so each encoder's records stay in creation order. Mostly so already.
-        let key = |record: &ScopeRecord| (record.resolved.unwrap_or(u32::MAX), record.encoder, record.id);
+        let key = |(buffer, at): (u32, u32)| {
+            let record = &records[buffer as usize][at as usize];
+            (record.resolved.unwrap_or(u32::MAX), record.encoder, record.id)
+        };
         let mut order = std::mem::take(&mut frame.order);
         order.clear();
-        order.extend(0..records.len() as u32);
-        if !records.windows(2).all(|pair| key(&pair[0]) <= key(&pair[1])) {
+        for (buffer, tree) in records.iter().enumerate() {
+            order.extend((0..tree.len() as u32).map(|at| (buffer as u32, at)));
+        }
+        if !order.windows(2).all(|pair| key(pair[0]) <= key(pair[1])) {
             // Stable: it merges the sorted runs the trees and batches arrive in, in linear time.
-            order.sort_by_key(|&at| key(&records[at as usize]));
+            order.sort_by_key(|&at| key(at));
         }
         let mut late = std::mem::take(&mut frame.late);
         late.retain(|late| late.generation == generation);
@@ -359,15 +398,25 @@ impl FrontShared {
 
     /// Gives back the record and order buffers `close_frame` took, emptied, so the next
     /// frame reuses their capacity instead of growing new ones.
-    pub(crate) fn recycle(&self, mut records: Vec<ScopeRecord>, order: Vec<u32>) {
-        records.clear();
+    pub(crate) fn recycle(&self, mut records: Vec<Vec<ScopeRecord>>, order: Vec<(u32, u32)>) {
+        for buffer in &mut records {
+            buffer.clear();
+        }
         let mut frame = self.lock();
         frame.order = order;
-        if records.capacity() > frame.records.capacity() {
-            // Records handed over since the close stay (the next frame clears them).
-            records.append(&mut frame.records);
-            frame.records = records;
+        let mut buffers = records.drain(..);
+        if let Some(mut first) = buffers.next() {
+            if first.capacity() > frame.records.capacity() {
+                // Records handed over since the close stay (the next frame clears them).
+                first.append(&mut frame.records);
+                first = std::mem::replace(&mut frame.records, first);
+            }
+            frame.keep_spare(first);
         }
+        for tree in buffers {
+            frame.keep_spare(tree);
+        }
+        frame.buffers = records;
     }
 
     /// Closes the frame for good (the session stops): nothing more is claimed.
@@ -469,11 +518,9 @@ impl FrontShared {
         // threads contend on).
         if frame.records.is_empty() {
             std::mem::swap(&mut frame.records, records);
-        } else {
-            frame.records.append(records);
-        }
-        if records.capacity() > 0 && frame.spare.len() < SPARE_BUFFERS {
-            frame.spare.push(std::mem::take(records));
+            frame.keep_spare(std::mem::take(records));
+        } else if !records.is_empty() {
+            frame.trees.push(std::mem::take(records));
         }
     }
 
@@ -544,7 +591,9 @@ impl FrontShared {
         let mut slots = std::mem::take(&mut frame.scratch);
         slots.clear();
         let mut any = false;
-        for record in frame.records.iter_mut().filter(|record| record.encoder == key && record.resolved.is_none()) {
+        let FrontFrame { records, trees, .. } = &mut *frame;
+        let all = records.iter_mut().chain(trees.iter_mut().flatten());
+        for record in all.filter(|record| record.encoder == key && record.resolved.is_none()) {
             record.resolved = Some(batch);
             any = true;
             slots.extend(record.slot);
@@ -662,8 +711,8 @@ mod tests {
         assert_eq!(front.batch(20, 1), Some(vec![]));
         assert_eq!(front.batch(10, 2), None, "another frame's resolve");
         let taken = front.close_frame();
-        let order: Vec<u64> = taken.order.iter().map(|&at| taken.records[at as usize].id).collect();
+        let order: Vec<u64> = taken.order.iter().map(|&at| taken.record(at).id).collect();
         assert_eq!(order, [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
-        assert_eq!(taken.records[taken.order[2] as usize].resolved, None);
+        assert_eq!(taken.record(taken.order[2]).resolved, None);
     }
 }

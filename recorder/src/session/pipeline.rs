@@ -643,11 +643,12 @@ impl Active {
     /// Closes the front's frame and merges its scopes into `pending`, encoder batch by
     /// batch in resolve order. Returns the slots claimed in the frame by both fronts.
     fn merge_front(&mut self, pending: &mut PendingFrame) -> u32 {
-        let FrontTaken { claimed, unused, refused, records, order, late } = self.front.close_frame();
-        pending.frame.dropped_spans += refused;
+        let taken = self.front.close_frame();
+        let (claimed, unused) = (taken.claimed, taken.unused);
+        pending.frame.dropped_spans += taken.refused;
         // Slots handed to scopes; the rest of the trees' runs had none.
         let handed = claimed - unused;
-        if records.is_empty() {
+        if taken.is_empty() {
             pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
             return claimed;
         }
@@ -666,7 +667,7 @@ impl Active {
         local.remap.resize(local.commands.len(), u32::MAX);
         // Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
         let mut last_graph: Option<(&Arc<str>, u32)> = None;
-        for record in order.iter().map(|&at| &records[at as usize]) {
+        for record in taken.order.iter().map(|&at| taken.record(at)) {
             let parent = match record.parent {
                 None => {
                     ancestors.clear();
@@ -717,7 +718,8 @@ impl Active {
                 pending.frame.bindings.push(Binding { command, ..*binding });
             }
             let own = std::iter::once((&record.pipelines, &record.commands));
-            let later = late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
+            let later =
+                taken.late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
             for (pipelines, commands) in own.chain(later) {
                 for command in commands {
                     any = true;
@@ -743,6 +745,7 @@ impl Active {
         self.local = local;
         self.merge_ancestors = ancestors;
         self.merge_merged = merged;
+        let FrontTaken { records, order, .. } = taken;
         self.front.recycle(records, order);
         // A slot claimed with no span: its scope had not ended (or its record came too
         // late) at end_frame. It has no timestamps: dropped, and counted.
