@@ -446,6 +446,23 @@ mod bench {
         profiler: wgpu_profiler::GpuProfiler,
     }
 
+    /// What each kind of frame records through on `gpu`: the raw frames' query set, a
+    /// session at level Timing (the level that records what wgpu-profiler records), and
+    /// a wgpu-profiler.
+    fn recorders(gpu: &Gpu) -> (wgpu::QuerySet, ProfileSession, wgpu_profiler::GpuProfiler) {
+        let stamps = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("raw timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: PASSES * 2,
+        });
+        let options = SessionOptions { max_spans_per_frame: PASSES + 64, ..SessionOptions::at(Level::Timing) };
+        let mut session = ProfileSession::new(options, MemorySink::new());
+        session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
+        let profiler = wgpu_profiler::GpuProfiler::new(&gpu.device, wgpu_profiler::GpuProfilerSettings::default())
+            .expect("profiler");
+        (stamps, session, profiler)
+    }
+
     /// The kinds of frame the rotated section compares, in the order they take the stations.
     const ROTATED_KINDS: [&str; 4] =
         ["raw wgpu", "raw, timestamp writes", "sgpt-recorder timing", "wgpu-profiler 0.28"];
@@ -510,17 +527,7 @@ mod bench {
         let mut stations: Vec<Station> = (0..ROTATED_KINDS.len())
             .map(|_| {
                 let own = device_with(gpu, features);
-                let stamps = own.device.create_query_set(&wgpu::QuerySetDescriptor {
-                    label: Some("raw timestamps"),
-                    ty: wgpu::QueryType::Timestamp,
-                    count: PASSES * 2,
-                });
-                let options = SessionOptions { max_spans_per_frame: PASSES + 64, ..SessionOptions::at(Level::Timing) };
-                let mut session = ProfileSession::new(options, MemorySink::new());
-                session.start(&own.device, &own.queue, &own.adapter).expect("starts");
-                let profiler =
-                    wgpu_profiler::GpuProfiler::new(&own.device, wgpu_profiler::GpuProfilerSettings::default())
-                        .expect("profiler");
+                let (stamps, session, profiler) = recorders(&own);
                 Station { gpu: own, stamps, session, profiler }
             })
             .collect();

@@ -16,9 +16,9 @@
 
 use std::process::Command;
 
-use sgpt_recorder::{Level, MemorySink, ProfileSession, SessionOptions};
-
-use super::{Encode, Encoded, Frame, Gpu, PASSES, end_frame, handle_here, handle_threads, one_thread, resolve};
+use super::{
+    Encode, Encoded, Frame, Gpu, PASSES, end_frame, handle_here, handle_threads, one_thread, recorders, resolve,
+};
 
 /// What the probe run records: which shape of frame (`session`, `handle`, `threads`),
 /// which kind (`raw`, `stamped`, `sgpt`, `profiler`), how many frames.
@@ -61,16 +61,7 @@ pub(super) fn run_probe(gpu: &Gpu) -> bool {
         "threads" => &handle_threads,
         _ => &one_thread,
     };
-    let stamps = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-        label: Some("raw timestamps"),
-        ty: wgpu::QueryType::Timestamp,
-        count: PASSES * 2,
-    });
-    let options = SessionOptions { max_spans_per_frame: PASSES + 64, ..SessionOptions::at(Level::Timing) };
-    let mut session = ProfileSession::new(options, MemorySink::new());
-    session.start(&gpu.device, &gpu.queue, &gpu.adapter).expect("starts");
-    let mut profiler =
-        wgpu_profiler::GpuProfiler::new(&gpu.device, wgpu_profiler::GpuProfilerSettings::default()).expect("profiler");
+    let (stamps, mut session, mut profiler) = recorders(gpu);
     for _ in 0..frames {
         let mut frame = match kind {
             "raw" => Frame::Raw,
