@@ -650,6 +650,8 @@ impl Active {
         let handed = claimed - unused;
         if taken.is_empty() {
             pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
+            // The buffers go back all the same: an empty frame keeps their capacity.
+            self.front.recycle(taken.records, taken.order);
             return claimed;
         }
         let set_id = pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id));

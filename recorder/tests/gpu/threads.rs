@@ -521,3 +521,68 @@ fn a_pass_recorded_in_the_next_frame_inside_a_scope_left_open_keeps_its_graph_pa
     assert_eq!(topology.graph_passes[graph_pass as usize].name, "straddling");
     assert!(span_of(frame, 0).is_some(), "timed in its own frame");
 }
+
+#[test]
+fn a_recorded_frame_through_the_handle_allocates_nothing_per_pass() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let options = SessionOptions { max_spans_per_frame: 512, ..SessionOptions::at(Level::Workload) };
+    let mut session = started(&gpu, options, &sink);
+    let recorder = session.recorder();
+    // One frame of `passes` dispatches on two encoders, raw or recorded through the handle:
+    // each encoder one tree of scopes, resolved, submitted, and the frame ended.
+    let mut frame = |passes: u32, recorded: bool| {
+        if recorded {
+            assert!(session.begin_frame().expect("begins"));
+        }
+        let mut encoders: Vec<wgpu::CommandEncoder> =
+            (0..2).map(|_| gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default())).collect();
+        for encoder in &mut encoders {
+            if recorded {
+                let mut graph = recorder.graph_pass("passes", encoder);
+                for _ in 0..passes / 2 {
+                    let mut pass = graph.scoped_compute_pass("pass");
+                    pass.compute_pipeline(&work.pipeline);
+                    pass.set_bind_group(0, &work.bind_group, &[]);
+                    pass.dispatch(1, 1, 1);
+                }
+            } else {
+                for _ in 0..passes / 2 {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("pass"),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&work.pipeline);
+                    pass.set_bind_group(0, &work.bind_group, &[]);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            }
+        }
+        for encoder in &mut encoders {
+            recorder.resolve_queries(encoder);
+        }
+        gpu.queue.submit(encoders.into_iter().map(wgpu::CommandEncoder::finish));
+        if recorded {
+            session.end_frame().expect("ends");
+        }
+    };
+    // What the recorder allocates beyond wgpu in a frame of 8 passes and in one of 200. A
+    // frame's own allocations (the graph pass's name, the frame written, an earlier frame
+    // read back or not yet, as the GPU goes) vary by a few dozen from frame to frame; one
+    // allocation a pass would add 192. Both closures run the one frame function.
+    let cell = std::cell::RefCell::new(&mut frame);
+    let median = |mut counts: Vec<i64>| {
+        counts.sort_unstable();
+        counts[counts.len() / 2]
+    };
+    let few = allocation_differences(&gpu, || (cell.borrow_mut())(8, false), || (cell.borrow_mut())(8, true));
+    let many = allocation_differences(&gpu, || (cell.borrow_mut())(200, false), || (cell.borrow_mut())(200, true));
+    let (few_median, many_median) = (median(few.clone()), median(many.clone()));
+    assert!(
+        many_median < few_median + 96,
+        "192 more passes cost the recorder about one allocation each: {many:?} against {few:?} for 8 passes"
+    );
+    let summary = pollster::block_on(session.stop()).expect("stops");
+    assert_eq!(summary.dropped_spans, 0);
+}
