@@ -518,8 +518,12 @@ impl FrontShared {
         // threads contend on).
         if frame.records.is_empty() {
             std::mem::swap(&mut frame.records, records);
+        }
+        // What is left here is the frame's old buffer, a tree with nothing of this frame, or
+        // a later tree: the first two are kept for reuse, the last is moved in whole.
+        if records.is_empty() {
             frame.keep_spare(std::mem::take(records));
-        } else if !records.is_empty() {
+        } else {
             frame.trees.push(std::mem::take(records));
         }
     }
