@@ -143,14 +143,7 @@ mod bench {
                     pass.dispatch_workgroups(1, 1, 1);
                 }
             }
-            Frame::Profiler(profiler) => {
-                let mut scope = profiler.scope("frame", &mut encoder);
-                for _ in 0..PASSES {
-                    let mut pass = scope.scoped_compute_pass("pass");
-                    pass.set_pipeline(&gpu.pipeline);
-                    pass.dispatch_workgroups(1, 1, 1);
-                }
-            }
+            Frame::Profiler(profiler) => profiler_passes(gpu, profiler, &mut encoder, PASSES),
         }
         Encoded { encoders: vec![encoder], workers_cpu: Duration::ZERO }
     }
@@ -172,6 +165,22 @@ mod bench {
             let mut pass = scope.scoped_compute_pass("pass");
             pass.compute_pipeline(&gpu.pipeline);
             pass.dispatch(1, 1, 1);
+        }
+    }
+
+    /// `count` one-dispatch passes on `encoder` through wgpu-profiler's `&self` scopes, in
+    /// one scope.
+    fn profiler_passes(
+        gpu: &Gpu,
+        profiler: &wgpu_profiler::GpuProfiler,
+        encoder: &mut wgpu::CommandEncoder,
+        count: u32,
+    ) {
+        let mut scope = profiler.scope("frame", encoder);
+        for _ in 0..count {
+            let mut pass = scope.scoped_compute_pass("pass");
+            pass.set_pipeline(&gpu.pipeline);
+            pass.dispatch_workgroups(1, 1, 1);
         }
     }
 
@@ -233,12 +242,7 @@ mod bench {
         if let Some(recorder) = recorder {
             handle_passes(gpu, recorder, &mut encoder, count);
         } else if let Some(profiler) = profiler {
-            let mut scope = profiler.scope("frame", &mut encoder);
-            for _ in 0..count {
-                let mut pass = scope.scoped_compute_pass("pass");
-                pass.set_pipeline(&gpu.pipeline);
-                pass.dispatch_workgroups(1, 1, 1);
-            }
+            profiler_passes(gpu, profiler, &mut encoder, count);
         } else {
             raw_passes(gpu, &mut encoder, stamps, passes.start, count);
         }
