@@ -537,6 +537,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
             Some(_) => TreeRef::Borrowed(tree.get_mut()),
             None => TreeRef::Own(Tree::default()),
         };
+        let workload = records_workload(shared, at.is_some());
         Scope {
             shared,
             target: Target::Owned(begin()),
@@ -544,7 +545,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
             at,
             end_query: None,
             debug_group: false,
-            workload: records_workload(shared, at.is_some()),
+            workload,
             current: None,
             tree,
         }
