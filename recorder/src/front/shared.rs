@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
+use arrayvec::ArrayString;
 use crossbeam_utils::CachePadded;
 use sgpt_format::{AttachmentRole, GpuPassKind, Level, LoadOp, Op, StoreOp};
 use smallvec::SmallVec;
@@ -103,24 +104,21 @@ const INLINE_LABEL: usize = 30;
 /// A scope's label, copied without allocating when it is short.
 #[derive(Clone, Debug)]
 pub(crate) enum Label {
-    Inline { len: u8, bytes: [u8; INLINE_LABEL] },
+    Inline(ArrayString<INLINE_LABEL>),
     Heap(String),
 }
 
 impl Label {
     pub(crate) fn new(label: &str) -> Self {
-        if label.len() > INLINE_LABEL {
-            return Self::Heap(label.to_owned());
+        match ArrayString::from(label) {
+            Ok(inline) => Self::Inline(inline),
+            Err(_) => Self::Heap(label.to_owned()),
         }
-        let mut bytes = [0; INLINE_LABEL];
-        bytes[..label.len()].copy_from_slice(label.as_bytes());
-        Self::Inline { len: label.len() as u8, bytes }
     }
 
     pub(crate) fn as_str(&self) -> &str {
         match self {
-            // Copied whole from a `&str`, so always UTF-8.
-            Self::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default(),
+            Self::Inline(label) => label,
             Self::Heap(label) => label,
         }
     }
