@@ -36,6 +36,7 @@ pub(crate) struct StaleGuard {
 
 impl StaleGuard {
     /// Judges span slot `slot` of the frame being read; an accepted span is remembered.
+    #[inline]
     pub(crate) fn check(&mut self, slot: usize, begin: u64, end: u64) -> Result<(), Refusal> {
         if begin == 0 && end == 0 {
             return Err(Refusal::Unwritten);

@@ -285,16 +285,24 @@ pub(crate) struct FrontTaken {
     /// `order` gives the merge order.
     pub(crate) records: Vec<Vec<ScopeRecord>>,
     /// `(buffer, index)` into `records` by resolve batch (unresolved last), then by
-    /// encoder and creation: sorted apart from the records, which are large. Records
-    /// arrive mostly in that order (a tree of scopes in creation order), so it is mostly
-    /// hand-over order.
+    /// encoder and creation: sorted apart from the records, which are large. Empty when
+    /// hand-over order is that order already, as it mostly is (a tree of scopes arrives in
+    /// creation order): see [`Self::in_merge_order`].
     pub(crate) order: Vec<(u32, u32)>,
     pub(crate) late: Vec<LateCommands>,
 }
 
 impl FrontTaken {
-    pub(crate) fn record(&self, (buffer, at): (u32, u32)) -> &ScopeRecord {
+    fn record(&self, (buffer, at): (u32, u32)) -> &ScopeRecord {
         &self.records[buffer as usize][at as usize]
+    }
+
+    /// The records in merge order: through `order` when hand-over order is not it.
+    pub(crate) fn in_merge_order(&self) -> impl Iterator<Item = &ScopeRecord> {
+        let sorted = self.order.is_empty();
+        let direct = sorted.then(|| self.records.iter().flatten());
+        let ordered = (!sorted).then(|| self.order.iter().map(|&at| self.record(at)));
+        direct.into_iter().flatten().chain(ordered.into_iter().flatten())
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -372,19 +380,20 @@ impl FrontShared {
         records.push(std::mem::take(&mut frame.records));
         records.append(&mut frame.trees);
         // Merge order: by resolve batch (unresolved last), then by encoder, then creation,
-        // so each encoder's records stay in creation order. Mostly so already.
-        let key = |(buffer, at): (u32, u32)| {
-            let record = &records[buffer as usize][at as usize];
-            (record.resolved.unwrap_or(u32::MAX), record.encoder, record.id)
-        };
+        // so each encoder's records stay in creation order. Mostly so already: then no
+        // order is built.
+        let key = |record: &ScopeRecord| (record.resolved.unwrap_or(u32::MAX), record.encoder, record.id);
         let mut order = std::mem::take(&mut frame.order);
         order.clear();
-        for (buffer, tree) in records.iter().enumerate() {
-            order.extend((0..tree.len() as u32).map(|at| (buffer as u32, at)));
-        }
-        if !order.windows(2).all(|pair| key(pair[0]) <= key(pair[1])) {
+        let mut keys = records.iter().flatten().map(key);
+        let sorted =
+            keys.next().is_none_or(|first| keys.try_fold(first, |last, next| (last <= next).then_some(next)).is_some());
+        if !sorted {
+            for (buffer, tree) in records.iter().enumerate() {
+                order.extend((0..tree.len() as u32).map(|at| (buffer as u32, at)));
+            }
             // Stable: it merges the sorted runs the trees and batches arrive in, in linear time.
-            order.sort_by_key(|&at| key(at));
+            order.sort_by_key(|&(buffer, at)| key(&records[buffer as usize][at as usize]));
         }
         let mut late = std::mem::take(&mut frame.late);
         late.retain(|late| late.generation == generation);
@@ -697,6 +706,23 @@ mod tests {
     }
 
     #[test]
+    fn records_handed_over_in_merge_order_are_merged_as_they_came_without_an_order_list() {
+        let front = front(8);
+        front.open_frame(1, Some(0));
+        let mut tree = vec![record(&front, 1, 10, Some(0)), record(&front, 1, 10, Some(1))];
+        let mut later = vec![record(&front, 1, 10, Some(2))];
+        let ids: Vec<u64> = tree.iter().chain(&later).map(|record| record.id).collect();
+        front.hand_over_all(&mut tree, &SlotRun::default());
+        front.hand_over_all(&mut later, &SlotRun::default());
+        assert_eq!(front.batch(10, 1), Some(vec![0, 1, 2]));
+        let taken = front.close_frame();
+        assert!(taken.order.is_empty(), "already in order: no order list is built");
+        assert_eq!(taken.records.len(), 2, "the second tree is moved in whole");
+        let order: Vec<u64> = taken.in_merge_order().map(|record| record.id).collect();
+        assert_eq!(order, ids);
+    }
+
+    #[test]
     fn records_merge_by_resolve_batch_then_creation_and_late_ones_are_left_out() {
         let front = front(8);
         front.open_frame(1, Some(0));
@@ -713,8 +739,8 @@ mod tests {
         assert_eq!(front.batch(20, 1), Some(vec![]));
         assert_eq!(front.batch(10, 2), None, "another frame's resolve");
         let taken = front.close_frame();
-        let order: Vec<u64> = taken.order.iter().map(|&at| taken.record(at).id).collect();
+        let order: Vec<u64> = taken.in_merge_order().map(|record| record.id).collect();
         assert_eq!(order, [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
-        assert_eq!(taken.record(taken.order[2]).resolved, None);
+        assert_eq!(taken.in_merge_order().nth(2).map(|record| record.resolved), Some(None));
     }
 }

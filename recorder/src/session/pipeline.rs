@@ -669,7 +669,7 @@ impl Active {
         local.remap.resize(local.commands.len(), u32::MAX);
         // Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
         let mut last_graph: Option<(&Arc<str>, u32)> = None;
-        for record in taken.order.iter().map(|&at| taken.record(at)) {
+        for record in taken.in_merge_order() {
             let parent = match record.parent {
                 None => {
                     ancestors.clear();
