@@ -28,7 +28,8 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
-    // `benches/bench/instructions.rs`: the inline module `bench`'s own folder.
+    // `benches/bench/`: the inline module `bench`'s own folder.
+    mod callgrind;
     mod instructions;
 
     use std::time::{Duration, Instant};
