@@ -27,8 +27,8 @@ pub(crate) use scope::sealed::Sealed as RecordTarget;
 pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
 pub(crate) use scope::{begin as claim_span, can_time};
 pub(crate) use shared::{
-    AttachmentInfo, Few, FrontSetup, FrontShared, FrontTaken, GraphRef, Label, LocalRanges, PipelineRef, ScopeRecord,
-    attachments_of,
+    AttachmentInfo, Few, FrontSetup, FrontShared, FrontTaken, GraphRef, Label, LateCommands, LocalRanges, PipelineRef,
+    ScopeRecord, attachments_of,
 };
 
 /// A command encoder's identity, for scopes on a pass the caller began on it: a pass

@@ -18,7 +18,7 @@ use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
 use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::error::RecordError;
-use crate::front::{FrontShared, FrontTaken, GraphRef, PipelineRef};
+use crate::front::{FrontShared, FrontTaken, GraphRef, LateCommands, PipelineRef, ScopeRecord};
 use crate::memory::Gauges;
 use crate::meta::Capabilities;
 use crate::providers::Providers;
@@ -708,33 +708,13 @@ impl Active {
                 pending.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
                 pending.slots.push(SpanSlot { slot, resolved: record.resolved.is_some() });
             }
-            let (commands, bindings) = (record.local.commands.clone(), record.local.bindings.clone());
-            let mut any = !commands.is_empty();
-            let base = pending.frame.commands.len() as u32;
-            for (at, command) in commands.clone().zip(&local.commands[commands.start as usize..commands.end as usize]) {
-                local.remap[at as usize] = base + (at - commands.start);
-                pending.frame.commands.push(Command { gpu_pass: index, ..*command });
-            }
-            for binding in &local.bindings[bindings.start as usize..bindings.end as usize] {
-                let command = base + (binding.command - commands.start);
-                pending.frame.bindings.push(Binding { command, ..*binding });
-            }
-            let own = std::iter::once((&record.pipelines, &record.commands));
-            let later =
-                taken.late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
-            for (pipelines, commands) in own.chain(later) {
-                for command in commands {
-                    any = true;
-                    let render =
-                        matches!(command.op, Op::Draw { .. } | Op::DrawIndexed { .. } | Op::DrawIndirect { .. });
-                    let pipeline = command.pipeline.and_then(|at| pipelines.get(at)).map(|pipeline| match pipeline {
-                        PipelineRef::Compute(pipeline) => self.registry.compute_id(pipeline),
-                        PipelineRef::Render(pipeline) => self.registry.render_id(pipeline),
-                        PipelineRef::Named(named) => self.registry.named_id(&named.label, render, named.workgroup_size),
-                    });
-                    pending.frame.commands.push(Command { gpu_pass: index, pipeline, op: command.op });
-                }
-            }
+            // Most records (all at level Timing) have no commands: nothing to walk.
+            let local_any = !record.local.commands.is_empty() || !record.local.bindings.is_empty();
+            let any = local_any && move_local(&mut local, record, index, &mut pending.frame);
+            let late = &taken.late;
+            let any = (!record.commands.is_empty() || !late.is_empty())
+                && merge_commands(&mut self.registry, record, late, index, &mut pending.frame)
+                || any;
             if record.token && !any {
                 self.timed_only_at(record.label.as_str(), pending.frame.frame_number);
             }
@@ -763,6 +743,49 @@ pub(super) struct Merged {
     id: u64,
     index: u32,
     bracket: Option<u32>,
+}
+
+/// Moves a profiled pass's commands and bindings, recorded into the session's buffers,
+/// into `frame` as GPU pass `index`'s, noting where each command went. Whether it had any.
+fn move_local(local: &mut LocalRecords, record: &ScopeRecord, index: u32, frame: &mut Frame) -> bool {
+    let (commands, bindings) = (record.local.commands.clone(), record.local.bindings.clone());
+    let base = frame.commands.len() as u32;
+    for (at, command) in commands.clone().zip(&local.commands[commands.start as usize..commands.end as usize]) {
+        local.remap[at as usize] = base + (at - commands.start);
+        frame.commands.push(Command { gpu_pass: index, ..*command });
+    }
+    for binding in &local.bindings[bindings.start as usize..bindings.end as usize] {
+        let command = base + (binding.command - commands.start);
+        frame.bindings.push(Binding { command, ..*binding });
+    }
+    !commands.is_empty()
+}
+
+/// Adds a scope's workload calls, and those its token handed over late, to `frame` as GPU
+/// pass `index`'s, each pipeline by its registry id. Whether it had any.
+fn merge_commands(
+    registry: &mut Registry,
+    record: &ScopeRecord,
+    late: &[LateCommands],
+    index: u32,
+    frame: &mut Frame,
+) -> bool {
+    let mut any = false;
+    let own = std::iter::once((&record.pipelines, &record.commands));
+    let later = late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
+    for (pipelines, commands) in own.chain(later) {
+        for command in commands {
+            any = true;
+            let render = matches!(command.op, Op::Draw { .. } | Op::DrawIndexed { .. } | Op::DrawIndirect { .. });
+            let pipeline = command.pipeline.and_then(|at| pipelines.get(at)).map(|pipeline| match pipeline {
+                PipelineRef::Compute(pipeline) => registry.compute_id(pipeline),
+                PipelineRef::Render(pipeline) => registry.render_id(pipeline),
+                PipelineRef::Named(named) => registry.named_id(&named.label, render, named.workgroup_size),
+            });
+            frame.commands.push(Command { gpu_pass: index, pipeline, op: command.op });
+        }
+    }
+    any
 }
 
 fn ticks_to_ns(ticks: u64, period: f64) -> u64 {
