@@ -29,7 +29,6 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 mod bench {
     // `benches/bench/`: the inline module `bench`'s own folder.
-    mod callgrind;
     mod instructions;
 
     use std::time::{Duration, Instant};

@@ -15,14 +15,14 @@
 //! pipeline compilation and the first frames' growth cancel out.
 //!
 //! Each figure is also given outside the C allocator, with the allocator calls counted
-//! apart ([`super::callgrind`]): the allocator's own instructions are the one part that
+//! apart ([`sgpt_test_support::callgrind`]): the allocator's own instructions are the one part that
 //! moves between identical runs, so the all-instructions ratio moves by about ±0.1 and
 //! the other repeats. The second is the stricter of the two for sgpt: it leaves out the
 //! instructions of wgpu-profiler's allocations (about six a pass), and sgpt makes none.
 
 use std::process::Command;
 
-use super::callgrind::{self, Collected};
+use sgpt_test_support::callgrind::{self, Collected};
 
 use super::{
     Encode, Encoded, Frame, Gpu, PASSES, end_frame, handle_here, handle_threads, one_thread, recorders, resolve,

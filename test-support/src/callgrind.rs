@@ -1,6 +1,6 @@
-//! Reads a callgrind output file: the instructions collected, and the share of them spent
-//! in the C allocator's entry points (`malloc`, `free`, `realloc`, …) called from outside
-//! the allocator.
+//! Reads a callgrind output file, for the benches that count instructions: the
+//! instructions collected, and the share of them spent in the C allocator's entry points
+//! (`malloc`, `free`, `realloc`, …) called from outside the allocator.
 //!
 //! The allocator's share is the one part of a probe that moves between identical runs:
 //! glibc's `malloc_consolidate`, chunk unlinking and `realloc`'s copies depend on what
@@ -14,17 +14,17 @@ const ALLOCATOR: [&str; 7] = ["malloc", "free", "realloc", "calloc", "posix_mema
 
 /// What one probe run executed, as callgrind collected it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(super) struct Collected {
+pub struct Collected {
     /// Every instruction collected.
-    pub(super) total: u64,
+    pub total: u64,
     /// Instructions inside allocator calls made from outside the allocator.
-    pub(super) allocator: u64,
+    pub allocator: u64,
     /// Those calls.
-    pub(super) allocator_calls: u64,
+    pub allocator_calls: u64,
 }
 
 impl Collected {
-    pub(super) fn outside_allocator(self) -> u64 {
+    pub fn outside_allocator(self) -> u64 {
         self.total - self.allocator
     }
 }
@@ -32,7 +32,7 @@ impl Collected {
 /// Parses callgrind's output format (one event, `Ir`): `summary:` is the total; each
 /// `calls=` line is followed by the cost line of that call, inclusive of its callees, and
 /// `fn=`/`cfn=` name the caller and callee (`(id) name` the first time, `(id)` after).
-pub(super) fn parse(text: &str) -> Result<Collected, String> {
+pub fn parse(text: &str) -> Result<Collected, String> {
     let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     let mut collected = Collected::default();
     let mut caller_is_allocator = false;
@@ -82,4 +82,62 @@ fn resolve<'t>(names: &mut std::collections::HashMap<&'t str, &'t str>, value: &
 
 fn is_allocator(name: &str) -> bool {
     ALLOCATOR.contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Collected, parse};
+
+    /// `main` calls `malloc` twice (which calls `_int_malloc`) and `work` once; `free`,
+    /// called once from `main` and once from inside `realloc`, counts only once.
+    const PROFILE: &str = "\
+version: 1
+positions: line
+events: Ir
+summary: 1000
+
+fl=(1) main.rs
+fn=(1) main
+3 100
+cfn=(2) malloc
+calls=2 10
+4 120
+cfn=(3) work
+calls=1 20
+5 500
+cfn=(4) free
+calls=1 30
+6 40
+
+fl=(2) malloc.c
+fn=(2)
+10 80
+cfn=(5) _int_malloc
+calls=2 20
+11 40
+fn=(6) realloc
+12 60
+cfn=(4)
+calls=1 30
+13 40
+
+fn=(4)
+30 80
+";
+
+    #[test]
+    fn allocator_calls_from_outside_it_are_counted_with_what_they_call_once() {
+        let collected = parse(PROFILE).expect("parses");
+        assert_eq!(collected, Collected { total: 1000, allocator: 160, allocator_calls: 3 });
+        assert_eq!(collected.outside_allocator(), 840);
+    }
+
+    #[test]
+    fn a_profile_without_a_summary_or_with_an_unknown_name_is_refused() {
+        assert!(parse("events: Ir\nfn=(1) main\n1 10\n").is_err());
+        let unknown = "summary: 10\nfn=(1) main\ncfn=(9)\ncalls=1 2\n3 4\n";
+        assert!(parse(unknown).unwrap_err().contains("(9)"));
+        let cut = "summary: 10\nfn=(1) main\ncfn=(2) malloc\ncalls=1 2\n";
+        assert!(parse(cut).is_ok_and(|collected| collected.allocator == 0), "a calls= line at the end adds nothing");
+    }
 }
