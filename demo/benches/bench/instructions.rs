@@ -15,10 +15,11 @@
 //! pipeline compilation and the first frames' growth cancel out.
 //!
 //! Each figure is also given outside the C allocator, with the allocator calls counted
-//! apart ([`sgpt_test_support::callgrind`]): the allocator's own instructions are the one part that
-//! moves between identical runs, so the all-instructions ratio moves by about ±0.1 and
-//! the other repeats. The second is the stricter of the two for sgpt: it leaves out the
-//! instructions of wgpu-profiler's allocations (about six a pass), and sgpt makes none.
+//! apart ([`sgpt_test_support::callgrind`]): the allocator's own instructions are the one
+//! part that moves between identical runs, so the all-instructions ratio moves by about
+//! ±0.1 and the other repeats. The second is the stricter of the two for sgpt: it leaves
+//! out the instructions of wgpu-profiler's allocations (about six a pass), where sgpt's
+//! are a few a frame, none a pass.
 
 use std::process::Command;
 
