@@ -358,7 +358,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         };
         let (parent, graph_pass) = up(tree_mut, generation);
         let place = Place { generation, encoder, parent, graph_pass };
-        let at = tree_mut.push(shared, new_record(shared, place, R::KIND, name, slot.map(|(s, _)| s), false));
+        let at = tree_mut.push(shared, || new_record(shared, place, R::KIND, name, slot.map(|(s, _)| s), false));
         let target_mut = target.get_mut();
         target_mut.push_debug_group(name);
         let mut end_query = None;
@@ -516,16 +516,16 @@ impl Scope<'_, wgpu::CommandEncoder> {
         };
         let (parent, graph_pass) = tree.nested_in(up, generation);
         let place = Place { generation, encoder: self.encoder, parent, graph_pass };
-        let at = tree.push(shared, new_record(shared, place, kind, label, slot.map(|(s, _)| s), false));
+        let at = tree.push(shared, || new_record(shared, place, kind, label, slot.map(|(s, _)| s), false));
         (Some(at), slot)
     }
 
     /// The scope of the pass `begin` begins, begun by a scope with `tree` on `encoder`: of
     /// that tree when recorded (`at`). Inlined into the scoped passes, as they are into
-    /// their callers. `begin` runs last, so wgpu's pass (432 bytes for a compute pass) is
-    /// copied into the scope once, not held across another call and copied twice. That one
-    /// copy (about 76 instructions under callgrind) stays: wgpu's `begin_*_pass` may unwind,
-    /// so the compiler will not write its result straight into the scope.
+    /// their callers. `begin` runs before the tree reference is made, and after every other
+    /// call: with nothing of the scope to drop should it unwind, the compiler writes wgpu's
+    /// pass (432 bytes for a compute pass) straight into the scope. Made the other way
+    /// round, the pass was copied in once or twice (76 instructions each under callgrind).
     #[inline(always)]
     fn pass_scope<'s, P: ScopeTarget>(
         shared: &'s Arc<FrontShared>,
