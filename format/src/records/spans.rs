@@ -30,8 +30,6 @@ const DURATIONS_SIGNED: u8 = 4;
 /// Reusable buffers for encoding, so the steady state allocates nothing.
 #[derive(Debug, Default)]
 pub struct SpanScratch {
-    gaps: Vec<u64>,
-    durations: Vec<u64>,
     /// `(length, value)` runs of the query set and kind columns.
     query_set_runs: Vec<(u32, u8)>,
     kind_runs: Vec<(u32, u8)>,
@@ -44,11 +42,33 @@ fn kind_byte(kind: SpanKind) -> u8 {
     }
 }
 
-#[inline(always)]
-fn extend_run(runs: &mut Vec<(u32, u8)>, value: u8) {
-    match runs.last_mut() {
-        Some((len, last)) if *last == value => *len += 1,
-        _ => runs.push((1, value)),
+/// Builds a run-length column: the open run is kept apart from the finished ones, so
+/// adding a value that extends it touches no memory.
+struct Runs<'a> {
+    finished: &'a mut Vec<(u32, u8)>,
+    open: (u32, u8),
+}
+
+impl<'a> Runs<'a> {
+    fn new(finished: &'a mut Vec<(u32, u8)>, first: u8) -> Self {
+        finished.clear();
+        Self { finished, open: (0, first) }
+    }
+
+    #[inline(always)]
+    fn add(&mut self, value: u8) {
+        if value == self.open.1 {
+            self.open.0 += 1;
+        } else {
+            self.finished.push(self.open);
+            self.open = (1, value);
+        }
+    }
+
+    /// The column's runs, the open one last.
+    fn finish(self) -> &'a [(u32, u8)] {
+        self.finished.push(self.open);
+        self.finished
     }
 }
 
@@ -65,46 +85,33 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
     put_varint(out, spans.len() as u64);
     let Some(first) = spans.first() else { return };
 
-    // One pass derives every column, its runs and its histogram.
-    scratch.gaps.clear();
-    scratch.durations.clear();
-    scratch.query_set_runs.clear();
-    scratch.kind_runs.clear();
+    // One pass derives every column's runs and histogram; the bit stream is written in a
+    // second, once the histograms have chosen each column's `k`.
+    let mut query_sets = Runs::new(&mut scratch.query_set_runs, first.query_set);
+    let mut kinds = Runs::new(&mut scratch.kind_runs, kind_byte(first.kind));
+    // Histograms of the zigzagged values: a column with no negative value is stored as it
+    // is, and its histogram follows from this one (zigzag doubles such a value).
     let mut gap_lengths = BitLengths::default();
     let mut duration_lengths = BitLengths::default();
-    let mut previous_end = first.begin_ns;
     let mut sequential = true;
     let mut negative = 0u64;
-    for (i, span) in spans.iter().enumerate() {
+    for (i, (span, (gap, duration))) in spans.iter().zip(gaps_and_durations(spans, first.begin_ns)).enumerate() {
         sequential &= span.pass as usize == i;
-        let gap = span.begin_ns.wrapping_sub(previous_end);
-        let duration = span.end_ns.wrapping_sub(span.begin_ns);
-        previous_end = span.end_ns;
         // Track signs branch-free: bit 0 for gaps, bit 1 for durations.
         negative |= (gap >> 63) | ((duration >> 63) << 1);
-        gap_lengths.add(gap);
-        duration_lengths.add(duration);
-        scratch.gaps.push(gap);
-        scratch.durations.push(duration);
-        extend_run(&mut scratch.query_set_runs, span.query_set);
-        extend_run(&mut scratch.kind_runs, kind_byte(span.kind));
+        gap_lengths.add(zigzag(gap as i64));
+        duration_lengths.add(zigzag(duration as i64));
+        query_sets.add(span.query_set);
+        kinds.add(kind_byte(span.kind));
     }
     let gaps_signed = negative & 1 != 0;
     let durations_signed = negative & 2 != 0;
-    // A column with a negative value is stored zigzagged; its histogram is redone.
-    for (signed, column, lengths) in [
-        (gaps_signed, &mut scratch.gaps, &mut gap_lengths),
-        (durations_signed, &mut scratch.durations, &mut duration_lengths),
-    ] {
-        if signed {
-            *lengths = BitLengths::default();
-            for value in column.iter_mut() {
-                *value = zigzag(*value as i64);
-                lengths.add(*value);
-            }
-        }
+    if !gaps_signed {
+        gap_lengths = gap_lengths.halved();
     }
-
+    if !durations_signed {
+        duration_lengths = duration_lengths.halved();
+    }
     let layout = (u8::from(sequential) * SEQUENTIAL)
         | (u8::from(gaps_signed) * GAPS_SIGNED)
         | (u8::from(durations_signed) * DURATIONS_SIGNED);
@@ -117,8 +124,8 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
             expected = span.pass.wrapping_add(1);
         }
     }
-    put_runs(out, &scratch.query_set_runs);
-    put_runs(out, &scratch.kind_runs);
+    put_runs(out, query_sets.finish());
+    put_runs(out, kinds.finish());
 
     let gap_k = gap_lengths.best_k();
     let duration_k = duration_lengths.best_k();
@@ -133,13 +140,42 @@ pub fn encode(out: &mut Vec<u8>, spans: &[Span], scratch: &mut SpanScratch) {
     // Eight bytes of slack let the bit writer store whole words; trimmed after.
     out.resize(bits_end + 8, 0);
     let mut writer = BitWriter::new(&mut out[bits_at..]);
-    for (&gap, &duration) in scratch.gaps.iter().zip(&scratch.durations) {
-        writer.put_code(gap, gap_k);
-        writer.put_code(duration, duration_k);
+    let ks = (gap_k, duration_k);
+    match (gaps_signed, durations_signed) {
+        (false, false) => put_stream::<false, false>(&mut writer, spans, ks),
+        (true, false) => put_stream::<true, false>(&mut writer, spans, ks),
+        (false, true) => put_stream::<false, true>(&mut writer, spans, ks),
+        (true, true) => put_stream::<true, true>(&mut writer, spans, ks),
     }
     let written = writer.finish();
     debug_assert_eq!(written, bits_len as usize);
     out.truncate(bits_end);
+}
+
+/// Writes each span's gap and duration, zigzagged where signed. One copy of the loop per
+/// pair of signs, so none is tested per span.
+fn put_stream<const GAPS_SIGNED: bool, const DURATIONS_SIGNED: bool>(
+    writer: &mut BitWriter<'_>,
+    spans: &[Span],
+    (gap_k, duration_k): (u32, u32),
+) {
+    let stored = |value: u64, signed: bool| if signed { zigzag(value as i64) } else { value };
+    let epoch = spans.first().map_or(0, |span| span.begin_ns);
+    for (gap, duration) in gaps_and_durations(spans, epoch) {
+        writer.put_code_pair(stored(gap, GAPS_SIGNED), gap_k, stored(duration, DURATIONS_SIGNED), duration_k);
+    }
+}
+
+/// Each span's gap (from the previous span's end, the first one's from `epoch`) and
+/// duration, as wrapping differences: cheaper to derive again than to keep.
+#[inline(always)]
+fn gaps_and_durations(spans: &[Span], epoch: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+    let mut previous_end = epoch;
+    spans.iter().map(move |span| {
+        let gap = span.begin_ns.wrapping_sub(previous_end);
+        previous_end = span.end_ns;
+        (gap, span.end_ns.wrapping_sub(span.begin_ns))
+    })
 }
 
 /// Checks a run-length column (lengths summing to `span_count`, values at most `max`)
