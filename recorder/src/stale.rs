@@ -41,16 +41,24 @@ impl StaleGuard {
         if begin == 0 && end == 0 {
             return Err(Refusal::Unwritten);
         }
-        if self.last.get(slot) == Some(&[begin, end]) || begin < self.floor {
+        if begin < self.floor {
             return Err(Refusal::Stale);
         }
-        if self.last.len() <= slot {
-            // Grows to the set's slot count once; frames after that allocate nothing.
-            self.last.resize(slot + 1, [0, 0]);
+        let Some(last) = self.last.get_mut(slot) else { return self.first_use(slot, begin, end) };
+        if *last == [begin, end] {
+            return Err(Refusal::Stale);
         }
-        self.last[slot] = [begin, end];
+        *last = [begin, end];
         self.frame_end = self.frame_end.max(end);
         Ok(())
+    }
+
+    /// A slot the set has not held a span in yet: the memory grows to it, once; frames
+    /// after that allocate nothing.
+    #[cold]
+    fn first_use(&mut self, slot: usize, begin: u64, end: u64) -> Result<(), Refusal> {
+        self.last.resize(slot + 1, [0, 0]);
+        self.check(slot, begin, end)
     }
 
     /// Closes the frame being read: the next frame on this set must begin after it.

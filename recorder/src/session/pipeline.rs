@@ -543,25 +543,27 @@ impl Active {
             let mut guard = std::mem::take(&mut timer.guard);
             timer.read(|bytes| {
                 read_ok = true;
-                let mut kept = 0;
                 // Unresolved slots were counted at end_frame and are never read.
-                for (at, slot) in slots.iter().enumerate().filter(|(_, slot)| slot.resolved) {
-                    let slot_at = slot.slot as usize;
-                    let begin = word_u64(bytes, slot_at * 16);
-                    let end = word_u64(bytes, slot_at * 16 + 8);
-                    match guard.check(slot_at, begin, end) {
+                let mut slot_of = slots.iter();
+                frame.spans.retain_mut(|span| {
+                    let Some(slot) = slot_of.next().filter(|slot| slot.resolved) else { return false };
+                    let (begin, end) = pair_at(bytes, slot.slot);
+                    match guard.check(slot.slot as usize, begin, end) {
                         Ok(()) => {
-                            let mut span = frame.spans[at];
                             span.begin_ns = ticks_to_ns(begin, period);
                             span.end_ns = ticks_to_ns(end, period);
-                            frame.spans[kept] = span;
-                            kept += 1;
+                            true
                         }
-                        Err(Refusal::Stale) => refused.stale += 1,
-                        Err(Refusal::Unwritten) => refused.unwritten += 1,
+                        Err(Refusal::Stale) => {
+                            refused.stale += 1;
+                            false
+                        }
+                        Err(Refusal::Unwritten) => {
+                            refused.unwritten += 1;
+                            false
+                        }
                     }
-                }
-                frame.spans.truncate(kept);
+                });
                 guard.frame_read();
                 for (slot, copy) in indirect.iter().enumerate().filter(|(_, copy)| copy.resolved) {
                     let at = base + slot * INDIRECT_SLOT_BYTES as usize;
@@ -795,8 +797,14 @@ fn ticks_to_ns(ticks: u64, period: f64) -> u64 {
     if period == 1.0 { ticks } else { (ticks as f64 * period).round() as u64 }
 }
 
-fn word_u64(bytes: &[u8], at: usize) -> u64 {
-    bytes.get(at..at + 8).map_or(0, |word| u64::from_le_bytes(word.try_into().unwrap_or_default()))
+/// Span slot `slot`'s begin and end ticks (zeros past the bytes, which the guard refuses).
+fn pair_at(bytes: &[u8], slot: u32) -> (u64, u64) {
+    let pair = bytes.get(slot as usize * 16..).and_then(<[u8]>::first_chunk::<16>);
+    pair.map_or((0, 0), |pair| {
+        let (begin, end) = pair.split_at(8);
+        let word = |half: &[u8]| u64::from_le_bytes(half.try_into().unwrap_or_default());
+        (word(begin), word(end))
+    })
 }
 
 fn word_u32(bytes: &[u8], at: usize) -> u32 {

@@ -195,6 +195,35 @@ impl Structure {
         self.gpu_pass_count += 1;
         let graph_pass = if self.level >= Level::Structure { bracket } else { None };
         let with_attachments = self.level >= Level::Workload;
+        // The common case, checked first: a pass with no attachments, as the last frame had it.
+        if (!with_attachments || attachments.is_empty())
+            && let Some(pass) = self.topology.gpu_passes.get(index as usize)
+            && pass.attachments.is_empty()
+            && pass.kind == kind
+            && pass.graph_pass == graph_pass
+            && pass.parent == parent
+            && pass.label == label
+        {
+            return index;
+        }
+        self.update(index, kind, label, parent, attachments, graph_pass);
+        index
+    }
+
+    /// Makes GPU pass `index` of the topology what `register` was given, marking it dirty
+    /// where it differs: a new or changed pass, or one with attachments. Kept out of
+    /// `register`, so the common case stays a few comparisons.
+    #[inline(never)]
+    fn update(
+        &mut self,
+        index: u32,
+        kind: GpuPassKind,
+        label: &str,
+        parent: Option<u32>,
+        attachments: &[AttachmentInfo],
+        graph_pass: Option<u32>,
+    ) {
+        let with_attachments = self.level >= Level::Workload;
         // Attachment format names, looked up before the topology is borrowed.
         let mut names = [0usize; 9];
         if with_attachments {
@@ -225,6 +254,5 @@ impl Structure {
             dirty |= sync::value(&mut slot.stencil, info.stencil);
         }
         self.dirty |= dirty;
-        index
     }
 }
