@@ -458,6 +458,7 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
 impl Scope<'_, wgpu::ComputePass<'_>> {
     /// Sets `pipeline` on the pass and records it for the commands that follow (name it
     /// with [`crate::ProfileSession::describe_compute_pipeline`]).
+    #[inline]
     pub fn compute_pipeline(&mut self, pipeline: &wgpu::ComputePipeline) {
         if let Some(workload) = self.workload() {
             workload.pipeline(|| PipelineRef::Compute(pipeline.clone()));
@@ -467,6 +468,7 @@ impl Scope<'_, wgpu::ComputePass<'_>> {
 
     /// Dispatches `x * y * z` workgroups on the pass and records the dispatch. (A
     /// `dispatch_workgroups` through the deref is encoded and not recorded.)
+    #[inline]
     pub fn dispatch(&mut self, x: u32, y: u32, z: u32) {
         if let Some(workload) = self.workload() {
             workload.dispatch(x, y, z);
@@ -479,6 +481,7 @@ impl Scope<'_, wgpu::ComputePass<'_>> {
 impl Scope<'_, wgpu::RenderPass<'_>> {
     /// Sets `pipeline` on the pass and records it for the commands that follow (name it
     /// with [`crate::ProfileSession::describe_render_pipeline`]).
+    #[inline]
     pub fn render_pipeline(&mut self, pipeline: &wgpu::RenderPipeline) {
         if let Some(workload) = self.workload() {
             workload.pipeline(|| PipelineRef::Render(pipeline.clone()));
@@ -488,6 +491,7 @@ impl Scope<'_, wgpu::RenderPass<'_>> {
 
     /// Draws on the pass and records the draw. (A draw through the deref is encoded and
     /// not recorded.)
+    #[inline]
     pub fn draw(&mut self, vertices: Range<u32>, instances: Range<u32>) {
         if let Some(workload) = self.workload() {
             workload.draw(vertices.clone(), instances.clone());
@@ -496,6 +500,7 @@ impl Scope<'_, wgpu::RenderPass<'_>> {
     }
 
     /// Draws indexed on the pass and records the draw.
+    #[inline]
     pub fn draw_indexed(&mut self, indices: Range<u32>, base_vertex: i32, instances: Range<u32>) {
         if let Some(workload) = self.workload() {
             workload.draw_indexed(indices.clone(), base_vertex, instances.clone());
