@@ -183,6 +183,7 @@ impl Structure {
     /// Registers the frame's next GPU pass (or marker region, or encoder span), merged
     /// at `end_frame`: attributed to the graph pass its record names (`bracket`: a
     /// bracket's index, or [`Self::front_graph_pass`]'s), not to any open bracket.
+    #[inline]
     pub(super) fn register(
         &mut self,
         kind: GpuPassKind,
