@@ -287,7 +287,7 @@ pub(crate) struct FrontTaken {
     /// `(buffer, index)` into `records` by resolve batch (unresolved last), then by
     /// encoder and creation: sorted apart from the records, which are large. Empty when
     /// hand-over order is that order already, as it mostly is (a tree of scopes arrives in
-    /// creation order): see [`Self::in_merge_order`].
+    /// creation order): see [`Self::each_in_merge_order`].
     pub(crate) order: Vec<(u32, u32)>,
     pub(crate) late: Vec<LateCommands>,
 }
@@ -297,12 +297,21 @@ impl FrontTaken {
         &self.records[buffer as usize][at as usize]
     }
 
-    /// The records in merge order: through `order` when hand-over order is not it.
-    pub(crate) fn in_merge_order(&self) -> impl Iterator<Item = &ScopeRecord> {
-        let sorted = self.order.is_empty();
-        let direct = sorted.then(|| self.records.iter().flatten());
-        let ordered = (!sorted).then(|| self.order.iter().map(|&at| self.record(at)));
-        direct.into_iter().flatten().chain(ordered.into_iter().flatten())
+    /// Hands each record to `each`, in merge order: through `order` when hand-over order
+    /// is not it. Two plain loops, so the merge's body is inlined into each.
+    #[inline(always)]
+    pub(crate) fn each_in_merge_order<'s>(&'s self, mut each: impl FnMut(&'s ScopeRecord)) {
+        if self.order.is_empty() {
+            for buffer in &self.records {
+                for record in buffer {
+                    each(record);
+                }
+            }
+        } else {
+            for &at in &self.order {
+                each(self.record(at));
+            }
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -662,6 +671,12 @@ mod tests {
         assert_eq!(front.close_frame().claimed, 0, "without a set nothing was claimed");
     }
 
+    fn merge_order(taken: &FrontTaken) -> Vec<u64> {
+        let mut ids = Vec::new();
+        taken.each_in_merge_order(|record| ids.push(record.id));
+        ids
+    }
+
     fn slot(claim: Claim) -> u32 {
         match claim {
             Claim::Slot { slot, .. } => slot,
@@ -718,8 +733,7 @@ mod tests {
         let taken = front.close_frame();
         assert!(taken.order.is_empty(), "already in order: no order list is built");
         assert_eq!(taken.records.len(), 2, "the second tree is moved in whole");
-        let order: Vec<u64> = taken.in_merge_order().map(|record| record.id).collect();
-        assert_eq!(order, ids);
+        assert_eq!(merge_order(&taken), ids);
     }
 
     #[test]
@@ -739,8 +753,9 @@ mod tests {
         assert_eq!(front.batch(20, 1), Some(vec![]));
         assert_eq!(front.batch(10, 2), None, "another frame's resolve");
         let taken = front.close_frame();
-        let order: Vec<u64> = taken.in_merge_order().map(|record| record.id).collect();
-        assert_eq!(order, [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
-        assert_eq!(taken.in_merge_order().nth(2).map(|record| record.resolved), Some(None));
+        assert_eq!(merge_order(&taken), [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
+        let mut resolved = Vec::new();
+        taken.each_in_merge_order(|record| resolved.push(record.resolved));
+        assert_eq!(resolved[2], None, "the unresolved one");
     }
 }

@@ -30,6 +30,7 @@ mod bridge;
 mod bridge_state;
 mod local;
 mod local_state;
+mod merge;
 mod outcome;
 mod pipeline;
 mod stop;
@@ -319,8 +320,7 @@ impl ProfileSession {
             memory_records: Vec::new(),
             front: Arc::clone(&self.front),
             local: local_state::LocalRecords::default(),
-            merge_ancestors: Vec::new(),
-            merge_merged: Vec::new(),
+            merge: merge::MergeBuffers::default(),
             #[cfg(feature = "wgpu-profiler")]
             bridge: bridge_state::Bridge::default(),
         }));

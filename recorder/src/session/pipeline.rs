@@ -1,24 +1,24 @@
 //! The in-flight frame pipeline, and the recording state that drives it. A frame's spans
 //! are claimed as its passes begin, resolved on the encoders that wrote them, mapped at
 //! `end_frame`, then read back, checked and written in frame order, with the warnings and
-//! notes that raises. The frame's structure is the structure tracker's (`structure.rs`).
+//! notes that raises. The frame's structure is the structure tracker's (`structure.rs`), and
+//! the merge of the front's records into it is `merge.rs`'s.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use sgpt_format::{
-    Binding, Command, CpuSpan, Frame, GpuPassKind, Level, MemoryRecord, Note, Op, Span, SpanKind, Topology, Writer,
-};
+use sgpt_format::{CpuSpan, Frame, Level, MemoryRecord, Note, Op, Topology, Writer};
 
 use super::local_state::LocalRecords;
+use super::merge::MergeBuffers;
 use super::outcome::{BytesCallback, BytesWritten, CaptureSummary, StopReason};
 use super::structure::Structure;
 use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
 use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::error::RecordError;
-use crate::front::{FrontShared, FrontTaken, GraphRef, LateCommands, PipelineRef, ScopeRecord};
+use crate::front::FrontShared;
 use crate::memory::Gauges;
 use crate::meta::Capabilities;
 use crate::providers::Providers;
@@ -85,10 +85,8 @@ pub(crate) struct Active {
     pub(super) front: Arc<FrontShared>,
     /// The records of the session's own brackets and profiled passes, not yet merged.
     pub(super) local: LocalRecords,
-    /// The merge's scope id → GPU pass pairs, kept so no frame allocates them: the open
-    /// ancestors of the record being merged, and every record merged.
-    pub(super) merge_ancestors: Vec<Merged>,
-    pub(super) merge_merged: Vec<Merged>,
+    /// The merge's buffers (`merge.rs`).
+    pub(super) merge: MergeBuffers,
     /// Results of a renderer timed through wgpu-profiler, paired with their frames.
     #[cfg(feature = "wgpu-profiler")]
     pub(super) bridge: super::bridge_state::Bridge,
@@ -638,156 +636,6 @@ impl Active {
             });
         }
     }
-}
-
-/// The merge of the shared front's records into the frame.
-impl Active {
-    /// Closes the front's frame and merges its scopes into `pending`, encoder batch by
-    /// batch in resolve order. Returns the slots claimed in the frame by both fronts.
-    fn merge_front(&mut self, pending: &mut PendingFrame) -> u32 {
-        let taken = self.front.close_frame();
-        let (claimed, unused) = (taken.claimed, taken.unused);
-        pending.frame.dropped_spans += taken.refused;
-        // Slots handed to scopes; the rest of the trees' runs had none.
-        let handed = claimed - unused;
-        if taken.is_empty() {
-            pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
-            // The buffers go back all the same: an empty frame keeps their capacity.
-            self.front.recycle(taken.records, taken.order);
-            return claimed;
-        }
-        let set_id = pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id));
-        // A record merges after its parent: within an encoder's records, which come in
-        // creation order, after its parent's other descendants (scopes on one encoder nest),
-        // so the parent is one of the open ancestors. Anything else (a child handed over
-        // after its encoder was resolved) is looked up among every record merged.
-        let mut ancestors = std::mem::take(&mut self.merge_ancestors);
-        let mut merged = std::mem::take(&mut self.merge_merged);
-        ancestors.clear();
-        merged.clear();
-        // The profiled passes' commands, moved into the frame as their records merge.
-        let mut local = std::mem::take(&mut self.local);
-        local.remap.clear();
-        local.remap.resize(local.commands.len(), u32::MAX);
-        // Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
-        let mut last_graph: Option<(&Arc<str>, u32)> = None;
-        for record in taken.in_merge_order() {
-            let parent = match record.parent {
-                None => {
-                    ancestors.clear();
-                    None
-                }
-                Some(id) => {
-                    while ancestors.last().is_some_and(|open| open.id != id) {
-                        ancestors.pop();
-                    }
-                    ancestors.last().or_else(|| merged.iter().rev().find(|known| known.id == id)).copied()
-                }
-            };
-            let bracket = record.graph_pass.as_ref().and_then(|graph| match (graph, last_graph) {
-                (GraphRef::Index(index), _) => Some(*index),
-                (GraphRef::Named(name), Some((last, index))) if Arc::ptr_eq(last, name) => Some(index),
-                (GraphRef::Named(name), _) => {
-                    let index = self.structure.front_graph_pass(name);
-                    last_graph = Some((name, index));
-                    Some(index)
-                }
-                // Made in the same frame as its parent, which is merged before it.
-                (GraphRef::Parent, _) => parent.and_then(|parent| parent.bracket),
-            });
-            let index = self.structure.register(
-                record.kind,
-                record.label.as_str(),
-                parent.map(|parent| parent.index),
-                &record.attachments,
-                bracket,
-            );
-            let this = Merged { id: record.id, index, bracket };
-            ancestors.push(this);
-            merged.push(this);
-            if let (Some(slot), Some(query_set)) = (record.slot, set_id) {
-                let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
-                pending.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
-                pending.slots.push(SpanSlot { slot, resolved: record.resolved.is_some() });
-            }
-            // Most records (all at level Timing) have no commands: nothing to walk.
-            let local_any = !record.local.commands.is_empty() || !record.local.bindings.is_empty();
-            let any = local_any && move_local(&mut local, record, index, &mut pending.frame);
-            let late = &taken.late;
-            let any = (!record.commands.is_empty() || !late.is_empty())
-                && merge_commands(&mut self.registry, record, late, index, &mut pending.frame)
-                || any;
-            if record.token && !any {
-                self.timed_only_at(record.label.as_str(), pending.frame.frame_number);
-            }
-        }
-        // Indirect read-backs name their command by its local index until now.
-        for copy in &mut pending.indirect {
-            copy.command = local.remap.get(copy.command as usize).copied().unwrap_or(u32::MAX);
-        }
-        local.clear();
-        self.local = local;
-        self.merge_ancestors = ancestors;
-        self.merge_merged = merged;
-        let FrontTaken { records, order, .. } = taken;
-        self.front.recycle(records, order);
-        // A slot claimed with no span: its scope had not ended (or its record came too
-        // late) at end_frame. It has no timestamps: dropped, and counted.
-        pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
-        claimed
-    }
-}
-
-/// A record merged into the frame: its GPU pass index and graph pass, for the records
-/// nested in it.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Merged {
-    id: u64,
-    index: u32,
-    bracket: Option<u32>,
-}
-
-/// Moves a profiled pass's commands and bindings, recorded into the session's buffers,
-/// into `frame` as GPU pass `index`'s, noting where each command went. Whether it had any.
-fn move_local(local: &mut LocalRecords, record: &ScopeRecord, index: u32, frame: &mut Frame) -> bool {
-    let (commands, bindings) = (record.local.commands.clone(), record.local.bindings.clone());
-    let base = frame.commands.len() as u32;
-    for (at, command) in commands.clone().zip(&local.commands[commands.start as usize..commands.end as usize]) {
-        local.remap[at as usize] = base + (at - commands.start);
-        frame.commands.push(Command { gpu_pass: index, ..*command });
-    }
-    for binding in &local.bindings[bindings.start as usize..bindings.end as usize] {
-        let command = base + (binding.command - commands.start);
-        frame.bindings.push(Binding { command, ..*binding });
-    }
-    !commands.is_empty()
-}
-
-/// Adds a scope's workload calls, and those its token handed over late, to `frame` as GPU
-/// pass `index`'s, each pipeline by its registry id. Whether it had any.
-fn merge_commands(
-    registry: &mut Registry,
-    record: &ScopeRecord,
-    late: &[LateCommands],
-    index: u32,
-    frame: &mut Frame,
-) -> bool {
-    let mut any = false;
-    let own = std::iter::once((&record.pipelines, &record.commands));
-    let later = late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
-    for (pipelines, commands) in own.chain(later) {
-        for command in commands {
-            any = true;
-            let render = matches!(command.op, Op::Draw { .. } | Op::DrawIndexed { .. } | Op::DrawIndirect { .. });
-            let pipeline = command.pipeline.and_then(|at| pipelines.get(at)).map(|pipeline| match pipeline {
-                PipelineRef::Compute(pipeline) => registry.compute_id(pipeline),
-                PipelineRef::Render(pipeline) => registry.render_id(pipeline),
-                PipelineRef::Named(named) => registry.named_id(&named.label, render, named.workgroup_size),
-            });
-            frame.commands.push(Command { gpu_pass: index, pipeline, op: command.op });
-        }
-    }
-    any
 }
 
 fn ticks_to_ns(ticks: u64, period: f64) -> u64 {
