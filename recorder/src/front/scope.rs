@@ -7,8 +7,8 @@ use std::sync::Arc;
 use sgpt_format::{GpuPassKind, Level, Op};
 
 use super::shared::{
-    Claim, Few, FrontCommand, FrontShared, GraphRef, Label, LateCommands, LocalRanges, PipelineRef, ScopeRecord,
-    SlotRun, attachments_of,
+    Claim, Few, FrontCommand, FrontShared, GraphRef, LateCommands, PipelineRef, ScopeRecord, SlotRun, attachments_of,
+    push_blank,
 };
 use crate::encoder_key::EncoderKey;
 
@@ -298,32 +298,27 @@ struct Place {
     graph_pass: Option<GraphRef>,
 }
 
+/// Fills a blank record in.
 #[inline(always)]
-fn new_record(
+fn fill_record(
+    record: &mut ScopeRecord,
     shared: &FrontShared,
     place: Place,
     kind: GpuPassKind,
     label: &str,
     slot: Option<u32>,
     token: bool,
-) -> ScopeRecord {
+) {
     let Place { generation, encoder, parent, graph_pass } = place;
-    ScopeRecord {
-        id: shared.next_id(),
-        generation,
-        encoder,
-        kind,
-        label: Label::new(label),
-        graph_pass,
-        parent,
-        slot,
-        pipelines: Few::default(),
-        commands: Few::default(),
-        local: LocalRanges::default(),
-        attachments: Few::default(),
-        resolved: None,
-        token,
-    }
+    record.id = shared.next_id();
+    record.generation = generation;
+    record.encoder = encoder;
+    record.kind = kind;
+    record.label.set(label);
+    record.graph_pass = graph_pass;
+    record.parent = parent;
+    record.slot = slot;
+    record.token = token;
 }
 
 impl<'a, R: ScopeTarget> Scope<'a, R> {
@@ -358,7 +353,8 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
         };
         let (parent, graph_pass) = up(tree_mut, generation);
         let place = Place { generation, encoder, parent, graph_pass };
-        let at = tree_mut.push(shared, || new_record(shared, place, R::KIND, name, slot.map(|(s, _)| s), false));
+        let (at, record) = tree_mut.push(shared);
+        fill_record(record, shared, place, R::KIND, name, slot.map(|(s, _)| s), false);
         let target_mut = target.get_mut();
         target_mut.push_debug_group(name);
         let mut end_query = None;
@@ -521,7 +517,8 @@ impl Scope<'_, wgpu::CommandEncoder> {
         };
         let (parent, graph_pass) = tree.nested_in(up, generation);
         let place = Place { generation, encoder: self.encoder, parent, graph_pass };
-        let at = tree.push(shared, || new_record(shared, place, kind, label, slot.map(|(s, _)| s), false));
+        let (at, record) = tree.push(shared);
+        fill_record(record, shared, place, kind, label, slot.map(|(s, _)| s), false);
         (Some(at), slot)
     }
 
@@ -624,19 +621,15 @@ impl Scope<'_, wgpu::CommandEncoder> {
 }
 
 impl Tree {
-    /// Adds the record `record` makes to the tree: its index. The outermost scope's record
-    /// takes a spare buffer, so a steady frame allocates none. Made inside `extend`, after
-    /// the room for it is reserved, the record is written straight into the buffer; made
-    /// before a `push`, whose growth may unwind, it was built aside and copied in (272
-    /// bytes, about 30 instructions a pass under callgrind).
+    /// Adds a blank record to the tree, to be filled in where it lies: its index, and the
+    /// record. The outermost scope's record takes a spare buffer, so a steady frame
+    /// allocates none.
     #[inline(always)]
-    fn push(&mut self, shared: &FrontShared, record: impl FnOnce() -> ScopeRecord) -> usize {
+    fn push(&mut self, shared: &FrontShared) -> (usize, &mut ScopeRecord) {
         if self.records.capacity() == 0 {
             self.records = shared.spare_records();
         }
-        let at = self.records.len();
-        self.records.extend(std::iter::once_with(record));
-        at
+        (self.records.len(), push_blank(&mut self.records))
     }
 
     /// The parent id and graph pass of a record nested in record `up`, made in frame
@@ -752,14 +745,9 @@ impl PassToken {
             commands: Few::new(),
         };
         if let Some((generation, slot)) = claim {
-            let record = new_record(
-                shared,
-                Place { generation, encoder, parent, graph_pass },
-                kind,
-                label,
-                slot.map(|(s, _)| s),
-                true,
-            );
+            let mut record = ScopeRecord::blank();
+            let place = Place { generation, encoder, parent, graph_pass };
+            fill_record(&mut record, shared, place, kind, label, slot.map(|(s, _)| s), true);
             token.id = Some(record.id);
             token.generation = generation;
             token.slot = slot;

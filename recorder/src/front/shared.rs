@@ -116,6 +116,18 @@ impl Label {
         }
     }
 
+    /// Makes the label `label`, copied in place where it fits inline.
+    #[inline]
+    pub(crate) fn set(&mut self, label: &str) {
+        if let Self::Inline(inline) = self {
+            inline.clear();
+            if inline.try_push_str(label).is_ok() {
+                return;
+            }
+        }
+        *self = Self::new(label);
+    }
+
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Self::Inline(label) => label,
@@ -218,6 +230,39 @@ pub(crate) struct ScopeRecord {
     pub(crate) resolved: Option<u32>,
     /// A pass timed through a [`super::PassToken`] (the capture notes its commands may be partial).
     pub(crate) token: bool,
+}
+
+impl ScopeRecord {
+    /// A record with nothing in it yet, to be filled where it lies once pushed. Built
+    /// aside first, a record (272 bytes) is copied into its buffer as well (about 40
+    /// instructions); this one is written in place.
+    #[inline(always)]
+    pub(crate) fn blank() -> Self {
+        Self {
+            id: 0,
+            generation: 0,
+            encoder: 0,
+            kind: GpuPassKind::Encoder,
+            label: Label::Inline(ArrayString::new()),
+            graph_pass: None,
+            parent: None,
+            slot: None,
+            pipelines: Few::new(),
+            commands: Few::new(),
+            local: LocalRanges::default(),
+            attachments: Few::new(),
+            resolved: None,
+            token: false,
+        }
+    }
+}
+
+/// Pushes a blank record onto `records`, to be filled in there.
+#[inline(always)]
+pub(crate) fn push_blank(records: &mut Vec<ScopeRecord>) -> &mut ScopeRecord {
+    records.extend(std::iter::once_with(ScopeRecord::blank));
+    let last = records.len() - 1;
+    &mut records[last]
 }
 
 /// Where a profiled pass's commands and bindings sit in the session's buffers.

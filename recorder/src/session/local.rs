@@ -8,7 +8,7 @@ use sgpt_format::{Binding, Command, GpuPassKind, Level, Op};
 
 use super::pipeline::{Active, IndirectCopy};
 use crate::encoder_key::EncoderKey;
-use crate::front::{self, AttachmentInfo, Few, GraphRef, Label, LocalRanges, ScopeRecord};
+use crate::front::{self, AttachmentInfo, Few, GraphRef, LocalRanges};
 
 /// A record the profiled passes opened: where it sits until it is handed over.
 #[derive(Clone, Copy, Debug)]
@@ -42,27 +42,22 @@ impl Active {
         timed: bool,
     ) -> Option<LocalPass> {
         let (generation, slot) = front::claim_span(&self.front, timed && front::can_time(&self.front, kind))?;
-        let label = Label::new(label.unwrap_or_else(|| self.structure.unlabeled(kind)));
+        let label = label.unwrap_or_else(|| self.structure.unlabeled(kind));
         let commands = self.local.commands.len() as u32;
         let bindings = self.local.bindings.len() as u32;
         let id = self.front.next_id();
         let at = self.local.records.len();
-        self.local.records.push(ScopeRecord {
-            id,
-            generation,
-            encoder,
-            kind,
-            label,
-            graph_pass: self.structure.graph_pass().map(GraphRef::Index),
-            parent,
-            slot: slot.map(|(slot, _)| slot),
-            pipelines: Few::new(),
-            commands: Few::new(),
-            local: LocalRanges { commands: commands..commands, bindings: bindings..bindings },
-            attachments: Few::new(),
-            resolved: None,
-            token: false,
-        });
+        let graph_pass = self.structure.graph_pass().map(GraphRef::Index);
+        let record = front::push_blank(&mut self.local.records);
+        record.id = id;
+        record.generation = generation;
+        record.encoder = encoder;
+        record.kind = kind;
+        record.label.set(label);
+        record.graph_pass = graph_pass;
+        record.parent = parent;
+        record.slot = slot.map(|(slot, _)| slot);
+        record.local = LocalRanges { commands: commands..commands, bindings: bindings..bindings };
         Some(LocalPass { at, id, slot })
     }
 
