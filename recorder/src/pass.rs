@@ -8,6 +8,7 @@
 
 use std::ops::{Deref, DerefMut, Range};
 
+use arrayvec::ArrayVec;
 use sgpt_format::{GpuPassKind, Indirect, Level, Op};
 
 use crate::ProfileSession;
@@ -333,8 +334,8 @@ struct PassRecorder<'p> {
     pipeline: Option<u32>,
     groups: [Option<u32>; GROUPS],
     /// End-of-region query and timer set of each open marker (`None`: not timed).
-    markers: [Option<(u32, usize)>; MARKER_DEPTH],
-    marker_depth: usize,
+    /// Only its length is set when a pass begins.
+    markers: ArrayVec<Option<(u32, usize)>, MARKER_DEPTH>,
 }
 
 impl<'p> PassRecorder<'p> {
@@ -348,8 +349,7 @@ impl<'p> PassRecorder<'p> {
             verbose: level >= Level::Verbose,
             pipeline: None,
             groups: [None; GROUPS],
-            markers: [None; MARKER_DEPTH],
-            marker_depth: 0,
+            markers: ArrayVec::new(),
         }
     }
 
@@ -378,24 +378,19 @@ impl<'p> PassRecorder<'p> {
     /// Opens a marker region: `None` when nested too deep (ignored), else the begin
     /// query to write and its timer set, if the region is timed.
     fn begin_marker(&mut self, label: &str) -> Option<Option<(u32, usize)>> {
-        if self.marker_depth == MARKER_DEPTH {
+        if self.markers.is_full() {
             return None;
         }
         let region = self.active.begin_local(GpuPassKind::Marker, Some(label), Some(self.pass.id), self.encoder, true);
         let queries = region.and_then(LocalPass::queries);
-        self.markers[self.marker_depth] = queries.map(|(_, end, set)| (end, set));
-        self.marker_depth += 1;
+        self.markers.push(queries.map(|(_, end, set)| (end, set)));
         Some(queries.map(|(begin, _, set)| (begin, set)))
     }
 
     /// Closes the innermost marker region: `None` when none is open, else the end
     /// query to write and its timer set, if the region is timed.
     fn end_marker(&mut self) -> Option<Option<(u32, usize)>> {
-        if self.marker_depth == 0 {
-            return None;
-        }
-        self.marker_depth -= 1;
-        Some(self.markers[self.marker_depth].take())
+        self.markers.pop()
     }
 }
 
@@ -595,7 +590,7 @@ impl ProfiledComputePass<'_> {
 
 impl Drop for ProfiledComputePass<'_> {
     fn drop(&mut self) {
-        while self.rec.as_ref().is_some_and(|rec| rec.marker_depth > 0) {
+        while self.rec.as_ref().is_some_and(|rec| !rec.markers.is_empty()) {
             self.end_marker();
         }
     }
@@ -740,7 +735,7 @@ impl ProfiledRenderPass<'_> {
 
 impl Drop for ProfiledRenderPass<'_> {
     fn drop(&mut self) {
-        while self.rec.as_ref().is_some_and(|rec| rec.marker_depth > 0) {
+        while self.rec.as_ref().is_some_and(|rec| !rec.markers.is_empty()) {
             self.end_marker();
         }
     }

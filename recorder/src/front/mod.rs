@@ -27,7 +27,7 @@ pub(crate) use scope::sealed::Sealed as RecordTarget;
 pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
 pub(crate) use scope::{begin as claim_span, can_time};
 pub(crate) use shared::{
-    AttachmentInfo, Few, FrontSetup, FrontShared, FrontTaken, GraphRef, Label, LateCommands, LocalRanges, PipelineRef,
+    AttachmentInfo, Few, FrontSetup, FrontShared, FrontTaken, GraphRef, LateCommands, LocalRanges, PipelineRef,
     ScopeRecord, attachments_of, push_blank,
 };
 
