@@ -206,30 +206,35 @@ pub(crate) struct FrontCommand {
     pub(crate) op: Op,
 }
 
-/// A scope's record, handed to the shared frame when the scope ends.
+/// A scope's record, handed to the shared frame when the scope ends. Laid out in field
+/// order, the fields every walk over a frame's records reads first (a resolve reads only
+/// the first line of each), then what the merge reads, then what only a workload-level
+/// record fills: a thousand-pass frame's records are a quarter of a megabyte, walked a few
+/// times a frame.
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct ScopeRecord {
     /// Creation order across the session: parents before their children.
     pub(crate) id: u64,
-    pub(crate) generation: u32,
     pub(crate) encoder: EncoderKey,
-    pub(crate) kind: GpuPassKind,
-    pub(crate) label: Label,
-    pub(crate) graph_pass: Option<GraphRef>,
     /// The enclosing scope's id.
     pub(crate) parent: Option<u64>,
     pub(crate) slot: Option<u32>,
-    pub(crate) pipelines: Few<PipelineRef>,
-    pub(crate) commands: Few<FrontCommand>,
+    /// The resolve that covered it (its batch): `None` while unresolved.
+    pub(crate) resolved: Option<u32>,
+    pub(crate) generation: u32,
+    pub(crate) kind: GpuPassKind,
+    /// A pass timed through a [`super::PassToken`] (the capture notes its commands may be partial).
+    pub(crate) token: bool,
+    pub(crate) graph_pass: Option<GraphRef>,
+    pub(crate) label: Label,
     /// Commands and bindings a profiled pass recorded into the session's own buffers
     /// (already final, but for their GPU pass index), as ranges of those buffers.
     pub(crate) local: LocalRanges,
     /// A render pass's attachments (level Workload and up).
     pub(crate) attachments: Few<AttachmentInfo, 2>,
-    /// The resolve that covered it (its batch): `None` while unresolved.
-    pub(crate) resolved: Option<u32>,
-    /// A pass timed through a [`super::PassToken`] (the capture notes its commands may be partial).
-    pub(crate) token: bool,
+    pub(crate) pipelines: Few<PipelineRef>,
+    pub(crate) commands: Few<FrontCommand>,
 }
 
 impl ScopeRecord {
@@ -257,7 +262,9 @@ impl ScopeRecord {
     }
 }
 
-/// Pushes a blank record onto `records`, to be filled in there.
+/// Pushes a blank record onto `records`, to be filled in there. Made inside `extend`,
+/// once its room is reserved, the blank is written straight into the buffer; a `push`,
+/// whose growth may unwind, builds it on the stack and copies it in.
 #[inline(always)]
 pub(crate) fn push_blank(records: &mut Vec<ScopeRecord>) -> &mut ScopeRecord {
     records.extend(std::iter::once_with(ScopeRecord::blank));
@@ -301,6 +308,22 @@ struct FrontFrame {
     order: Vec<(u32, u32)>,
     /// Slots trees claimed in runs and left unused: no scope had them, so none is dropped.
     unused: u32,
+}
+
+/// Whether `buffers`, read in order, are sorted by `key` (checked with plain loops: it
+/// reads every record of every frame).
+fn in_merge_order<K: PartialOrd>(buffers: &[Vec<ScopeRecord>], key: impl Fn(&ScopeRecord) -> K) -> bool {
+    let mut last = None;
+    for buffer in buffers {
+        for record in buffer {
+            let next = key(record);
+            if last.as_ref().is_some_and(|last| *last > next) {
+                return false;
+            }
+            last = Some(next);
+        }
+    }
+    true
 }
 
 /// Spare record buffers kept: about one per thread recording at once.
@@ -439,10 +462,7 @@ impl FrontShared {
         let key = |record: &ScopeRecord| (record.resolved.unwrap_or(u32::MAX), record.encoder, record.id);
         let mut order = std::mem::take(&mut frame.order);
         order.clear();
-        let mut keys = records.iter().flatten().map(key);
-        let sorted =
-            keys.next().is_none_or(|first| keys.try_fold(first, |last, next| (last <= next).then_some(next)).is_some());
-        if !sorted {
+        if !in_merge_order(&records, key) {
             for (buffer, tree) in records.iter().enumerate() {
                 order.extend((0..tree.len() as u32).map(|at| (buffer as u32, at)));
             }
@@ -657,11 +677,16 @@ impl FrontShared {
         slots.clear();
         let mut any = false;
         let FrontFrame { records, trees, .. } = &mut *frame;
-        let all = records.iter_mut().chain(trees.iter_mut().flatten());
-        for record in all.filter(|record| record.encoder == key && record.resolved.is_none()) {
-            record.resolved = Some(batch);
-            any = true;
-            slots.extend(record.slot);
+        for buffer in std::iter::once(records).chain(trees.iter_mut()) {
+            for record in buffer.iter_mut() {
+                if record.encoder == key && record.resolved.is_none() {
+                    record.resolved = Some(batch);
+                    any = true;
+                    if let Some(slot) = record.slot {
+                        slots.push(slot);
+                    }
+                }
+            }
         }
         if any {
             frame.resolves += 1;
