@@ -28,7 +28,7 @@ pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
 pub(crate) use scope::{begin as claim_span, can_time};
 pub(crate) use shared::{
     AttachmentInfo, Few, FrontSetup, FrontShared, FrontTaken, GraphRef, LateCommands, LocalRanges, PipelineRef,
-    ScopeRecord, attachments_of, push_blank,
+    RecordHead, ScopeRecord, attachments_of, push_blank,
 };
 
 /// A command encoder's identity, for scopes on a pass the caller began on it: a pass

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use sgpt_format::{GpuPassKind, Level, Op};
 
 use super::shared::{
-    Claim, Few, FrontCommand, FrontShared, GraphRef, LateCommands, PipelineRef, ScopeRecord, SlotRun, attachments_of,
-    push_blank,
+    Claim, Few, FrontCommand, FrontShared, GraphRef, LateCommands, PipelineRef, RecordHead, ScopeRecord, SlotRun,
+    attachments_of, push_blank,
 };
 use crate::encoder_key::EncoderKey;
 
@@ -310,14 +310,8 @@ fn fill_record(
     token: bool,
 ) {
     let Place { generation, encoder, parent, graph_pass } = place;
-    record.id = shared.next_id();
-    record.generation = generation;
-    record.encoder = encoder;
-    record.kind = kind;
-    record.label.set(label);
-    record.graph_pass = graph_pass;
-    record.parent = parent;
-    record.slot = slot;
+    let id = shared.next_id();
+    record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot });
     record.token = token;
 }
 

@@ -262,6 +262,34 @@ impl ScopeRecord {
     }
 }
 
+/// What a new record is filled in with; the rest stays blank until its scope records it.
+pub(crate) struct RecordHead<'l> {
+    pub(crate) id: u64,
+    pub(crate) generation: u32,
+    pub(crate) encoder: EncoderKey,
+    pub(crate) kind: GpuPassKind,
+    pub(crate) label: &'l str,
+    pub(crate) graph_pass: Option<GraphRef>,
+    pub(crate) parent: Option<u64>,
+    pub(crate) slot: Option<u32>,
+}
+
+impl ScopeRecord {
+    /// Fills a blank record's head in, where it lies.
+    #[inline(always)]
+    pub(crate) fn fill(&mut self, head: RecordHead<'_>) {
+        let RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot } = head;
+        self.id = id;
+        self.generation = generation;
+        self.encoder = encoder;
+        self.kind = kind;
+        self.label.set(label);
+        self.graph_pass = graph_pass;
+        self.parent = parent;
+        self.slot = slot;
+    }
+}
+
 /// Pushes a blank record onto `records`, to be filled in there. Made inside `extend`,
 /// once its room is reserved, the blank is written straight into the buffer; a `push`,
 /// whose growth may unwind, builds it on the stack and copies it in.

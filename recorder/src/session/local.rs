@@ -8,7 +8,7 @@ use sgpt_format::{Binding, Command, GpuPassKind, Level, Op};
 
 use super::pipeline::{Active, IndirectCopy};
 use crate::encoder_key::EncoderKey;
-use crate::front::{self, AttachmentInfo, Few, GraphRef, LocalRanges};
+use crate::front::{self, AttachmentInfo, Few, GraphRef, LocalRanges, RecordHead};
 
 /// A record the profiled passes opened: where it sits until it is handed over.
 #[derive(Clone, Copy, Debug)]
@@ -49,14 +49,8 @@ impl Active {
         let at = self.local.records.len();
         let graph_pass = self.structure.graph_pass().map(GraphRef::Index);
         let record = front::push_blank(&mut self.local.records);
-        record.id = id;
-        record.generation = generation;
-        record.encoder = encoder;
-        record.kind = kind;
-        record.label.set(label);
-        record.graph_pass = graph_pass;
-        record.parent = parent;
-        record.slot = slot.map(|(slot, _)| slot);
+        let slot_at = slot.map(|(slot, _)| slot);
+        record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
         record.local = LocalRanges { commands: commands..commands, bindings: bindings..bindings };
         Some(LocalPass { at, id, slot })
     }

@@ -10,10 +10,17 @@ use std::sync::Arc;
 use sgpt_format::{Binding, Command, Frame, GpuPassKind, Op, Span, SpanKind};
 
 use super::local_state::LocalRecords;
-use super::pipeline::{Active, PendingFrame, SpanSlot};
 use super::structure::Structure;
 use crate::front::{FrontTaken, GraphRef, LateCommands, PipelineRef, ScopeRecord};
 use crate::workload::Registry;
+
+/// Where a span's queries are written, and whether the encoder that wrote them resolved them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SpanSlot {
+    /// The slot's index in the timer set: queries `2 * slot` and `2 * slot + 1`.
+    pub(super) slot: u32,
+    pub(super) resolved: bool,
+}
 
 /// The merge's buffers, kept across frames so that no frame allocates them.
 #[derive(Debug, Default)]
@@ -33,24 +40,44 @@ struct Merged {
     bracket: Option<u32>,
 }
 
-/// One frame's merge, holding what each record is merged into.
-struct Merge<'a> {
-    structure: &'a mut Structure,
-    registry: &'a mut Registry,
-    local: &'a mut LocalRecords,
-    buffers: &'a mut MergeBuffers,
-    frame: &'a mut Frame,
-    slots: &'a mut Vec<SpanSlot>,
-    late: &'a [LateCommands],
+/// One frame's merge: what its records are merged into.
+pub(super) struct Merge<'a> {
+    pub(super) structure: &'a mut Structure,
+    pub(super) registry: &'a mut Registry,
+    /// The profiled passes' commands, moved into the frame as their records merge.
+    pub(super) local: &'a mut LocalRecords,
+    pub(super) buffers: &'a mut MergeBuffers,
+    pub(super) frame: &'a mut Frame,
+    pub(super) slots: &'a mut Vec<SpanSlot>,
     /// The frame's timer set, when it has one: only then does a slot become a span.
-    set_id: Option<u8>,
+    pub(super) set_id: Option<u8>,
+}
+
+/// A merge under way: the merge, and what it learns record by record.
+struct Merging<'m, 'a> {
+    merge: Merge<'m>,
+    late: &'a [LateCommands],
     /// Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
     last_graph: Option<(&'a Arc<str>, u32)>,
-    /// Whether a record timed through a pass token recorded no command (noted after).
+    /// Whether a record timed through a pass token recorded no command.
     timed_only: bool,
 }
 
-impl<'a> Merge<'a> {
+impl Merge<'_> {
+    /// Merges `taken`'s records in merge order. Whether a pass timed through a token
+    /// recorded no command ([`timed_only`] names them).
+    pub(super) fn run(self, taken: &FrontTaken) -> bool {
+        self.buffers.ancestors.clear();
+        self.buffers.merged.clear();
+        self.local.remap.clear();
+        self.local.remap.resize(self.local.commands.len(), u32::MAX);
+        let mut merging = Merging { merge: self, late: &taken.late, last_graph: None, timed_only: false };
+        taken.each_in_merge_order(|record| merging.add(record));
+        merging.timed_only
+    }
+}
+
+impl<'a> Merging<'_, 'a> {
     /// The merged parent of a record nested in scope `id`. A record merges after its
     /// parent: within an encoder's records, which come in creation order, after its
     /// parent's other descendants (scopes on one encoder nest), so the parent is one of the
@@ -58,7 +85,7 @@ impl<'a> Merge<'a> {
     /// is looked up among every record merged.
     #[inline(always)]
     fn parent(&mut self, id: u64) -> Option<Merged> {
-        let MergeBuffers { ancestors, merged } = &mut *self.buffers;
+        let MergeBuffers { ancestors, merged } = &mut *self.merge.buffers;
         while let Some(open) = ancestors.last() {
             if open.id == id {
                 return Some(*open);
@@ -68,11 +95,12 @@ impl<'a> Merge<'a> {
         merged.iter().rev().find(|known| known.id == id).copied()
     }
 
+    /// Merges one record: its GPU pass, its span and slot, its commands.
     #[inline(always)]
     fn add(&mut self, record: &'a ScopeRecord) {
         let parent = match record.parent {
             None => {
-                self.buffers.ancestors.clear();
+                self.merge.buffers.ancestors.clear();
                 None
             }
             Some(id) => self.parent(id),
@@ -83,7 +111,7 @@ impl<'a> Merge<'a> {
             Some(GraphRef::Named(name)) => Some(match self.last_graph {
                 Some((last, index)) if Arc::ptr_eq(last, name) => index,
                 _ => {
-                    let index = self.structure.front_graph_pass(name);
+                    let index = self.merge.structure.front_graph_pass(name);
                     self.last_graph = Some((name, index));
                     index
                 }
@@ -91,7 +119,7 @@ impl<'a> Merge<'a> {
             // Made in the same frame as its parent, which is merged before it.
             Some(GraphRef::Parent) => parent.and_then(|parent| parent.bracket),
         };
-        let index = self.structure.register(
+        let index = self.merge.structure.register(
             record.kind,
             record.label.as_str(),
             parent.map(|parent| parent.index),
@@ -99,89 +127,37 @@ impl<'a> Merge<'a> {
             bracket,
         );
         let this = Merged { id: record.id, index, bracket };
-        self.buffers.ancestors.push(this);
-        self.buffers.merged.push(this);
-        if let (Some(slot), Some(query_set)) = (record.slot, self.set_id) {
+        self.merge.buffers.ancestors.push(this);
+        self.merge.buffers.merged.push(this);
+        if let (Some(slot), Some(query_set)) = (record.slot, self.merge.set_id) {
             let kind = if record.kind == GpuPassKind::Marker { SpanKind::SubPass } else { SpanKind::Pass };
-            self.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
-            self.slots.push(SpanSlot { slot, resolved: record.resolved.is_some() });
+            self.merge.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
+            self.merge.slots.push(SpanSlot { slot, resolved: record.resolved.is_some() });
         }
         // Most records (all at level Timing) have no commands: nothing to walk.
         let local_any = !record.local.commands.is_empty() || !record.local.bindings.is_empty();
-        let any = local_any && move_local(self.local, record, index, self.frame);
+        let any = local_any && move_local(self.merge.local, record, index, self.merge.frame);
         let any = (!record.commands.is_empty() || !self.late.is_empty())
-            && merge_commands(self.registry, record, self.late, index, self.frame)
+            && merge_commands(self.merge.registry, record, self.late, index, self.merge.frame)
             || any;
         self.timed_only |= record.token && !any;
     }
 }
 
-impl Active {
-    /// Closes the front's frame and merges its scopes into `pending`, encoder batch by
-    /// batch in resolve order. Returns the slots claimed in the frame by both fronts.
-    pub(super) fn merge_front(&mut self, pending: &mut PendingFrame) -> u32 {
-        let taken = self.front.close_frame();
-        let (claimed, unused) = (taken.claimed, taken.unused);
-        pending.frame.dropped_spans += taken.refused;
-        // Slots handed to scopes; the rest of the trees' runs had none.
-        let handed = claimed - unused;
-        if taken.is_empty() {
-            pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
-            // The buffers go back all the same: an empty frame keeps their capacity.
-            self.front.recycle(taken.records, taken.order);
-            return claimed;
+/// The labels of passes timed through a token that recorded no command, in merge order
+/// (rare: walked again only when the merge saw one).
+pub(super) fn timed_only(taken: &FrontTaken) -> Vec<&str> {
+    let mut labels = Vec::new();
+    taken.each_in_merge_order(|record| {
+        let mut late = taken.late.iter().filter(|late| late.id == record.id);
+        let any = !record.local.commands.is_empty()
+            || !record.commands.is_empty()
+            || late.any(|late| !late.commands.is_empty());
+        if record.token && !any {
+            labels.push(record.label.as_str());
         }
-        self.merge.ancestors.clear();
-        self.merge.merged.clear();
-        // The profiled passes' commands, moved into the frame as their records merge.
-        self.local.remap.clear();
-        self.local.remap.resize(self.local.commands.len(), u32::MAX);
-        let mut merge = Merge {
-            structure: &mut self.structure,
-            registry: &mut self.registry,
-            local: &mut self.local,
-            buffers: &mut self.merge,
-            frame: &mut pending.frame,
-            slots: &mut pending.slots,
-            late: &taken.late,
-            set_id: pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id)),
-            last_graph: None,
-            timed_only: false,
-        };
-        taken.each_in_merge_order(|record| merge.add(record));
-        if merge.timed_only {
-            self.note_timed_only(&taken, pending.frame.frame_number);
-        }
-        // Indirect read-backs name their command by its local index until now.
-        for copy in &mut pending.indirect {
-            copy.command = self.local.remap.get(copy.command as usize).copied().unwrap_or(u32::MAX);
-        }
-        self.local.clear();
-        let FrontTaken { records, order, .. } = taken;
-        self.front.recycle(records, order);
-        // A slot claimed with no span: its scope had not ended (or its record came too
-        // late) at end_frame. It has no timestamps: dropped, and counted.
-        pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
-        claimed
-    }
-
-    /// Notes each pass timed through a token that recorded no command (rare: walked again
-    /// only when the merge saw one).
-    fn note_timed_only(&mut self, taken: &FrontTaken, frame_number: u64) {
-        let mut labels = Vec::new();
-        taken.each_in_merge_order(|record| {
-            let late = taken.late.iter().filter(|late| late.id == record.id);
-            let any = !record.local.commands.is_empty()
-                || !record.commands.is_empty()
-                || late.into_iter().any(|late| !late.commands.is_empty());
-            if record.token && !any {
-                labels.push(record.label.as_str());
-            }
-        });
-        for label in labels {
-            self.timed_only_at(label, frame_number);
-        }
-    }
+    });
+    labels
 }
 
 /// Moves a profiled pass's commands and bindings, recorded into the session's buffers,

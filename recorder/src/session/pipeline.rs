@@ -11,14 +11,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use sgpt_format::{CpuSpan, Frame, Level, MemoryRecord, Note, Op, Topology, Writer};
 
 use super::local_state::LocalRecords;
-use super::merge::MergeBuffers;
+use super::merge::{self, Merge, MergeBuffers, SpanSlot};
 use super::outcome::{BytesCallback, BytesWritten, CaptureSummary, StopReason};
 use super::structure::Structure;
 use crate::clock::CpuClock;
 use crate::device::DeviceClaim;
 use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::error::RecordError;
-use crate::front::FrontShared;
+use crate::front::{FrontShared, FrontTaken};
 use crate::memory::Gauges;
 use crate::meta::Capabilities;
 use crate::providers::Providers;
@@ -312,14 +312,6 @@ pub(super) struct PendingFrame {
 pub(super) struct Refused {
     pub(super) stale: u32,
     pub(super) unwritten: u32,
-}
-
-/// Where a span's queries are written, and whether the encoder that wrote them resolved them.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct SpanSlot {
-    /// The slot's index in the timer set: queries `2 * slot` and `2 * slot + 1`.
-    pub(super) slot: u32,
-    pub(super) resolved: bool,
 }
 
 #[derive(Debug)]
@@ -635,6 +627,50 @@ impl Active {
                 total_bytes: total,
             });
         }
+    }
+}
+
+/// The merge of the shared front's records into the frame (`merge.rs`).
+impl Active {
+    /// Closes the front's frame and merges its scopes into `pending`, encoder batch by
+    /// batch in resolve order. Returns the slots claimed in the frame by both fronts.
+    fn merge_front(&mut self, pending: &mut PendingFrame) -> u32 {
+        let taken = self.front.close_frame();
+        let (claimed, unused) = (taken.claimed, taken.unused);
+        pending.frame.dropped_spans += taken.refused;
+        // Slots handed to scopes; the rest of the trees' runs had none.
+        let handed = claimed - unused;
+        if taken.is_empty() {
+            pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
+            // The buffers go back all the same: an empty frame keeps their capacity.
+            self.front.recycle(taken.records, taken.order);
+            return claimed;
+        }
+        let merge = Merge {
+            structure: &mut self.structure,
+            registry: &mut self.registry,
+            local: &mut self.local,
+            buffers: &mut self.merge,
+            frame: &mut pending.frame,
+            slots: &mut pending.slots,
+            set_id: pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id)),
+        };
+        if merge.run(&taken) {
+            for label in merge::timed_only(&taken) {
+                self.timed_only_at(label, pending.frame.frame_number);
+            }
+        }
+        // Indirect read-backs name their command by its local index until now.
+        for copy in &mut pending.indirect {
+            copy.command = self.local.remap.get(copy.command as usize).copied().unwrap_or(u32::MAX);
+        }
+        self.local.clear();
+        let FrontTaken { records, order, .. } = taken;
+        self.front.recycle(records, order);
+        // A slot claimed with no span: its scope had not ended (or its record came too
+        // late) at end_frame. It has no timestamps: dropped, and counted.
+        pending.frame.dropped_spans += handed.saturating_sub(pending.slots.len() as u32);
+        claimed
     }
 }
 
