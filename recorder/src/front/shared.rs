@@ -260,21 +260,7 @@ impl ScopeRecord {
             token: false,
         }
     }
-}
 
-/// What a new record is filled in with; the rest stays blank until its scope records it.
-pub(crate) struct RecordHead<'l> {
-    pub(crate) id: u64,
-    pub(crate) generation: u32,
-    pub(crate) encoder: EncoderKey,
-    pub(crate) kind: GpuPassKind,
-    pub(crate) label: &'l str,
-    pub(crate) graph_pass: Option<GraphRef>,
-    pub(crate) parent: Option<u64>,
-    pub(crate) slot: Option<u32>,
-}
-
-impl ScopeRecord {
     /// Fills a blank record's head in, where it lies.
     #[inline(always)]
     pub(crate) fn fill(&mut self, head: RecordHead<'_>) {
@@ -288,6 +274,18 @@ impl ScopeRecord {
         self.parent = parent;
         self.slot = slot;
     }
+}
+
+/// What a new record is filled in with; the rest stays blank until its scope records it.
+pub(crate) struct RecordHead<'l> {
+    pub(crate) id: u64,
+    pub(crate) generation: u32,
+    pub(crate) encoder: EncoderKey,
+    pub(crate) kind: GpuPassKind,
+    pub(crate) label: &'l str,
+    pub(crate) graph_pass: Option<GraphRef>,
+    pub(crate) parent: Option<u64>,
+    pub(crate) slot: Option<u32>,
 }
 
 /// Pushes a blank record onto `records`, to be filled in there. Made inside `extend`,
@@ -394,7 +392,8 @@ impl FrontTaken {
     }
 
     /// Hands each record to `each`, in merge order: through `order` when hand-over order
-    /// is not it. Two plain loops, so the merge's body is inlined into each.
+    /// is not it. Plain loops, not chained iterators: it runs for every record of every
+    /// frame.
     #[inline(always)]
     pub(crate) fn each_in_merge_order<'s>(&'s self, mut each: impl FnMut(&'s ScopeRecord)) {
         if self.order.is_empty() {
