@@ -290,31 +290,6 @@ impl<R: ScopeTarget> std::fmt::Debug for Scope<'_, R> {
     }
 }
 
-/// Where a record sits: its frame, its encoder, what encloses it.
-struct Place {
-    generation: u32,
-    encoder: EncoderKey,
-    parent: Option<u64>,
-    graph_pass: Option<GraphRef>,
-}
-
-/// Fills a blank record in.
-#[inline(always)]
-fn fill_record(
-    record: &mut ScopeRecord,
-    shared: &FrontShared,
-    place: Place,
-    kind: GpuPassKind,
-    label: &str,
-    slot: Option<u32>,
-    token: bool,
-) {
-    let Place { generation, encoder, parent, graph_pass } = place;
-    let id = shared.next_id();
-    record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot });
-    record.token = token;
-}
-
 impl<'a, R: ScopeTarget> Scope<'a, R> {
     /// Opens an outermost scope on `target`: timestamps written on it where the device can.
     /// `graph_pass` is asked for only when a frame is open, so that a scope with none open
@@ -346,9 +321,9 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             return Self::inert(shared, target, encoder);
         };
         let (parent, graph_pass) = up(tree_mut, generation);
-        let place = Place { generation, encoder, parent, graph_pass };
         let (at, record) = tree_mut.push(shared);
-        fill_record(record, shared, place, R::KIND, name, slot.map(|(s, _)| s), false);
+        let (id, kind, label, slot_at) = (shared.next_id(), R::KIND, name, slot.map(|(s, _)| s));
+        record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
         let target_mut = target.get_mut();
         target_mut.push_debug_group(name);
         let mut end_query = None;
@@ -510,9 +485,9 @@ impl Scope<'_, wgpu::CommandEncoder> {
             return (None, None);
         };
         let (parent, graph_pass) = tree.nested_in(up, generation);
-        let place = Place { generation, encoder: self.encoder, parent, graph_pass };
         let (at, record) = tree.push(shared);
-        fill_record(record, shared, place, kind, label, slot.map(|(s, _)| s), false);
+        let (id, encoder, slot_at) = (shared.next_id(), self.encoder, slot.map(|(s, _)| s));
+        record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
         (Some(at), slot)
     }
 
@@ -740,8 +715,9 @@ impl PassToken {
         };
         if let Some((generation, slot)) = claim {
             let mut record = ScopeRecord::blank();
-            let place = Place { generation, encoder, parent, graph_pass };
-            fill_record(&mut record, shared, place, kind, label, slot.map(|(s, _)| s), true);
+            let (id, slot_at) = (shared.next_id(), slot.map(|(s, _)| s));
+            record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
+            record.token = true;
             token.id = Some(record.id);
             token.generation = generation;
             token.slot = slot;
