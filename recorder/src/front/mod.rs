@@ -19,17 +19,19 @@ use sgpt_format::GpuPassKind;
 
 use crate::encoder_key::{EncoderKey, encoder_key};
 
+mod records;
 mod scope;
 mod shared;
 
+pub(crate) use records::{
+    AttachmentInfo, Few, GraphRef, LocalRanges, PipelineRef, RecordHead, RecordWorkload, Records, ScopeRecord,
+    attachments_of,
+};
 /// What a timestamp, a debug group or a marker region is written on, for the profiled passes too.
 pub(crate) use scope::sealed::Sealed as RecordTarget;
 pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
 pub(crate) use scope::{begin as claim_span, can_time};
-pub(crate) use shared::{
-    AttachmentInfo, Few, FrontSetup, FrontShared, FrontTaken, GraphRef, LateCommands, LocalRanges, PipelineRef,
-    RecordHead, ScopeRecord, attachments_of, push_blank,
-};
+pub(crate) use shared::{FrontSetup, FrontShared, FrontTaken, LateCommands};
 
 /// A command encoder's identity, for scopes on a pass the caller began on it: a pass
 /// does not tell which encoder it records into, and its timestamps must be resolved on

@@ -6,10 +6,8 @@ use std::sync::Arc;
 
 use sgpt_format::{GpuPassKind, Level, Op};
 
-use super::shared::{
-    Claim, Few, FrontCommand, FrontShared, GraphRef, LateCommands, PipelineRef, RecordHead, ScopeRecord, SlotRun,
-    attachments_of, push_blank,
-};
+use super::records::{Few, FrontCommand, GraphRef, PipelineRef, RecordHead, Records, ScopeRecord, attachments_of};
+use super::shared::{Claim, FrontShared, LateCommands, SlotRun};
 use crate::encoder_key::EncoderKey;
 
 pub(crate) mod sealed {
@@ -91,7 +89,7 @@ impl<R> Target<'_, R> {
 #[derive(Debug, Default)]
 struct Tree {
     run: SlotRun,
-    records: Vec<ScopeRecord>,
+    records: Records,
 }
 
 /// A scope's tree: owned by an outermost scope, borrowed by the scopes nested in it.
@@ -369,8 +367,12 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
     #[inline]
     fn workload(&mut self) -> Option<Workload<'_>> {
         let at = self.at.filter(|_| self.workload)?;
-        let record = &mut self.tree.get_mut().records[at];
-        Some(Workload { pipelines: &mut record.pipelines, commands: &mut record.commands, current: &mut self.current })
+        let workload = self.tree.get_mut().records.workload_mut(at);
+        Some(Workload {
+            pipelines: &mut workload.pipelines,
+            commands: &mut workload.commands,
+            current: &mut self.current,
+        })
     }
 
     /// Its record's id and graph pass, for a pass token nested in it.
@@ -546,7 +548,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
         if let Some(at) = at
             && shared.setup().is_some_and(|setup| setup.level >= Level::Workload)
         {
-            self.tree.get_mut().records[at].attachments = attachments_of(desc);
+            self.tree.get_mut().records.workload_mut(at).attachments = attachments_of(desc);
         }
         let writes = slot.and_then(|(slot, set)| {
             Some(wgpu::RenderPassTimestampWrites {
@@ -598,7 +600,7 @@ impl Tree {
         if self.records.capacity() == 0 {
             self.records = shared.spare_records();
         }
-        (self.records.len(), push_blank(&mut self.records))
+        self.records.push_blank()
     }
 
     /// The parent id and graph pass of a record nested in record `up`, made in frame

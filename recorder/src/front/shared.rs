@@ -3,13 +3,12 @@
 //! Below both the [`super::Recorder`] handle's scopes and the session's frame pipeline.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
-use arrayvec::ArrayString;
 use crossbeam_utils::CachePadded;
-use sgpt_format::{AttachmentRole, GpuPassKind, Level, LoadOp, Op, StoreOp};
-use smallvec::SmallVec;
+use sgpt_format::Level;
 
+use super::records::{Few, FrontCommand, PipelineRef, RecordWorkload, Records, ScopeRecord};
 use crate::encoder_key::{EncoderKey, encoder_key};
 use crate::meta::Capabilities;
 use crate::timer::SetHandles;
@@ -70,241 +69,6 @@ impl SlotRun {
     }
 }
 
-/// A pipeline as a front scope names it.
-#[derive(Clone, Debug)]
-pub(crate) enum PipelineRef {
-    Compute(wgpu::ComputePipeline),
-    Render(wgpu::RenderPipeline),
-    /// Declared by label (one declaration per label), for code that does not hand us
-    /// its pipeline object. Boxed: it is the rare one, and a record holds one inline.
-    Named(Box<NamedPipeline>),
-}
-
-/// A pipeline declared by label, with its workgroup size if known.
-#[derive(Clone, Debug)]
-pub(crate) struct NamedPipeline {
-    pub(crate) label: String,
-    pub(crate) workgroup_size: Option<[u32; 3]>,
-}
-
-impl PipelineRef {
-    pub(crate) fn named(label: &str, workgroup_size: Option<[u32; 3]>) -> Self {
-        Self::Named(Box::new(NamedPipeline { label: label.to_owned(), workgroup_size }))
-    }
-}
-
-/// A list whose first items live inline: most scopes record one pipeline and one
-/// command, most render passes one or two attachments, and a scope should cost no
-/// allocation for them.
-pub(crate) type Few<T, const N: usize = 1> = SmallVec<[T; N]>;
-
-/// Longest label kept inline (a label is copied per scope, and most are short).
-const INLINE_LABEL: usize = 30;
-
-/// A scope's label, copied without allocating when it is short.
-#[derive(Clone, Debug)]
-pub(crate) enum Label {
-    Inline(ArrayString<INLINE_LABEL>),
-    Heap(String),
-}
-
-impl Label {
-    pub(crate) fn new(label: &str) -> Self {
-        match ArrayString::from(label) {
-            Ok(inline) => Self::Inline(inline),
-            Err(_) => Self::Heap(label.to_owned()),
-        }
-    }
-
-    /// Makes the label `label`, copied in place where it fits inline.
-    #[inline]
-    pub(crate) fn set(&mut self, label: &str) {
-        if let Self::Inline(inline) = self {
-            inline.clear();
-            if inline.try_push_str(label).is_ok() {
-                return;
-            }
-        }
-        *self = Self::new(label);
-    }
-
-    pub(crate) fn as_str(&self) -> &str {
-        match self {
-            Self::Inline(label) => label,
-            Self::Heap(label) => label,
-        }
-    }
-}
-
-/// A render pass attachment as a profiled pass or a scope's render pass reports it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct AttachmentInfo {
-    pub(crate) role: AttachmentRole,
-    pub(crate) format: wgpu::TextureFormat,
-    pub(crate) load: LoadOp,
-    pub(crate) store: StoreOp,
-    pub(crate) stencil: Option<(LoadOp, StoreOp)>,
-}
-
-fn load_op<V>(op: &wgpu::LoadOp<V>) -> LoadOp {
-    match op {
-        wgpu::LoadOp::Load => LoadOp::Load,
-        wgpu::LoadOp::Clear(_) => LoadOp::Clear,
-        // Don't-care starts undefined, which a capture shown as a clear would misstate.
-        wgpu::LoadOp::DontCare(_) => LoadOp::None,
-    }
-}
-
-fn store_op(op: wgpu::StoreOp) -> StoreOp {
-    match op {
-        wgpu::StoreOp::Store => StoreOp::Store,
-        wgpu::StoreOp::Discard => StoreOp::Discard,
-    }
-}
-
-/// A render pass descriptor's attachments: its colour attachments (8 at most), then its
-/// depth-stencil one.
-pub(crate) fn attachments_of(desc: &wgpu::RenderPassDescriptor<'_>) -> Few<AttachmentInfo, 2> {
-    let colors = desc.color_attachments.iter().flatten().take(8).map(|color| AttachmentInfo {
-        role: AttachmentRole::Color,
-        format: color.view.texture().format(),
-        load: load_op(&color.ops.load),
-        store: store_op(color.ops.store),
-        stencil: None,
-    });
-    let depth = desc.depth_stencil_attachment.iter().map(|depth| {
-        let (load, store) =
-            depth.depth_ops.map_or((LoadOp::None, StoreOp::None), |ops| (load_op(&ops.load), store_op(ops.store)));
-        AttachmentInfo {
-            role: AttachmentRole::DepthStencil,
-            format: depth.view.texture().format(),
-            load,
-            store,
-            stencil: depth.stencil_ops.map(|ops| (load_op(&ops.load), store_op(ops.store))),
-        }
-    });
-    colors.chain(depth).collect()
-}
-
-/// The graph pass a record is attributed to.
-#[derive(Clone, Debug)]
-pub(crate) enum GraphRef {
-    /// A session bracket's index, known when the record was made.
-    Index(u32),
-    /// A [`super::Recorder`] scope's graph pass, by name: its index is looked up at the merge.
-    Named(Arc<str>),
-    /// Its parent's, for a record made in the same frame as its parent (no `Arc` to clone
-    /// for each nested pass).
-    Parent,
-}
-
-/// One command recorded through a scope's explicit workload calls.
-#[derive(Clone, Debug)]
-pub(crate) struct FrontCommand {
-    /// Index into the record's `pipelines`.
-    pub(crate) pipeline: Option<usize>,
-    pub(crate) op: Op,
-}
-
-/// A scope's record, handed to the shared frame when the scope ends. Laid out in field
-/// order, the fields every walk over a frame's records reads first (a resolve reads only
-/// the first line of each), then what the merge reads, then what only a workload-level
-/// record fills: a thousand-pass frame's records are a quarter of a megabyte, walked a few
-/// times a frame.
-#[derive(Debug)]
-#[repr(C)]
-pub(crate) struct ScopeRecord {
-    /// Creation order across the session: parents before their children.
-    pub(crate) id: u64,
-    pub(crate) encoder: EncoderKey,
-    /// The enclosing scope's id.
-    pub(crate) parent: Option<u64>,
-    pub(crate) slot: Option<u32>,
-    /// The resolve that covered it (its batch): `None` while unresolved.
-    pub(crate) resolved: Option<u32>,
-    pub(crate) generation: u32,
-    pub(crate) kind: GpuPassKind,
-    /// A pass timed through a [`super::PassToken`] (the capture notes its commands may be partial).
-    pub(crate) token: bool,
-    pub(crate) graph_pass: Option<GraphRef>,
-    pub(crate) label: Label,
-    /// Commands and bindings a profiled pass recorded into the session's own buffers
-    /// (already final, but for their GPU pass index), as ranges of those buffers.
-    pub(crate) local: LocalRanges,
-    /// A render pass's attachments (level Workload and up).
-    pub(crate) attachments: Few<AttachmentInfo, 2>,
-    pub(crate) pipelines: Few<PipelineRef>,
-    pub(crate) commands: Few<FrontCommand>,
-}
-
-impl ScopeRecord {
-    /// A record with nothing in it yet, to be filled where it lies once pushed. Built
-    /// aside first, a record (272 bytes) is copied into its buffer as well (about 40
-    /// instructions); this one is written in place.
-    #[inline(always)]
-    pub(crate) fn blank() -> Self {
-        Self {
-            id: 0,
-            generation: 0,
-            encoder: 0,
-            kind: GpuPassKind::Encoder,
-            label: Label::Inline(ArrayString::new()),
-            graph_pass: None,
-            parent: None,
-            slot: None,
-            pipelines: Few::new(),
-            commands: Few::new(),
-            local: LocalRanges::default(),
-            attachments: Few::new(),
-            resolved: None,
-            token: false,
-        }
-    }
-
-    /// Fills a blank record's head in, where it lies.
-    #[inline(always)]
-    pub(crate) fn fill(&mut self, head: RecordHead<'_>) {
-        let RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot } = head;
-        self.id = id;
-        self.generation = generation;
-        self.encoder = encoder;
-        self.kind = kind;
-        self.label.set(label);
-        self.graph_pass = graph_pass;
-        self.parent = parent;
-        self.slot = slot;
-    }
-}
-
-/// What a new record is filled in with; the rest stays blank until its scope records it.
-pub(crate) struct RecordHead<'l> {
-    pub(crate) id: u64,
-    pub(crate) generation: u32,
-    pub(crate) encoder: EncoderKey,
-    pub(crate) kind: GpuPassKind,
-    pub(crate) label: &'l str,
-    pub(crate) graph_pass: Option<GraphRef>,
-    pub(crate) parent: Option<u64>,
-    pub(crate) slot: Option<u32>,
-}
-
-/// Pushes a blank record onto `records`, to be filled in there. Made inside `extend`,
-/// once its room is reserved, the blank is written straight into the buffer; a `push`,
-/// whose growth may unwind, builds it on the stack and copies it in.
-#[inline(always)]
-pub(crate) fn push_blank(records: &mut Vec<ScopeRecord>) -> &mut ScopeRecord {
-    records.extend(std::iter::once_with(ScopeRecord::blank));
-    let last = records.len() - 1;
-    &mut records[last]
-}
-
-/// Where a profiled pass's commands and bindings sit in the session's buffers.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LocalRanges {
-    pub(crate) commands: std::ops::Range<u32>,
-    pub(crate) bindings: std::ops::Range<u32>,
-}
-
 /// Commands a [`super::PassToken`] recorded, handed over when it drops (its record was handed
 /// over when it was made, so that a resolve while it lives still finds it).
 #[derive(Debug)]
@@ -318,18 +82,18 @@ pub(crate) struct LateCommands {
 #[derive(Debug, Default)]
 struct FrontFrame {
     generation: u32,
-    records: Vec<ScopeRecord>,
+    records: Records,
     /// Trees of scopes handed over whole once `records` held some: moved in, not copied
     /// (a thousand-pass tree is a quarter of a megabyte).
-    trees: Vec<Vec<ScopeRecord>>,
+    trees: Vec<Records>,
     /// The list `close_frame` hands the buffers over in, handed back by `recycle`.
-    buffers: Vec<Vec<ScopeRecord>>,
+    buffers: Vec<Records>,
     late: Vec<LateCommands>,
     resolves: u32,
     /// Reused by resolves: the slots one encoder wrote.
     scratch: Vec<u32>,
     /// Emptied record buffers, for the next trees of scopes.
-    spare: Vec<Vec<ScopeRecord>>,
+    spare: Vec<Records>,
     /// The merge order's buffer, handed back by `recycle`.
     order: Vec<(u32, u32)>,
     /// Slots trees claimed in runs and left unused: no scope had them, so none is dropped.
@@ -338,10 +102,10 @@ struct FrontFrame {
 
 /// Whether `buffers`, read in order, are sorted by `key` (checked with plain loops: it
 /// reads every record of every frame).
-fn in_merge_order<K: PartialOrd>(buffers: &[Vec<ScopeRecord>], key: impl Fn(&ScopeRecord) -> K) -> bool {
+fn in_merge_order<K: PartialOrd>(buffers: &[Records], key: impl Fn(&ScopeRecord) -> K) -> bool {
     let mut last = None;
     for buffer in buffers {
-        for record in buffer {
+        for record in buffer.iter() {
             let next = key(record);
             if last.as_ref().is_some_and(|last| *last > next) {
                 return false;
@@ -358,7 +122,7 @@ const SPARE_BUFFERS: usize = 16;
 impl FrontFrame {
     /// Keeps an emptied record buffer for the next tree, while fewer than
     /// [`SPARE_BUFFERS`] are kept.
-    fn keep_spare(&mut self, buffer: Vec<ScopeRecord>) {
+    fn keep_spare(&mut self, buffer: Records) {
         if buffer.capacity() > 0 && self.spare.len() < SPARE_BUFFERS {
             self.spare.push(buffer);
         }
@@ -377,7 +141,7 @@ pub(crate) struct FrontTaken {
     pub(crate) refused: u32,
     /// In hand-over order: the frame's buffer, then the trees handed over whole after it;
     /// `order` gives the merge order.
-    pub(crate) records: Vec<Vec<ScopeRecord>>,
+    pub(crate) records: Vec<Records>,
     /// `(buffer, index)` into `records` by resolve batch (unresolved last), then by
     /// encoder and creation: sorted apart from the records, which are large. Empty when
     /// hand-over order is that order already, as it mostly is (a tree of scopes arrives in
@@ -387,30 +151,28 @@ pub(crate) struct FrontTaken {
 }
 
 impl FrontTaken {
-    fn record(&self, (buffer, at): (u32, u32)) -> &ScopeRecord {
-        &self.records[buffer as usize][at as usize]
-    }
-
-    /// Hands each record to `each`, in merge order: through `order` when hand-over order
-    /// is not it. Plain loops, not chained iterators: it runs for every record of every
-    /// frame.
+    /// Hands each record and its workload (when it recorded one) to `each`, in merge
+    /// order: through `order` when hand-over order is not it. Plain loops, not chained
+    /// iterators: it runs for every record of every frame.
     #[inline(always)]
-    pub(crate) fn each_in_merge_order<'s>(&'s self, mut each: impl FnMut(&'s ScopeRecord)) {
+    pub(crate) fn each_in_merge_order<'s>(&'s self, mut each: impl FnMut(&'s ScopeRecord, Option<&'s RecordWorkload>)) {
         if self.order.is_empty() {
             for buffer in &self.records {
-                for record in buffer {
-                    each(record);
+                for record in buffer.iter() {
+                    each(record, buffer.workload(record));
                 }
             }
         } else {
-            for &at in &self.order {
-                each(self.record(at));
+            for &(buffer, at) in &self.order {
+                let buffer = &self.records[buffer as usize];
+                let record = &buffer[at as usize];
+                each(record, buffer.workload(record));
             }
         }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.records.iter().all(Vec::is_empty)
+        self.records.iter().all(|buffer| buffer.is_empty())
     }
 }
 
@@ -506,7 +268,7 @@ impl FrontShared {
 
     /// Gives back the record and order buffers `close_frame` took, emptied, so the next
     /// frame reuses their capacity instead of growing new ones.
-    pub(crate) fn recycle(&self, mut records: Vec<Vec<ScopeRecord>>, order: Vec<(u32, u32)>) {
+    pub(crate) fn recycle(&self, mut records: Vec<Records>, order: Vec<(u32, u32)>) {
         for buffer in &mut records {
             buffer.clear();
         }
@@ -614,11 +376,11 @@ impl FrontShared {
     /// Hands a tree of records (an outermost scope's, with its nested ones') to the
     /// frame under one lock, with what its run left unused, and keeps the emptied buffer
     /// for reuse.
-    pub(crate) fn hand_over_all(&self, records: &mut Vec<ScopeRecord>, run: &SlotRun) {
+    pub(crate) fn hand_over_all(&self, records: &mut Records, run: &SlotRun) {
         let mut frame = self.lock();
         Self::give_back(&mut frame, run);
         let generation = frame.generation;
-        records.retain(|record| record.generation == generation);
+        records.retain_generation(generation);
         // The first tree of a frame becomes the frame's buffer, and the frame's empty one the
         // spare: a frame recorded as one tree copies no record. Buffers are only swapped and
         // recycled, so each settles at the largest size it held and a steady frame
@@ -639,13 +401,13 @@ impl FrontShared {
     /// Hands the session's profiled passes' records to the frame under one lock. The
     /// buffer stays the caller's, emptied (swapped with the frame's when that is empty),
     /// so a steady frame allocates none.
-    pub(crate) fn hand_over_local(&self, records: &mut Vec<ScopeRecord>) {
+    pub(crate) fn hand_over_local(&self, records: &mut Records) {
         if records.is_empty() {
             return;
         }
         let mut frame = self.lock();
         let generation = frame.generation;
-        records.retain(|record| record.generation == generation);
+        records.retain_generation(generation);
         if frame.records.is_empty() {
             std::mem::swap(&mut frame.records, records);
         } else {
@@ -654,7 +416,7 @@ impl FrontShared {
     }
 
     /// An empty record buffer, reused where one was handed back.
-    pub(crate) fn spare_records(&self) -> Vec<ScopeRecord> {
+    pub(crate) fn spare_records(&self) -> Records {
         self.lock().spare.pop().unwrap_or_default()
     }
 
@@ -725,6 +487,9 @@ impl FrontShared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sgpt_format::GpuPassKind;
+
+    use crate::front::records::RecordHead;
 
     fn front(max_spans: u32) -> FrontShared {
         let front = FrontShared::default();
@@ -734,22 +499,28 @@ mod tests {
     }
 
     fn record(front: &FrontShared, generation: u32, encoder: EncoderKey, slot: Option<u32>) -> ScopeRecord {
-        ScopeRecord {
+        let mut record = ScopeRecord::blank();
+        let kind = GpuPassKind::Encoder;
+        record.fill(RecordHead {
             id: front.next_id(),
             generation,
             encoder,
-            kind: GpuPassKind::Encoder,
-            label: Label::new(""),
+            kind,
+            label: "",
             graph_pass: None,
             parent: None,
             slot,
-            pipelines: Few::default(),
-            commands: Few::default(),
-            local: LocalRanges::default(),
-            attachments: Few::default(),
-            resolved: None,
-            token: false,
+        });
+        record
+    }
+
+    /// A tree's buffer of `records`.
+    fn tree(records: impl IntoIterator<Item = ScopeRecord>) -> Records {
+        let mut tree = Records::default();
+        for record in records {
+            tree.push(record);
         }
+        tree
     }
 
     #[test]
@@ -770,7 +541,7 @@ mod tests {
 
     fn merge_order(taken: &FrontTaken) -> Vec<u64> {
         let mut ids = Vec::new();
-        taken.each_in_merge_order(|record| ids.push(record.id));
+        taken.each_in_merge_order(|record, _| ids.push(record.id));
         ids
     }
 
@@ -797,8 +568,8 @@ mod tests {
         ];
         assert_eq!(slots, [0, 1, 2, 3, 4, 6], "a: 0 | 2 3 | 6.., b: 1 | 4 5");
         assert_eq!((a.unused(), b.unused()), ((3, 3), (3, 1)));
-        front.hand_over_all(&mut vec![record(&front, 3, 1, Some(0))], &a);
-        front.hand_over_all(&mut vec![record(&front, 3, 2, Some(1))], &b);
+        front.hand_over_all(&mut tree([record(&front, 3, 1, Some(0))]), &a);
+        front.hand_over_all(&mut tree([record(&front, 3, 2, Some(1))]), &b);
         let taken = front.close_frame();
         assert_eq!((taken.claimed, taken.unused), (10, 4), "the readback covers the runs; 4 slots had no scope");
     }
@@ -821,10 +592,10 @@ mod tests {
     fn records_handed_over_in_merge_order_are_merged_as_they_came_without_an_order_list() {
         let front = front(8);
         front.open_frame(1, Some(0));
-        let mut tree = vec![record(&front, 1, 10, Some(0)), record(&front, 1, 10, Some(1))];
-        let mut later = vec![record(&front, 1, 10, Some(2))];
-        let ids: Vec<u64> = tree.iter().chain(&later).map(|record| record.id).collect();
-        front.hand_over_all(&mut tree, &SlotRun::default());
+        let mut first = tree([record(&front, 1, 10, Some(0)), record(&front, 1, 10, Some(1))]);
+        let mut later = tree([record(&front, 1, 10, Some(2))]);
+        let ids: Vec<u64> = first.iter().chain(later.iter()).map(|record| record.id).collect();
+        front.hand_over_all(&mut first, &SlotRun::default());
         front.hand_over_all(&mut later, &SlotRun::default());
         assert_eq!(front.batch(10, 1), Some(vec![0, 1, 2]));
         let taken = front.close_frame();
@@ -852,7 +623,7 @@ mod tests {
         let taken = front.close_frame();
         assert_eq!(merge_order(&taken), [ids[1], ids[0], ids[2]], "resolve order first, unresolved last");
         let mut resolved = Vec::new();
-        taken.each_in_merge_order(|record| resolved.push(record.resolved));
+        taken.each_in_merge_order(|record, _| resolved.push(record.resolved));
         assert_eq!(resolved[2], None, "the unresolved one");
     }
 }

@@ -43,15 +43,11 @@ impl Active {
     ) -> Option<LocalPass> {
         let (generation, slot) = front::claim_span(&self.front, timed && front::can_time(&self.front, kind))?;
         let label = label.unwrap_or_else(|| self.structure.unlabeled(kind));
-        let commands = self.local.commands.len() as u32;
-        let bindings = self.local.bindings.len() as u32;
         let id = self.front.next_id();
-        let at = self.local.records.len();
         let graph_pass = self.structure.graph_pass().map(GraphRef::Index);
-        let record = front::push_blank(&mut self.local.records);
+        let (at, record) = self.local.records.push_blank();
         let slot_at = slot.map(|(slot, _)| slot);
         record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
-        record.local = LocalRanges { commands: commands..commands, bindings: bindings..bindings };
         Some(LocalPass { at, id, slot })
     }
 
@@ -66,8 +62,8 @@ impl Active {
     /// Gives a render pass's record its attachments (the caller reads them only at level
     /// Workload and up, as the handle's render passes do).
     pub(crate) fn local_attachments(&mut self, pass: LocalPass, attachments: Few<AttachmentInfo, 2>) {
-        if let Some(record) = self.local.records.get_mut(pass.at) {
-            record.attachments = attachments;
+        if pass.at < self.local.records.len() {
+            self.local.records.workload_mut(pass.at).attachments = attachments;
         }
     }
 
@@ -77,6 +73,7 @@ impl Active {
     pub(crate) fn record(&mut self, pass: LocalPass, pipeline: Option<u32>, op: Op, groups: &[Option<u32>]) -> u32 {
         let local = &mut self.local;
         let command = local.commands.len() as u32;
+        let bindings = local.bindings.len() as u32;
         // The GPU pass index is the merge's to give.
         local.commands.push(Command { gpu_pass: 0, pipeline, op });
         if self.level >= Level::Verbose {
@@ -86,10 +83,15 @@ impl Active {
                 }
             }
         }
-        if let Some(record) = local.records.get_mut(pass.at) {
-            // A pass's commands are contiguous: no other profiled pass is open meanwhile.
-            record.local.commands.end = local.commands.len() as u32;
-            record.local.bindings.end = local.bindings.len() as u32;
+        if pass.at < local.records.len() {
+            // A pass's commands are contiguous: no other profiled pass is open meanwhile, so
+            // its ranges begin where its first command went.
+            let ranges = &mut local.records.workload_mut(pass.at).local;
+            if ranges.commands.is_empty() && ranges.bindings.is_empty() {
+                *ranges = LocalRanges { commands: command..command, bindings: bindings..bindings };
+            }
+            ranges.commands.end = local.commands.len() as u32;
+            ranges.bindings.end = local.bindings.len() as u32;
         }
         command
     }

@@ -4,14 +4,14 @@
 
 use sgpt_format::{Binding, Command};
 
-use crate::front::ScopeRecord;
+use crate::front::Records;
 
 /// The profiled passes' records of the open frame, and the commands and bindings their
 /// records name by range. Reused frame after frame: a steady frame allocates nothing.
 #[derive(Debug, Default)]
 pub(crate) struct LocalRecords {
     /// Not yet handed to the front.
-    pub(super) records: Vec<ScopeRecord>,
+    pub(super) records: Records,
     /// Final but for their GPU pass index, which the merge gives.
     pub(super) commands: Vec<Command>,
     /// `command` indexes `commands` until the merge.

@@ -11,7 +11,7 @@ use sgpt_format::{Binding, Command, Frame, GpuPassKind, Op, Span, SpanKind};
 
 use super::local_state::LocalRecords;
 use super::structure::Structure;
-use crate::front::{FrontTaken, GraphRef, LateCommands, PipelineRef, ScopeRecord};
+use crate::front::{FrontTaken, GraphRef, LateCommands, PipelineRef, RecordWorkload, ScopeRecord};
 use crate::workload::Registry;
 
 /// Where a span's queries are written, and whether the encoder that wrote them resolved them.
@@ -72,7 +72,7 @@ impl Merge<'_> {
         self.local.remap.clear();
         self.local.remap.resize(self.local.commands.len(), u32::MAX);
         let mut merging = Merging { merge: self, late: &taken.late, last_graph: None, timed_only: false };
-        taken.each_in_merge_order(|record| merging.add(record));
+        taken.each_in_merge_order(|record, workload| merging.add(record, workload));
         merging.timed_only
     }
 }
@@ -97,7 +97,7 @@ impl<'a> Merging<'_, 'a> {
 
     /// Merges one record: its GPU pass, its span and slot, its commands.
     #[inline(always)]
-    fn add(&mut self, record: &'a ScopeRecord) {
+    fn add(&mut self, record: &'a ScopeRecord, workload: Option<&'a RecordWorkload>) {
         let parent = match record.parent {
             None => {
                 self.merge.buffers.ancestors.clear();
@@ -123,7 +123,7 @@ impl<'a> Merging<'_, 'a> {
             record.kind,
             record.label.as_str(),
             parent.map(|parent| parent.index),
-            &record.attachments,
+            workload.map_or(&[], |workload| &workload.attachments[..]),
             bracket,
         );
         let this = Merged { id: record.id, index, bracket };
@@ -134,11 +134,11 @@ impl<'a> Merging<'_, 'a> {
             self.merge.frame.spans.push(Span { pass: index, kind, query_set, begin_ns: 0, end_ns: 0 });
             self.merge.slots.push(SpanSlot { slot, resolved: record.resolved.is_some() });
         }
-        // Most records (all at level Timing) have no commands: nothing to walk.
-        let local_any = !record.local.commands.is_empty() || !record.local.bindings.is_empty();
-        let any = local_any && move_local(self.merge.local, record, index, self.merge.frame);
-        let any = (!record.commands.is_empty() || !self.late.is_empty())
-            && merge_commands(self.merge.registry, record, self.late, index, self.merge.frame)
+        // Most records (all at level Timing) have no workload and no late commands:
+        // nothing to walk.
+        let any = workload.is_some_and(|workload| move_local(self.merge.local, workload, index, self.merge.frame));
+        let any = (workload.is_some() || !self.late.is_empty())
+            && merge_commands(self.merge.registry, record, workload, self.late, index, self.merge.frame)
             || any;
         self.timed_only |= record.token && !any;
     }
@@ -148,10 +148,9 @@ impl<'a> Merging<'_, 'a> {
 /// (rare: walked again only when the merge saw one).
 pub(super) fn timed_only(taken: &FrontTaken) -> Vec<&str> {
     let mut labels = Vec::new();
-    taken.each_in_merge_order(|record| {
+    taken.each_in_merge_order(|record, workload| {
         let mut late = taken.late.iter().filter(|late| late.id == record.id);
-        let any = !record.local.commands.is_empty()
-            || !record.commands.is_empty()
+        let any = workload.is_some_and(|workload| !workload.local.commands.is_empty() || !workload.commands.is_empty())
             || late.any(|late| !late.commands.is_empty());
         if record.token && !any {
             labels.push(record.label.as_str());
@@ -162,8 +161,8 @@ pub(super) fn timed_only(taken: &FrontTaken) -> Vec<&str> {
 
 /// Moves a profiled pass's commands and bindings, recorded into the session's buffers,
 /// into `frame` as GPU pass `index`'s, noting where each command went. Whether it had any.
-fn move_local(local: &mut LocalRecords, record: &ScopeRecord, index: u32, frame: &mut Frame) -> bool {
-    let (commands, bindings) = (record.local.commands.clone(), record.local.bindings.clone());
+fn move_local(local: &mut LocalRecords, workload: &RecordWorkload, index: u32, frame: &mut Frame) -> bool {
+    let (commands, bindings) = (workload.local.commands.clone(), workload.local.bindings.clone());
     let base = frame.commands.len() as u32;
     for (at, command) in commands.clone().zip(&local.commands[commands.start as usize..commands.end as usize]) {
         local.remap[at as usize] = base + (at - commands.start);
@@ -181,14 +180,15 @@ fn move_local(local: &mut LocalRecords, record: &ScopeRecord, index: u32, frame:
 fn merge_commands(
     registry: &mut Registry,
     record: &ScopeRecord,
+    workload: Option<&RecordWorkload>,
     late: &[LateCommands],
     index: u32,
     frame: &mut Frame,
 ) -> bool {
     let mut any = false;
-    let own = std::iter::once((&record.pipelines, &record.commands));
+    let own = workload.map(|workload| (&workload.pipelines, &workload.commands));
     let later = late.iter().filter(|late| late.id == record.id).map(|late| (&late.pipelines, &late.commands));
-    for (pipelines, commands) in own.chain(later) {
+    for (pipelines, commands) in own.into_iter().chain(later) {
         for command in commands {
             any = true;
             let render = matches!(command.op, Op::Draw { .. } | Op::DrawIndexed { .. } | Op::DrawIndirect { .. });
