@@ -125,7 +125,9 @@ impl Recorder {
         label: &str,
         encoder: &wgpu::CommandEncoder,
     ) -> (Option<wgpu::ComputePassTimestampWrites<'a>>, PassToken) {
-        let token = PassToken::new(&self.shared, GpuPassKind::Compute, label, encoder_key(encoder), None, None);
+        let token = PassToken::new(&self.shared, GpuPassKind::Compute, label, encoder_key(encoder), None, None, || {
+            self.shared.next_id()
+        });
         (token.compute_writes(&self.shared), token)
     }
 
@@ -136,7 +138,9 @@ impl Recorder {
         label: &str,
         encoder: &wgpu::CommandEncoder,
     ) -> (Option<wgpu::RenderPassTimestampWrites<'a>>, PassToken) {
-        let token = PassToken::new(&self.shared, GpuPassKind::Render, label, encoder_key(encoder), None, None);
+        let token = PassToken::new(&self.shared, GpuPassKind::Render, label, encoder_key(encoder), None, None, || {
+            self.shared.next_id()
+        });
         (token.render_writes(&self.shared), token)
     }
 

@@ -1,13 +1,14 @@
 //! The front's scopes (on an encoder, on a pass) and the pass token of a pass the caller
 //! begins itself.
 
+use std::cell::Cell;
 use std::ops::{Deref, DerefMut, Range};
 use std::sync::Arc;
 
 use sgpt_format::{GpuPassKind, Level, Op};
 
 use super::records::{Few, FrontCommand, GraphRef, PipelineRef, RecordHead, Records, ScopeRecord, attachments_of};
-use super::shared::{Claim, FrontShared, LateCommands, SlotRun};
+use super::shared::{Claim, FrontShared, IdRun, LateCommands, SlotRun};
 use crate::encoder_key::EncoderKey;
 
 pub(crate) mod sealed {
@@ -89,6 +90,9 @@ impl<R> Target<'_, R> {
 #[derive(Debug, Default)]
 struct Tree {
     run: SlotRun,
+    /// Where its records' ids come from. A cell: a pass token made from a scope of the tree,
+    /// which holds the tree shared, takes its id from here too (so a scope is `Send`, not `Sync`).
+    ids: Cell<IdRun>,
     records: Records,
 }
 
@@ -319,8 +323,9 @@ impl<'a, R: ScopeTarget> Scope<'a, R> {
             return Self::inert(shared, target, encoder);
         };
         let (parent, graph_pass) = up(tree_mut, generation);
+        let id = tree_mut.next_id(shared);
         let (at, record) = tree_mut.push(shared);
-        let (id, kind, label, slot_at) = (shared.next_id(), R::KIND, name, slot.map(|(s, _)| s));
+        let (kind, label, slot_at) = (R::KIND, name, slot.map(|(s, _)| s));
         record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
         let target_mut = target.get_mut();
         target_mut.push_debug_group(name);
@@ -476,7 +481,7 @@ impl Scope<'_, wgpu::RenderPass<'_>> {
     }
 }
 
-impl Scope<'_, wgpu::CommandEncoder> {
+impl<'a> Scope<'a, wgpu::CommandEncoder> {
     /// Claims and records a GPU pass of `kind` nested in this scope, in its tree: the
     /// record's index there, and the pass's slot and timer set when it is timed.
     fn nested_pass(&mut self, kind: GpuPassKind, label: &str) -> (Option<usize>, Option<(u32, usize)>) {
@@ -487,8 +492,9 @@ impl Scope<'_, wgpu::CommandEncoder> {
             return (None, None);
         };
         let (parent, graph_pass) = tree.nested_in(up, generation);
+        let id = tree.next_id(shared);
         let (at, record) = tree.push(shared);
-        let (id, encoder, slot_at) = (shared.next_id(), self.encoder, slot.map(|(s, _)| s));
+        let (encoder, slot_at) = (self.encoder, slot.map(|(s, _)| s));
         record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
         (Some(at), slot)
     }
@@ -564,11 +570,12 @@ impl Scope<'_, wgpu::CommandEncoder> {
 
     /// Timestamp writes for a compute pass the caller begins itself on this scope's
     /// encoder, nested in (and attributed as) this scope. See
-    /// [`crate::Recorder::compute_pass_timestamp_writes`].
+    /// [`crate::Recorder::compute_pass_timestamp_writes`]. The writes borrow the session,
+    /// not the scope, so the pass can be begun on the scope's encoder.
     pub fn compute_pass_timestamp_writes(
         &self,
         label: &str,
-    ) -> (Option<wgpu::ComputePassTimestampWrites<'_>>, PassToken) {
+    ) -> (Option<wgpu::ComputePassTimestampWrites<'a>>, PassToken) {
         let token = self.token(GpuPassKind::Compute, label);
         (token.compute_writes(self.shared), token)
     }
@@ -578,7 +585,7 @@ impl Scope<'_, wgpu::CommandEncoder> {
     pub fn render_pass_timestamp_writes(
         &self,
         label: &str,
-    ) -> (Option<wgpu::RenderPassTimestampWrites<'_>>, PassToken) {
+    ) -> (Option<wgpu::RenderPassTimestampWrites<'a>>, PassToken) {
         let token = self.token(GpuPassKind::Render, label);
         (token.render_writes(self.shared), token)
     }
@@ -587,11 +594,22 @@ impl Scope<'_, wgpu::CommandEncoder> {
 
     fn token(&self, kind: GpuPassKind, label: &str) -> PassToken {
         let (parent, graph_pass) = self.parent_place().unzip();
-        PassToken::new(self.shared, kind, label, self.encoder, parent, graph_pass.flatten())
+        // Of the tree's ids, so that it keeps its place among the tree's records.
+        let id = || self.tree.get().next_id(self.shared);
+        PassToken::new(self.shared, kind, label, self.encoder, parent, graph_pass.flatten(), id)
     }
 }
 
 impl Tree {
+    /// The id of the tree's next record (or of a pass token made from one of its scopes).
+    #[inline]
+    fn next_id(&self, shared: &FrontShared) -> u64 {
+        let mut run = self.ids.get();
+        let id = shared.id_in(&mut run);
+        self.ids.set(run);
+        id
+    }
+
     /// Adds a blank record to the tree, to be filled in where it lies: its index, and the
     /// record. The outermost scope's record takes a spare buffer, so a steady frame
     /// allocates none.
@@ -701,6 +719,7 @@ impl PassToken {
         encoder: EncoderKey,
         parent: Option<u64>,
         graph_pass: Option<GraphRef>,
+        id: impl FnOnce() -> u64,
     ) -> Self {
         let claim = begin(shared, can_time(shared, kind));
         let mut token = Self {
@@ -717,7 +736,7 @@ impl PassToken {
         };
         if let Some((generation, slot)) = claim {
             let mut record = ScopeRecord::blank();
-            let (id, slot_at) = (shared.next_id(), slot.map(|(s, _)| s));
+            let (id, slot_at) = (id(), slot.map(|(s, _)| s));
             record.fill(RecordHead { id, generation, encoder, kind, label, graph_pass, parent, slot: slot_at });
             record.token = true;
             token.id = Some(record.id);

@@ -69,6 +69,26 @@ impl SlotRun {
     }
 }
 
+/// Record ids a tree of scopes claimed at once and gives its records in order: one write
+/// to the shared counter a run, not one a scope. Each thread's trees then write that
+/// counter's cache line once in [`MAX_ID_RUN`] scopes; written by every scope of two
+/// threads, it moves between their cores on nearly every scope, which costs each about as
+/// much as the rest of a scope's bookkeeping. Ids stay in creation order on an encoder:
+/// a tree is the only one recording on its encoder while it lives, and whatever is
+/// made there after it claims later ids. A pass token made from a scope of the tree takes
+/// its id from the same run, so it keeps its place among the tree's records.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct IdRun {
+    next: u64,
+    end: u64,
+    /// The length of the next run claimed: 1, then doubling up to [`MAX_ID_RUN`].
+    size: u64,
+}
+
+/// The longest run of ids a tree claims at once (ids are 64-bit: what a run leaves
+/// unused is never missed).
+const MAX_ID_RUN: u64 = 64;
+
 /// Commands a [`super::PassToken`] recorded, handed over when it drops (its record was handed
 /// over when it was made, so that a resolve while it lives still finds it).
 #[derive(Debug)]
@@ -353,6 +373,19 @@ impl FrontShared {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// The next id of a tree whose ids come from `run`: the run's next, or the first of a
+    /// new run when it is spent.
+    #[inline]
+    pub(crate) fn id_in(&self, run: &mut IdRun) -> u64 {
+        if run.next == run.end {
+            let size = run.size.clamp(1, MAX_ID_RUN);
+            let first = self.next_id.fetch_add(size, Ordering::Relaxed);
+            *run = IdRun { next: first, end: first + size, size: (size * 2).min(MAX_ID_RUN) };
+        }
+        run.next += 1;
+        run.next - 1
+    }
+
     pub(crate) fn query_set(&self, set: usize) -> Option<&wgpu::QuerySet> {
         self.setup()?.sets.get(set)?.query_set.as_ref()
     }
@@ -572,6 +605,22 @@ mod tests {
         front.hand_over_all(&mut tree([record(&front, 3, 2, Some(1))]), &b);
         let taken = front.close_frame();
         assert_eq!((taken.claimed, taken.unused), (10, 4), "the readback covers the runs; 4 slots had no scope");
+    }
+
+    #[test]
+    fn trees_take_ids_in_runs_each_in_creation_order_and_unique_across_trees() {
+        let front = front(8);
+        let mut runs = [IdRun::default(), IdRun::default()];
+        let before = front.next_id();
+        let ids: Vec<u64> = [0, 1, 0, 0, 1, 0, 0].into_iter().map(|tree| front.id_in(&mut runs[tree])).collect();
+        // Runs of 1, 2, 4, … each: a takes 1 | 3 4 | 7.., b takes 2 | 5 6.
+        assert_eq!(ids.iter().map(|id| id - before).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 7, 8]);
+        let after = front.next_id();
+        assert!(ids.iter().all(|&id| id < after), "whatever is made later has a later id");
+        let mut all = ids.clone();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), ids.len(), "no id is given twice");
     }
 
     #[test]

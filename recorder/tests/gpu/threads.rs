@@ -586,3 +586,54 @@ fn a_recorded_frame_through_the_handle_allocates_nothing_per_pass() {
     let summary = pollster::block_on(session.stop()).expect("stops");
     assert_eq!(summary.dropped_spans, 0);
 }
+
+#[test]
+fn a_pass_begun_with_a_scopes_timestamp_writes_keeps_its_place_among_the_scopes_passes() {
+    let Some(gpu) = gpu() else { return };
+    let work = Workload::new(&gpu);
+    let sink = MemorySink::new();
+    let mut session = started(&gpu, SessionOptions::at(Level::Timing), &sink);
+    let recorder = session.recorder();
+    assert!(session.begin_frame().expect("begins"));
+    let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    {
+        let mut graph = recorder.graph_pass("graph", &mut encoder);
+        // Enough nested passes before the caller's own that the tree has claimed ids ahead.
+        for _ in 0..3 {
+            let mut pass = graph.scoped_compute_pass("before");
+            pass.compute_pipeline(&work.pipeline);
+            pass.set_bind_group(0, &work.bind_group, &[]);
+            pass.dispatch(1, 1, 1);
+        }
+        // The writes borrow the session, not the scope: the pass is begun on the scope's encoder.
+        let (writes, token) = graph.compute_pass_timestamp_writes("own");
+        {
+            let mut own = graph
+                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("own"), timestamp_writes: writes })
+                .forget_lifetime();
+            own.set_pipeline(&work.pipeline);
+            own.set_bind_group(0, &work.bind_group, &[]);
+            own.dispatch_workgroups(1, 1, 1);
+        }
+        drop(token);
+        let mut pass = graph.scoped_compute_pass("after");
+        pass.compute_pipeline(&work.pipeline);
+        pass.set_bind_group(0, &work.bind_group, &[]);
+        pass.dispatch(1, 1, 1);
+    }
+    recorder.resolve_queries(&mut encoder);
+    gpu.queue.submit([encoder.finish()]);
+    session.end_frame().expect("ends");
+    pollster::block_on(session.stop()).expect("stops");
+    let (bytes, frames) = read(&sink);
+    let capture = Capture::open(&bytes).expect("opens");
+    let topology = capture.topology(frames[0].topology).expect("topology");
+    let passes: Vec<&str> = topology
+        .gpu_passes
+        .iter()
+        .filter(|pass| pass.kind == GpuPassKind::Compute)
+        .map(|pass| pass.label.as_str())
+        .collect();
+    assert_eq!(passes, ["before", "before", "before", "own", "after"], "in the order they were encoded");
+    assert_eq!(frames[0].dropped_spans, 0);
+}
