@@ -30,8 +30,8 @@ pub(crate) use records::{
 /// What a timestamp, a debug group or a marker region is written on, for the profiled passes too.
 pub(crate) use scope::sealed::Sealed as RecordTarget;
 pub use scope::{EncoderScope, PassTarget, PassToken, Scope, ScopeTarget};
-pub(crate) use scope::{begin as claim_span, can_time};
-pub(crate) use shared::{FrontSetup, FrontShared, FrontTaken, LateCommands};
+pub(crate) use scope::{begin_in as claim_span_in, can_time};
+pub(crate) use shared::{FrontSetup, FrontShared, FrontTaken, IdRun, LateCommands, SlotRun};
 
 /// A command encoder's identity, for scopes on a pass the caller began on it: a pass
 /// does not tell which encoder it records into, and its timestamps must be resolved on

@@ -123,12 +123,16 @@ impl TreeRef<'_> {
 /// `run` when the scope belongs to a tree). A timed claim that gets no slot is counted as
 /// a dropped span.
 #[inline]
-pub(crate) fn begin(shared: &FrontShared, timed: bool) -> Option<(u32, Option<(u32, usize)>)> {
+fn begin(shared: &FrontShared, timed: bool) -> Option<(u32, Option<(u32, usize)>)> {
     begin_in(shared, timed, None)
 }
 
 #[inline]
-fn begin_in(shared: &FrontShared, timed: bool, run: Option<&mut SlotRun>) -> Option<(u32, Option<(u32, usize)>)> {
+pub(crate) fn begin_in(
+    shared: &FrontShared,
+    timed: bool,
+    run: Option<&mut SlotRun>,
+) -> Option<(u32, Option<(u32, usize)>)> {
     if !timed {
         return shared.open_generation().map(|generation| (generation, None));
     }

@@ -373,6 +373,19 @@ impl FrontShared {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// The next id of the session's own records, from `run` while no id was claimed after
+    /// it (else from a new run). Those records share encoders with the handle's trees (a
+    /// tree on the encoder of a graph pass bracket): a tree begun since the run was claimed
+    /// took later ids, which the records made after it must follow. Alone, the session
+    /// reads the counter and writes it once a run.
+    #[inline]
+    pub(crate) fn local_id(&self, run: &mut IdRun) -> u64 {
+        if run.next != run.end && self.next_id.load(Ordering::Relaxed) != run.end {
+            run.next = run.end;
+        }
+        self.id_in(run)
+    }
+
     /// The next id of a tree whose ids come from `run`: the run's next, or the first of a
     /// new run when it is spent.
     #[inline]
@@ -434,11 +447,15 @@ impl FrontShared {
     /// Hands the session's profiled passes' records to the frame under one lock. The
     /// buffer stays the caller's, emptied (swapped with the frame's when that is empty),
     /// so a steady frame allocates none.
-    pub(crate) fn hand_over_local(&self, records: &mut Records) {
-        if records.is_empty() {
+    pub(crate) fn hand_over_local(&self, records: &mut Records, run: &mut SlotRun) {
+        if records.is_empty() && run.next == run.end {
             return;
         }
         let mut frame = self.lock();
+        // What the run left is given back now, and the run ends: the next record claims
+        // a new one, so no slot is both given back and used.
+        Self::give_back(&mut frame, run);
+        run.next = run.end;
         let generation = frame.generation;
         records.retain_generation(generation);
         if frame.records.is_empty() {
@@ -621,6 +638,35 @@ mod tests {
         all.sort_unstable();
         all.dedup();
         assert_eq!(all.len(), ids.len(), "no id is given twice");
+    }
+
+    #[test]
+    fn the_sessions_ids_follow_any_tree_begun_since_its_run_was_claimed() {
+        let front = front(8);
+        let (mut local, mut tree) = (IdRun::default(), IdRun::default());
+        // Runs of 1, 2, 4: while nothing else claims, the session's run goes on.
+        let alone: Vec<u64> = (0..4).map(|_| front.local_id(&mut local)).collect();
+        assert_eq!(alone, [0, 1, 2, 3]);
+        // A tree begun on the same encoder (inside a graph pass bracket), then the bracket's
+        // next pass: after the tree's records, not from what was left of the run (4..7).
+        let nested = front.id_in(&mut tree);
+        let after = front.local_id(&mut local);
+        assert!(after > nested, "{after} follows the tree's {nested}");
+    }
+
+    #[test]
+    fn the_sessions_run_of_slots_is_given_back_and_ended_at_each_hand_over() {
+        let front = front(100);
+        front.open_frame(5, Some(0));
+        let mut run = SlotRun::default();
+        let first: Vec<u32> = (0..2).map(|_| slot(front.claim_in(&mut run))).collect();
+        assert_eq!(first, [0, 1], "runs of 1, then 2");
+        // An encoder resolved: the slot left in the run is given back, and the run ends.
+        front.hand_over_local(&mut Records::default(), &mut run);
+        assert_eq!(slot(front.claim_in(&mut run)), 3, "a new run, after the one given back");
+        front.hand_over_local(&mut Records::default(), &mut run);
+        let taken = front.close_frame();
+        assert_eq!((taken.claimed, taken.unused), (3 + 4, 1 + 3), "slot 2 and 4..7 were never used");
     }
 
     #[test]

@@ -41,9 +41,10 @@ impl Active {
         encoder: EncoderKey,
         timed: bool,
     ) -> Option<LocalPass> {
-        let (generation, slot) = front::claim_span(&self.front, timed && front::can_time(&self.front, kind))?;
+        let timed = timed && front::can_time(&self.front, kind);
+        let (generation, slot) = front::claim_span_in(&self.front, timed, Some(&mut self.local.run))?;
         let label = label.unwrap_or_else(|| self.structure.unlabeled(kind));
-        let id = self.front.next_id();
+        let id = self.front.local_id(&mut self.local.ids);
         let graph_pass = self.structure.graph_pass().map(GraphRef::Index);
         let (at, record) = self.local.records.push_blank();
         let slot_at = slot.map(|(slot, _)| slot);
@@ -127,6 +128,6 @@ impl Active {
 
     /// Hands the profiled passes' records to the front, for a resolve or the frame's end.
     pub(super) fn hand_over_local(&mut self) {
-        self.front.hand_over_local(&mut self.local.records);
+        self.front.hand_over_local(&mut self.local.records, &mut self.local.run);
     }
 }

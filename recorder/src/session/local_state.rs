@@ -4,7 +4,7 @@
 
 use sgpt_format::{Binding, Command};
 
-use crate::front::Records;
+use crate::front::{IdRun, Records, SlotRun};
 
 /// The profiled passes' records of the open frame, and the commands and bindings their
 /// records name by range. Reused frame after frame: a steady frame allocates nothing.
@@ -12,6 +12,9 @@ use crate::front::Records;
 pub(crate) struct LocalRecords {
     /// Not yet handed to the front.
     pub(super) records: Records,
+    /// The slots and ids the records take, claimed a run at a time as a tree's are.
+    pub(super) run: SlotRun,
+    pub(super) ids: IdRun,
     /// Final but for their GPU pass index, which the merge gives.
     pub(super) commands: Vec<Command>,
     /// `command` indexes `commands` until the merge.

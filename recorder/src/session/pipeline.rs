@@ -375,7 +375,7 @@ impl Active {
             }
         }
         // The shared front's scopes on this encoder, whichever front recorded them.
-        self.front.hand_over_local(&mut self.local.records);
+        self.front.hand_over_local(&mut self.local.records, &mut self.local.run);
         self.front.resolve(encoder);
         pending.frame.recorder_cost_ns += self.clock.now_ns() - started;
         Ok(())
