@@ -104,7 +104,7 @@ struct FrontFrame {
     generation: u32,
     records: Records,
     /// Trees of scopes handed over whole once `records` held some: moved in, not copied
-    /// (a thousand-pass tree is a quarter of a megabyte).
+    /// (a thousand-pass tree is 128 KB).
     trees: Vec<Records>,
     /// The list `close_frame` hands the buffers over in, handed back by `recycle`.
     buffers: Vec<Records>,
