@@ -547,8 +547,6 @@ mod bench {
             );
             // Per kind, per station: the frames' CPU times.
             let mut times = vec![vec![Vec::new(); count]; ROTATED_KINDS.len()];
-            // Per block of rounds (each kind on each device once), each kind's CPU time.
-            let mut blocks = vec![[Duration::ZERO; ROTATED_KINDS.len()]; ROTATED_ROUNDS / count];
             let mut order = Order::new(count);
             // Whole blocks of rounds to warm up, so each kind measures every device as often.
             let warm = WARM_FRAMES.div_ceil(count) * count;
@@ -567,7 +565,6 @@ mod bench {
                     let time = timed_frame(gpu, &mut frame, encode);
                     if round >= warm {
                         times[at].push(time.cpu);
-                        blocks[(round - warm) / count][kind] += time.cpu;
                     }
                 }
             }
@@ -599,41 +596,12 @@ mod bench {
                 "sgpt-recorder over raw (with wgpu's share of a timed pass): {total:.0} ns a pass against {their_total:.0}: {:.2}×",
                 total / their_total
             );
-            print_paired(&blocks, count);
         }
         for station in stations {
             let mut session = station.session;
             let summary = pollster::block_on(session.stop()).expect("stops");
             println!("rotated sessions: {} spans dropped", summary.dropped_spans);
         }
-    }
-
-    /// The own costs paired by block: in a block every kind ran once on every device, close
-    /// together in time, so a block's difference between two kinds cancels both what a
-    /// device costs and what the machine was doing meanwhile (another job on a shared
-    /// core), which the medians above leave in. The median over blocks of each difference,
-    /// and the spread of the per-block ratio.
-    fn print_paired(blocks: &[[Duration; ROTATED_KINDS.len()]], devices: usize) {
-        let per_pass = |block: &[Duration; ROTATED_KINDS.len()], kind: usize| {
-            (ns(block[kind]) - ns(block[1])) / (devices as f64 * f64::from(PASSES))
-        };
-        let middle = |mut values: Vec<f64>| {
-            values.sort_unstable_by(f64::total_cmp);
-            let at = |quantile: f64| values[((values.len() - 1) as f64 * quantile).round() as usize];
-            [at(0.25), at(0.5), at(0.75)]
-        };
-        let own = middle(blocks.iter().map(|block| per_pass(block, 2)).collect());
-        let theirs = middle(blocks.iter().map(|block| per_pass(block, 3)).collect());
-        let ratios = middle(blocks.iter().map(|block| per_pass(block, 2) / per_pass(block, 3)).collect());
-        println!(
-            "paired by block ({} blocks): own cost {:.0} ns a pass against wgpu-profiler's {:.0}: {:.2}× (per-block ratio {:.2}–{:.2}, middle half)",
-            blocks.len(),
-            own[1],
-            theirs[1],
-            own[1] / theirs[1],
-            ratios[0],
-            ratios[2]
-        );
     }
 
     /// A device on the same adapter with only `features` of the timer features.

@@ -598,12 +598,15 @@ fn a_pass_begun_with_a_scopes_timestamp_writes_keeps_its_place_among_the_scopes_
     let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
     {
         let mut graph = recorder.graph_pass("graph", &mut encoder);
-        // Enough nested passes before the caller's own that the tree has claimed ids ahead.
-        for _ in 0..3 {
-            let mut pass = graph.scoped_compute_pass("before");
+        let dispatch_in = |graph: &mut sgpt_recorder::Scope<'_, wgpu::CommandEncoder>, label: &str| {
+            let mut pass = graph.scoped_compute_pass(label);
             pass.compute_pipeline(&work.pipeline);
             pass.set_bind_group(0, &work.bind_group, &[]);
             pass.dispatch(1, 1, 1);
+        };
+        // Enough nested passes before the caller's own that the tree has claimed ids ahead.
+        for _ in 0..3 {
+            dispatch_in(&mut graph, "before");
         }
         // The writes borrow the session, not the scope: the pass is begun on the scope's encoder.
         let (writes, token) = graph.compute_pass_timestamp_writes("own");
@@ -616,10 +619,7 @@ fn a_pass_begun_with_a_scopes_timestamp_writes_keeps_its_place_among_the_scopes_
             own.dispatch_workgroups(1, 1, 1);
         }
         drop(token);
-        let mut pass = graph.scoped_compute_pass("after");
-        pass.compute_pipeline(&work.pipeline);
-        pass.set_bind_group(0, &work.bind_group, &[]);
-        pass.dispatch(1, 1, 1);
+        dispatch_in(&mut graph, "after");
     }
     recorder.resolve_queries(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
