@@ -10,10 +10,11 @@
 //! timing's full decode 16 %; `add_frame` 9 %; frame timing's own work 7 % (sorting every
 //! frame's spans among it); reading the file 7 %.
 //!
-//! Where it goes now (the same capture, one thread, about 1 s): the one decode 39 %;
-//! adding spans to the statistics 25 %; frame timing 17 %; reading the file 11 % (page
-//! faults included); sampling for the windows and the layout 3 %; opening 2 %; merging
-//! and selecting 4 %. `cargo bench -p sgpt-cli --bench stats` prints the figures.
+//! Where it goes now (the same capture, one thread, about 0.8 s): the one decode 37 %
+//! (its span columns alone); adding spans to the statistics 30 % (`Chunk::add` 17 %, the
+//! batches' figures 7 %, keeping the windows' durations 6 %); frame timing 14 %; checksums
+//! 2 %; the rest opening, reading the file and selecting. `cargo bench -p sgpt-cli --bench
+//! stats` prints the figures.
 //!
 //! With [`ScanOptions::samples`] the same decode also feeds the comparison engine's
 //! per-frame samples, chunk by chunk over the rows every chunk shares, concatenated in
