@@ -158,7 +158,8 @@ pub(crate) struct FrontCommand {
 #[derive(Debug)]
 #[repr(C)]
 pub(crate) struct ScopeRecord {
-    /// Creation order across the session: parents before their children.
+    /// Unique in the session, and in creation order among one encoder's records (ids are
+    /// claimed in runs, so not across encoders): parents before their children.
     pub(crate) id: u64,
     pub(crate) encoder: EncoderKey,
     /// The enclosing scope's id.

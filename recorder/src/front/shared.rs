@@ -1,6 +1,7 @@
 //! What the recording fronts share: the claim word every query slot is taken from, the
-//! records a scope hands over when it ends, and the frame's buffers they are handed into.
-//! Below both the [`super::Recorder`] handle's scopes and the session's frame pipeline.
+//! counter record ids are taken from (both in runs), and the frame's buffers a scope's
+//! records ([`super::records`]) are handed into when it ends. Below both the
+//! [`super::Recorder`] handle's scopes and the session's frame pipeline.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
