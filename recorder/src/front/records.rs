@@ -230,6 +230,7 @@ pub(crate) struct LocalRanges {
     pub(crate) commands: std::ops::Range<u32>,
     pub(crate) bindings: std::ops::Range<u32>,
 }
+
 /// What a workload-level record carries beyond its head: kept apart from the record, in
 /// its buffer, and made only for a record that records some.
 #[derive(Debug, Default)]
