@@ -277,9 +277,9 @@ impl Records {
         (at, &mut self.heads[at])
     }
 
-    /// Pushes a record made aside (with no workload).
-    pub(crate) fn push(&mut self, mut record: ScopeRecord) {
-        record.workload = NO_WORKLOAD;
+    /// Pushes a record made aside from [`ScopeRecord::blank`], so with no workload (only a
+    /// buffer gives a record one, and no record leaves its buffer).
+    pub(crate) fn push(&mut self, record: ScopeRecord) {
         self.heads.push(record);
     }
 

@@ -59,19 +59,20 @@ struct Merging<'m, 'a> {
     late: &'a [LateCommands],
     /// Consecutive records mostly name the same graph pass (one `Arc`): looked up once.
     last_graph: Option<(&'a Arc<str>, u32)>,
-    /// Whether a record timed through a pass token recorded no command.
-    timed_only: bool,
+    /// The labels of passes timed through a pass token that recorded no command (rare:
+    /// empty, so unallocated, in nearly every frame).
+    timed_only: Vec<&'a str>,
 }
 
 impl Merge<'_> {
-    /// Merges `taken`'s records in merge order. Whether a pass timed through a token
-    /// recorded no command ([`timed_only`] names them).
-    pub(super) fn run(self, taken: &FrontTaken) -> bool {
+    /// Merges `taken`'s records in merge order. Returns the labels of the passes timed
+    /// through a token that recorded no command, in merge order.
+    pub(super) fn run(self, taken: &FrontTaken) -> Vec<&str> {
         self.buffers.ancestors.clear();
         self.buffers.merged.clear();
         self.local.remap.clear();
         self.local.remap.resize(self.local.commands.len(), u32::MAX);
-        let mut merging = Merging { merge: self, late: &taken.late, last_graph: None, timed_only: false };
+        let mut merging = Merging { merge: self, late: &taken.late, last_graph: None, timed_only: Vec::new() };
         taken.each_in_merge_order(|record, workload| merging.add(record, workload));
         merging.timed_only
     }
@@ -140,23 +141,10 @@ impl<'a> Merging<'_, 'a> {
         let any = (workload.is_some() || !self.late.is_empty())
             && merge_commands(self.merge.registry, record, workload, self.late, index, self.merge.frame)
             || any;
-        self.timed_only |= record.token && !any;
-    }
-}
-
-/// The labels of passes timed through a token that recorded no command, in merge order
-/// (rare: walked again only when the merge saw one).
-pub(super) fn timed_only(taken: &FrontTaken) -> Vec<&str> {
-    let mut labels = Vec::new();
-    taken.each_in_merge_order(|record, workload| {
-        let mut late = taken.late.iter().filter(|late| late.id == record.id);
-        let any = workload.is_some_and(|workload| !workload.local.commands.is_empty() || !workload.commands.is_empty())
-            || late.any(|late| !late.commands.is_empty());
         if record.token && !any {
-            labels.push(record.label.as_str());
+            self.timed_only.push(record.label.as_str());
         }
-    });
-    labels
+    }
 }
 
 /// Moves a profiled pass's commands and bindings, recorded into the session's buffers,

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use sgpt_format::{CpuSpan, Frame, Level, MemoryRecord, Note, Op, Topology, Writer};
 
 use super::local_state::LocalRecords;
-use super::merge::{self, Merge, MergeBuffers, SpanSlot};
+use super::merge::{Merge, MergeBuffers, SpanSlot};
 use super::outcome::{BytesCallback, BytesWritten, CaptureSummary, StopReason};
 use super::structure::Structure;
 use crate::clock::CpuClock;
@@ -655,10 +655,8 @@ impl Active {
             slots: &mut pending.slots,
             set_id: pending.set.and_then(|set| self.pool.as_ref().map(|pool| pool.sets[set].id)),
         };
-        if merge.run(&taken) {
-            for label in merge::timed_only(&taken) {
-                self.timed_only_at(label, pending.frame.frame_number);
-            }
+        for label in merge.run(&taken) {
+            self.timed_only_at(label, pending.frame.frame_number);
         }
         // Indirect read-backs name their command by its local index until now.
         for copy in &mut pending.indirect {
