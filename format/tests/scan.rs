@@ -14,9 +14,14 @@ use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology
 
 #[path = "support/shapes.rs"]
 mod shapes;
+#[path = "support/span_shapes.rs"]
+mod span_shapes;
+#[path = "support/topologies.rs"]
+mod topologies;
 #[path = "support/v1_fixtures.rs"]
 mod v1_fixtures;
 use shapes::shapes;
+use span_shapes::every_span_shape;
 use v1_fixtures::{fixture, fixture_names};
 
 const CHUNKS: [usize; 4] = [1, 2, 3, 7];
@@ -110,6 +115,18 @@ fn windows_placed_from_a_sample_give_the_exact_figures_on_a_longer_capture() {
     let bytes = generate(&options);
     let rereads = check("3,000 frames", &bytes, 0..3_000, &[Windows::SampleEvery(8), Windows::SampleEvery(29)]);
     assert_eq!(rereads, 0, "a representative sample places every rank inside its window");
+}
+
+#[test]
+fn spans_of_every_shape_the_section_stores_scan_to_the_single_threaded_figures() {
+    // Frames decoded two at a time, of different lengths, their pass spans out of order in
+    // some (then added one at a time, as frame timing keeps them), at every pairing of
+    // neighbours the chunk boundaries make.
+    let bytes = every_span_shape();
+    let frames = Capture::open(&bytes).expect("the capture opens").frames().len();
+    for range in [0..frames, 1..frames, 3..frames - 2] {
+        check("every span shape", &bytes, range, &[Windows::Auto, Windows::All, Windows::SampleEvery(2)]);
+    }
 }
 
 #[test]

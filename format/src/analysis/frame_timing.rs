@@ -325,6 +325,51 @@ fn covered(spans: &[(u64, u64)], from: u64, to: u64) -> u64 {
     total
 }
 
+/// One walk over a frame's spans, in stored order, for what frame timing needs of them:
+/// the first begin, the zeros and the union of the pass spans. Nothing is kept per span:
+/// see [`FrameTimingAccumulator::add_walked`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SpanWalk {
+    first: u64,
+    zeros: u64,
+    /// Whether the pass spans came in order of what they cover.
+    pub(crate) sorted: bool,
+    any: bool,
+    last: (u64, u64),
+    /// The union as `covered` walks it: spans in order all begin at or after the first,
+    /// so starting from 0 or from the first begin comes to the same.
+    reach: u64,
+    union: u64,
+    last_end: u64,
+}
+
+impl Default for SpanWalk {
+    fn default() -> Self {
+        Self { first: u64::MAX, zeros: 0, sorted: true, any: false, last: (0, 0), reach: 0, union: 0, last_end: 0 }
+    }
+}
+
+impl SpanWalk {
+    #[inline(always)]
+    pub(crate) fn add(&mut self, span: &Span) {
+        if span.kind != SpanKind::Pass {
+            return;
+        }
+        let covers = covers(span);
+        self.first = self.first.min(span.begin_ns);
+        self.zeros += u64::from(covers.1 == covers.0);
+        self.sorted &= covers >= self.last;
+        self.last = covers;
+        let begin = covers.0.max(self.reach);
+        if covers.1 > begin {
+            self.union += covers.1 - begin;
+            self.reach = covers.1;
+        }
+        self.last_end = self.last_end.max(covers.1);
+        self.any = true;
+    }
+}
+
 impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
     /// An accumulator over `capture` with no frame added yet.
     #[must_use]
@@ -379,6 +424,17 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
 
     /// Adds a frame already decoded, as frame `index` of the capture.
     pub fn add_decoded(&mut self, index: usize, frame: &Frame) {
+        let mut walk = SpanWalk::default();
+        for span in &frame.spans {
+            walk.add(span);
+        }
+        self.add_walked(index, frame, &walk);
+    }
+
+    /// Adds frame `index` whose spans `walk` has seen; `frame` holds what follows its
+    /// spans (CPU times and the recorder's cost), and its spans too unless they came in
+    /// order (`walk.sorted`).
+    pub(crate) fn add_walked(&mut self, index: usize, frame: &Frame, walk: &SpanWalk) {
         self.frames += 1;
         let cpu = frame.cpu;
         // Both 0 is the writer's "no CPU times", not a frame that took 0 ns.
@@ -400,27 +456,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.recorder_cost.add(frame.recorder_cost_ns);
         self.recorder_cost_nonzero += u64::from(frame.recorder_cost_ns != 0);
 
-        // One walk over the spans for the first begin, the zeros and the union. Nothing is
-        // kept per span: see `spans`.
-        let (mut first, mut zeros, mut sorted, mut any) = (u64::MAX, 0u64, true, false);
-        let mut last = (0, 0);
-        // The union as `covered` walks it: spans in order all begin at or after the first,
-        // so starting from 0 or from the first begin comes to the same.
-        let (mut reach, mut union, mut last_end) = (0u64, 0u64, 0u64);
-        for span in pass_spans(frame) {
-            let covers = covers(span);
-            first = first.min(span.begin_ns);
-            zeros += u64::from(covers.1 == covers.0);
-            sorted &= covers >= last;
-            last = covers;
-            let begin = covers.0.max(reach);
-            if covers.1 > begin {
-                union += covers.1 - begin;
-                reach = covers.1;
-            }
-            last_end = last_end.max(covers.1);
-            any = true;
-        }
+        let SpanWalk { first, zeros, sorted, union, last_end, any, .. } = *walk;
         let gpu_begin = any.then_some(first);
         self.zero_spans += zeros;
         self.frames_with_spans += u64::from(gpu_begin.is_some());

@@ -10,11 +10,16 @@
 //! timing's full decode 16 %; `add_frame` 9 %; frame timing's own work 7 % (sorting every
 //! frame's spans among it); reading the file 7 %.
 //!
-//! Where it goes now (the same capture, one thread, about 0.8 s): the one decode 37 %
-//! (its span columns alone); adding spans to the statistics 30 % (`Chunk::add` 17 %, the
-//! batches' figures 7 %, keeping the windows' durations 6 %); frame timing 14 %; checksums
-//! 2 %; the rest opening, reading the file and selecting. `cargo bench -p sgpt-cli --bench
-//! stats` prints the figures.
+//! Where it goes now (the same capture, one thread, about 0.77 s): decoding 45 %, two
+//! frames at a time, each span's slot and duration set aside and frame timing's walk
+//! over it done in the same loop (`spans::decode_two`); adding the set-aside durations to
+//! the statistics 29 %; checksums 3 %; the rest opening, reading the file and selecting.
+//! Decoding one frame at a time, then adding its spans to the statistics in batches and
+//! walking them again for frame timing, took 0.79 s: the same work in other places. The
+//! decode is bound by its instruction count, not by the chain from one span's place in
+//! the stream to the next, so two streams at once gain about a tenth of the decode; and
+//! adding a span to its row is some 75 instructions wherever it is done. `cargo bench -p
+//! sgpt-cli --bench stats` prints the figures.
 //!
 //! With [`ScanOptions::samples`] the same decode also feeds the comparison engine's
 //! per-frame samples, chunk by chunk over the rows every chunk shares, concatenated in
@@ -69,13 +74,15 @@ use serde::{Deserialize, Serialize};
 
 use super::compare::Samples;
 use super::compare::{ChunkPart, ChunkSamples, unknown_pass};
-use super::frame_timing::{FrameTiming, FrameTimingAccumulator};
+use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
 use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, sort_passes};
 use crate::directory::FrameEntry;
 use crate::error::{Defect, DefectKind};
+use crate::frame;
 use crate::model::{Frame, Span, SpanKind, TopologyId};
-use crate::piece::FramePiece;
+use crate::piece::{FramePiece, OpenFrame};
 use crate::reader::Capture;
+use crate::spans;
 pub use job::ScanJob;
 use kept::Kept;
 pub use pieces::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
@@ -245,6 +252,7 @@ impl Tables {
 /// Where a chunk reads its frames: the capture, or a piece of its bytes.
 trait FrameSource {
     fn entry(&self, index: usize) -> &FrameEntry;
+    fn open_frame(&self, index: usize) -> Result<OpenFrame<'_>, Defect>;
     fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect>;
     fn frame_into(&self, index: usize, frame: &mut Frame) -> Result<(), Defect>;
 }
@@ -252,6 +260,10 @@ trait FrameSource {
 impl FrameSource for Capture<'_> {
     fn entry(&self, index: usize) -> &FrameEntry {
         &self.frames()[index]
+    }
+
+    fn open_frame(&self, index: usize) -> Result<OpenFrame<'_>, Defect> {
+        Capture::open_frame(self, index)
     }
 
     fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect> {
@@ -266,6 +278,10 @@ impl FrameSource for Capture<'_> {
 impl FrameSource for FramePiece<'_> {
     fn entry(&self, index: usize) -> &FrameEntry {
         FramePiece::entry(self, index).expect("a piece is scanned over its own frames")
+    }
+
+    fn open_frame(&self, index: usize) -> Result<OpenFrame<'_>, Defect> {
+        FramePiece::open_frame(self, index)
     }
 
     fn for_each_span(&self, index: usize, each: impl FnMut(Span)) -> Result<(), Defect> {
@@ -451,17 +467,11 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// Accumulates chunk `at`; `in_place` holds its part of each series written in place.
     fn run(&self, at: usize, in_place: Vec<Option<&mut [u32]>>, progress: &(dyn Fn(u64) + Sync)) -> Chunk<'c, 'a> {
         let mut run = self.start(at, in_place);
-        let mut since = 0;
-        for index in self.chunks[at].clone() {
-            run.add_frame(self.capture, &self.tables, index);
-            since += 1;
-            if since == PROGRESS_EVERY {
-                progress(since as u64);
-                since = 0;
-            }
-        }
-        if since > 0 {
-            progress(since as u64);
+        let chunk = self.chunks[at].clone();
+        for start in chunk.clone().step_by(PROGRESS_EVERY) {
+            let block = start..(start + PROGRESS_EVERY).min(chunk.end);
+            run.add_frames(self.capture, &self.tables, block.clone());
+            progress(block.len() as u64);
         }
         run.seal()
     }
@@ -478,6 +488,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             frame: Frame::default(),
             spans: Vec::new(),
             last: None,
+            two: Default::default(),
         }
     }
 
@@ -588,6 +599,48 @@ struct ChunkRun<'c, 'a, 'b> {
     /// The last frame's topology and its table: frames mostly share their topology with
     /// the one before, so a run of them costs one lookup.
     last: Option<(TopologyId, Option<usize>)>,
+    /// Two frames decoded at once, before they are added: see [`ChunkRun::add_frames`].
+    two: [Decoded; 2],
+}
+
+/// A frame's spans decoded for the statistics, held until the whole frame has decoded:
+/// a frame that fails anywhere is added by [`ChunkRun::add_frame`] instead, which names
+/// its defect, so nothing is added twice or from half a frame.
+#[derive(Debug, Default)]
+struct Decoded {
+    /// Per span, its slot and duration.
+    slots: Vec<u32>,
+    durations: Vec<u64>,
+    /// Whether a span named a GPU pass beyond the topology's.
+    beyond: bool,
+    /// With frame timing: the walk over the spans, and what follows them in the frame.
+    walk: SpanWalk,
+    frame: Frame,
+}
+
+impl Decoded {
+    fn clear(&mut self, spans: usize) {
+        self.slots.clear();
+        self.durations.clear();
+        self.slots.reserve(spans);
+        self.durations.reserve(spans);
+        self.beyond = false;
+        self.walk = SpanWalk::default();
+    }
+
+    #[inline(always)]
+    fn push(&mut self, table: &[u32], span: &Span, timing: bool) {
+        match table.get(table_at(span)) {
+            Some(&slot) => {
+                self.slots.push(slot);
+                self.durations.push(span.duration_ns());
+            }
+            None => self.beyond = true,
+        }
+        if timing {
+            self.walk.add(span);
+        }
+    }
 }
 
 impl<'c, 'a> ChunkRun<'c, 'a, 'static> {
@@ -599,24 +652,91 @@ impl<'c, 'a> ChunkRun<'c, 'a, 'static> {
             frame: Frame::default(),
             spans: Vec::new(),
             last: None,
+            two: Default::default(),
         }
     }
 }
 
 impl<'c, 'a> ChunkRun<'c, 'a, '_> {
+    /// Adds frames `frames` of `source`, in order, their slots from `tables`: two at a
+    /// time, each pair's spans decoded at once (see `spans::decode_two`).
+    fn add_frames(&mut self, source: &impl FrameSource, tables: &Tables, frames: Range<usize>) {
+        let mut index = frames.start;
+        while index + 1 < frames.end {
+            if !self.add_two(source, tables, index) {
+                self.add_frame(source, tables, index);
+                self.add_frame(source, tables, index + 1);
+            }
+            index += 2;
+        }
+        if index < frames.end {
+            self.add_frame(source, tables, index);
+        }
+    }
+
+    /// Adds frames `first` and `first + 1`, their spans decoded at once, and says so; or,
+    /// where either frame fails anywhere (or its spans came out of order, which frame
+    /// timing needs kept), adds nothing and says no.
+    fn add_two(&mut self, source: &impl FrameSource, tables: &Tables, first: usize) -> bool {
+        let (Some(table_a), Some(table_b)) = (self.table(source, tables, first), self.table(source, tables, first + 1))
+        else {
+            return false;
+        };
+        let (Ok(mut open_a), Ok(mut open_b)) = (source.open_frame(first), source.open_frame(first + 1)) else {
+            return false;
+        };
+        let timing = self.chunk.timing.is_some();
+        let [decoded_a, decoded_b] = &mut self.two;
+        for (open, decoded) in [(&mut open_a, &mut *decoded_a), (&mut open_b, &mut *decoded_b)] {
+            decoded.clear(open.spans.len());
+            if timing {
+                let frame = &mut decoded.frame;
+                frame.recorder_cost_ns = open.summary.recorder_cost_ns;
+                if frame::decode_tail(&mut open.tail, frame).is_err() {
+                    return false;
+                }
+            }
+        }
+        let decoded = spans::decode_two(
+            open_a.spans,
+            open_b.spans,
+            |span| decoded_a.push(table_a, &span, timing),
+            |span| decoded_b.push(table_b, &span, timing),
+        );
+        let whole = |decoded: &Decoded| !decoded.beyond && (!timing || decoded.walk.sorted);
+        if decoded.iter().any(Result::is_err) || !whole(decoded_a) || !whole(decoded_b) {
+            return false;
+        }
+        for (index, decoded) in [(first, &*decoded_a), (first + 1, &*decoded_b)] {
+            if let Some(timing) = &mut self.chunk.timing {
+                timing.add_walked(index, &decoded.frame, &decoded.walk);
+            }
+            let slots = decoded.slots.iter().zip(&decoded.durations).map(|(&slot, &duration)| (slot, duration));
+            self.chunk.add_slots(source.entry(index), index, slots, self.samples.as_mut());
+        }
+        true
+    }
+
+    /// The slot table of frame `index`'s topology; `None` when it was lost.
+    #[inline]
+    fn table<'t>(&mut self, source: &impl FrameSource, tables: &'t Tables, index: usize) -> Option<&'t [u32]> {
+        let topology = source.entry(index).topology;
+        let table = match self.last {
+            Some((last_id, table)) if last_id == topology => table,
+            _ => {
+                let table = tables.index(topology);
+                self.last = Some((topology, table));
+                table
+            }
+        };
+        table.map(|table| tables.tables[table].as_slice())
+    }
+
     /// Adds frame `index` of `source`, its slots from `tables`.
     #[inline]
     fn add_frame(&mut self, source: &impl FrameSource, tables: &Tables, index: usize) {
         let entry = source.entry(index);
-        let table = match self.last {
-            Some((last_id, table)) if last_id == entry.topology => table,
-            _ => {
-                let table = tables.index(entry.topology);
-                self.last = Some((entry.topology, table));
-                table
-            }
-        };
-        let table = table.map(|table| tables.tables[table].as_slice());
+        let table = self.table(source, tables, index);
         let decoded = match &mut self.chunk.timing {
             Some(timing) => match source.frame_into(index, &mut self.frame) {
                 Ok(()) => {
@@ -659,10 +779,6 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
 #[derive(Debug)]
 struct Chunk<'c, 'a> {
     slots: Vec<SlotAcc>,
-    /// Per slot, what adding a span touches: kept small so that it stays in cache.
-    marks: Vec<Mark>,
-    /// Per slot, [`BATCH`] durations waiting to be absorbed together.
-    pending: Vec<u64>,
     frames: u64,
     dropped_spans: u64,
     defects: Vec<Defect>,
@@ -671,20 +787,6 @@ struct Chunk<'c, 'a> {
     timing: Option<FrameTimingAccumulator<'c, 'a>>,
     /// The chunk's samples, once it is done.
     samples: Option<ChunkPart>,
-}
-
-/// Durations a slot collects before it absorbs them in one tight loop: adding a span is
-/// then a store, and the figures are updated over a batch the compiler vectorises.
-const BATCH: usize = 64;
-
-/// What adding one span to a slot touches.
-#[derive(Clone, Copy, Debug)]
-struct Mark {
-    /// The frame that last added to this slot.
-    last_frame: usize,
-    frames_present: u64,
-    /// Durations waiting in the slot's part of `Chunk::pending`.
-    pending: usize,
 }
 
 impl<'c, 'a> Chunk<'c, 'a> {
@@ -700,8 +802,6 @@ impl<'c, 'a> Chunk<'c, 'a> {
     fn new(windows: &[[Window; 2]], timing: Option<FrameTimingAccumulator<'c, 'a>>) -> Self {
         Chunk {
             slots: windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
-            marks: vec![Mark { last_frame: usize::MAX, frames_present: 0, pending: 0 }; windows.len()],
-            pending: vec![0; windows.len() * BATCH],
             frames: 0,
             dropped_spans: 0,
             defects: Vec::new(),
@@ -725,14 +825,11 @@ impl<'c, 'a> Chunk<'c, 'a> {
         }
     }
 
-    /// Absorbs what is pending and drops the room past the kept durations, once the chunk is done.
+    /// Drops the room past the kept durations, once the chunk is done.
     fn seal(&mut self) {
-        for (slot, (acc, mark)) in self.slots.iter_mut().zip(&self.marks).enumerate() {
-            acc.absorb(&self.pending[slot * BATCH..slot * BATCH + mark.pending]);
-            acc.frames_present = mark.frames_present;
+        for acc in &mut self.slots {
             acc.kept.truncate(acc.kept_len);
         }
-        self.pending = Vec::new();
     }
 
     /// Adds frame `index`'s spans, or a defect when one names a GPU pass beyond `table`.
@@ -742,7 +839,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
         index: usize,
         table: &[u32],
         spans: &[Span],
-        mut samples: Option<&mut ChunkSamples<'_>>,
+        samples: Option<&mut ChunkSamples<'_>>,
     ) {
         if let Some(span) = spans.iter().find(|span| table_at(span) >= table.len()) {
             if let Some(samples) = samples {
@@ -760,30 +857,33 @@ impl<'c, 'a> Chunk<'c, 'a> {
             ));
             return;
         }
-        // Slices and a copied mark, so that nothing is reloaded after each store.
-        let (marks, pending, slots) = (&mut self.marks[..], &mut self.pending[..], &mut self.slots[..]);
-        // The samples in the same loop: the slot is looked up once.
-        for span in spans {
-            let slot = table[table_at(span)] as usize;
-            if let Some(samples) = &mut samples {
-                samples.push(slot, span.duration_ns());
+        let slots = spans.iter().map(|span| (table[table_at(span)], span.duration_ns()));
+        self.add_slots(entry, index, slots, samples);
+    }
+
+    /// Adds frame `index`'s spans, each as its slot and duration.
+    #[inline]
+    fn add_slots(
+        &mut self,
+        entry: &FrameEntry,
+        index: usize,
+        spans: impl Iterator<Item = (u32, u64)>,
+        samples: Option<&mut ChunkSamples<'_>>,
+    ) {
+        let slots = &mut self.slots[..];
+        match samples {
+            Some(samples) => {
+                for (slot, duration) in spans {
+                    samples.push(slot as usize, duration);
+                    slots[slot as usize].add(duration, index);
+                }
+                samples.end_frame(entry.gpu_duration_ns);
             }
-            let mut mark = marks[slot];
-            if mark.last_frame != index {
-                mark.last_frame = index;
-                mark.frames_present += 1;
+            None => {
+                for (slot, duration) in spans {
+                    slots[slot as usize].add(duration, index);
+                }
             }
-            let batch = &mut pending[slot * BATCH..(slot + 1) * BATCH];
-            batch[mark.pending] = span.duration_ns();
-            mark.pending += 1;
-            if mark.pending == BATCH {
-                slots[slot].absorb(batch);
-                mark.pending = 0;
-            }
-            marks[slot] = mark;
-        }
-        if let Some(samples) = samples {
-            samples.end_frame(entry.gpu_duration_ns);
         }
         self.frames += 1;
         self.dropped_spans += u64::from(entry.dropped_spans);
@@ -803,6 +903,8 @@ struct SlotAcc {
     max: u64,
     total: u128,
     frames_present: u64,
+    /// The frame that last added to this row.
+    last_frame: usize,
     /// The windows as the per-span test reads them: `duration − low ≤ width`. Disjoint,
     /// the median's below the p95's, so the kept durations sorted are the first window's
     /// then the second's.
@@ -830,6 +932,7 @@ impl SlotAcc {
             max: 0,
             total: 0,
             frames_present: 0,
+            last_frame: usize::MAX,
             low,
             width,
             below: [0; 2],
@@ -838,31 +941,25 @@ impl SlotAcc {
         }
     }
 
-    /// Adds a batch of durations.
-    fn absorb(&mut self, durations: &[u64]) {
-        let [low, low_p95] = self.low;
-        let (mut min, mut max, mut zeros, mut below, mut below_p95) = (self.min, self.max, 0u64, 0u64, 0u64);
-        for &duration in durations {
-            min = min.min(duration);
-            max = max.max(duration);
-            zeros += u64::from(duration == 0);
-            below += u64::from(duration < low);
-            below_p95 += u64::from(duration < low_p95);
+    /// Adds a duration of frame `index`: no branch on where it falls, as near a window's
+    /// edge that is a coin toss.
+    #[inline(always)]
+    fn add(&mut self, duration: u64, index: usize) {
+        self.count += 1;
+        self.zero_count += u64::from(duration == 0);
+        self.min = self.min.min(duration);
+        self.max = self.max.max(duration);
+        self.total += u128::from(duration);
+        self.below[0] += u64::from(duration < self.low[0]);
+        self.below[1] += u64::from(duration < self.low[1]);
+        let inside = (duration.wrapping_sub(self.low[0]) <= self.width[0])
+            | (duration.wrapping_sub(self.low[1]) <= self.width[1]);
+        self.kept_len += self.kept.keep(self.kept_len, duration, inside);
+        // Last, so that nothing computed above has to outlive the branch.
+        if self.last_frame != index {
+            self.last_frame = index;
+            self.frames_present += 1;
         }
-        (self.min, self.max) = (min, max);
-        self.count += durations.len() as u64;
-        self.zero_count += zeros;
-        self.below[0] += below;
-        self.below[1] += below_p95;
-        let mut total = 0u128;
-        for &duration in durations {
-            total += u128::from(duration);
-        }
-        self.total += total;
-        let [width, width_p95] = self.width;
-        self.kept_len += self.kept.keep(self.kept_len, durations, |duration| {
-            (duration.wrapping_sub(low) <= width) | (duration.wrapping_sub(low_p95) <= width_p95)
-        });
     }
 
     /// Adds a later chunk's figures of the same row (windows are the same in every chunk).
@@ -903,6 +1000,46 @@ impl SlotAcc {
 mod tests {
     use super::*;
 
+    /// A capture of frames over one topology of two GPU passes, each frame's spans `(pass, begin, end)`.
+    fn capture_of(frames: &[&[(u32, u64, u64)]]) -> Vec<u8> {
+        use crate::model::{GpuPass, Level, Meta, Topology};
+        let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+        let mut writer = crate::Writer::new(Vec::new(), &meta).expect("META names a level");
+        let topology = Topology { gpu_passes: vec![GpuPass::default(); 2], ..Topology::default() };
+        let id = writer.topology(&topology).expect("a Vec");
+        for (number, spans) in frames.iter().enumerate() {
+            let spans = spans
+                .iter()
+                .map(|&(pass, begin_ns, end_ns)| Span { pass, begin_ns, end_ns, ..Span::default() })
+                .collect();
+            writer
+                .frame(&Frame { frame_number: number as u64, topology: id, spans, ..Frame::default() })
+                .expect("in order");
+        }
+        writer.finish().expect("a Vec")
+    }
+
+    #[test]
+    fn whole_pairs_are_decoded_at_once_and_others_left_to_one_at_a_time() {
+        let in_order: &[(u32, u64, u64)] = &[(0, 10, 20), (1, 30, 40)];
+        let reversed: &[(u32, u64, u64)] = &[(1, 80, 90), (0, 50, 60)];
+        let beyond: &[(u32, u64, u64)] = &[(0, 100, 110), (2, 120, 130)];
+        let bytes = capture_of(&[in_order, in_order, reversed, in_order, beyond, in_order]);
+        let capture = Capture::open(&bytes).expect("opens");
+        let takes_pair = |frame_timing: bool, first: usize| {
+            let options = ScanOptions { frame_timing, ..ScanOptions::default() };
+            let plan = Plan::new(&capture, 0..6, 1, &options);
+            plan.start(0, Vec::new()).add_two(&capture, &plan.tables, first)
+        };
+        assert!(takes_pair(true, 0));
+        // Frame timing needs spans out of order kept, which the one-at-a-time path does;
+        // the statistics alone do not mind the order.
+        assert!(!takes_pair(true, 2));
+        assert!(takes_pair(false, 2));
+        // A span beyond its topology's passes is a defect, which the other path names.
+        assert!(!takes_pair(false, 4));
+    }
+
     #[test]
     fn windows_surround_the_sample_quantiles_and_do_not_overlap() {
         let sample: Vec<u64> = (0..10_000).rev().collect();
@@ -918,15 +1055,14 @@ mod tests {
     #[test]
     fn a_rank_outside_the_windows_is_not_guessed() {
         let mut slot = SlotAcc::new([Window { low: 10, high: 20 }, EMPTY]);
-        slot.absorb(&(0..100).collect::<Vec<u64>>());
+        (0..100).for_each(|duration| slot.add(duration, 0));
         slot.kept.truncate(slot.kept_len);
         assert_eq!(slot.order(), None);
         let mut slot = SlotAcc::new([Window { low: 40, high: 60 }, Window { low: 90, high: 99 }]);
         let durations: Vec<u64> = (0..100).rev().collect();
-        slot.absorb(&durations[..30]);
-        slot.absorb(&durations[30..]);
+        durations.iter().enumerate().for_each(|(frame, &duration)| slot.add(duration, frame / 30));
         slot.kept.truncate(slot.kept_len);
-        assert_eq!((slot.count, slot.below, slot.kept.len()), (100, [40, 90], 31));
+        assert_eq!((slot.count, slot.below, slot.kept.len(), slot.frames_present), (100, [40, 90], 31, 4));
         assert_eq!(slot.order(), Some([49, 94]));
     }
 }

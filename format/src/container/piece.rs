@@ -8,6 +8,7 @@ use crate::error::{Defect, DefectKind};
 use crate::frame::{self, FrameSummary};
 use crate::model::{Frame, Span};
 use crate::record::{FourCc, RECORD_HEADER_LEN, RecordHeader, checksum};
+use crate::spans::SpanStream;
 use crate::wire::Cursor;
 
 /// Frames `first..first + entries.len()` of a capture: their index entries and the file's
@@ -77,6 +78,33 @@ impl<'a> FramePiece<'a> {
         let summary = frame::decode(&mut payload(self.bytes, self.base, entry)?, frame)?;
         check_entry(entry, &summary)
     }
+
+    /// Frame `index`, opened: see [`OpenFrame`].
+    pub(crate) fn open_frame(&self, index: usize) -> Result<OpenFrame<'a>, Defect> {
+        open_frame(self.bytes, self.base, self.entry(index).ok_or_else(|| no_frame(index))?)
+    }
+}
+
+/// A frame whose checksum and summary were checked, its summary against its index entry,
+/// with its span section read up to the bit stream and the rest of its payload after it:
+/// what a reader needs to decode several frames' spans at once.
+///
+/// The checks run in another order than a whole decode's, so a frame that fails here (or
+/// later) is named by [`Capture::for_each_span`](crate::Capture::for_each_span), whose
+/// defect is the first field that fails in stored order.
+pub(crate) struct OpenFrame<'b> {
+    pub summary: FrameSummary,
+    pub spans: SpanStream<'b>,
+    /// What follows the span section: [`frame::decode_tail`] reads it.
+    pub tail: Cursor<'b>,
+}
+
+/// Opens `entry`'s frame in `bytes`, which start at file offset `base`.
+pub(crate) fn open_frame<'b>(bytes: &'b [u8], base: u64, entry: &FrameEntry) -> Result<OpenFrame<'b>, Defect> {
+    let mut cursor = payload(bytes, base, entry)?;
+    let (summary, spans) = frame::open_spans(&mut cursor)?;
+    check_entry(entry, &summary)?;
+    Ok(OpenFrame { summary, spans, tail: cursor })
 }
 
 pub(crate) fn no_frame(index: usize) -> Defect {

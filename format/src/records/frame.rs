@@ -31,7 +31,7 @@ use crate::error::DecodeError;
 use crate::model::{
     Binding, Command, CounterSample, CpuSpan, CpuTimes, Frame, Indirect, Op, Span, SpanKind, TopologyId,
 };
-use crate::spans::{self, SpanScratch};
+use crate::spans::{self, SpanScratch, SpanStream};
 use crate::wire::{Cursor, apply_delta, put_opt_index, put_varint, unzigzag, zigzag};
 
 /// What a frame's leading fields say, readable without decoding the rest.
@@ -192,6 +192,13 @@ pub fn decode_spans(cursor: &mut Cursor<'_>, each: impl FnMut(Span)) -> Result<F
     Ok(summary)
 }
 
+/// Decodes the summary and reads the span section up to its bit stream, leaving `cursor`
+/// past the section, where [`decode_tail`] reads on.
+pub fn open_spans<'a>(cursor: &mut Cursor<'a>) -> Result<(FrameSummary, SpanStream<'a>), DecodeError> {
+    let summary = decode_summary(cursor)?;
+    Ok((summary, SpanStream::open(cursor)?))
+}
+
 /// Decodes a whole frame payload into `frame`, reusing its vectors.
 pub fn decode(cursor: &mut Cursor<'_>, frame: &mut Frame) -> Result<FrameSummary, DecodeError> {
     frame.spans.clear();
@@ -200,7 +207,13 @@ pub fn decode(cursor: &mut Cursor<'_>, frame: &mut Frame) -> Result<FrameSummary
     frame.topology = summary.topology;
     frame.dropped_spans = summary.dropped_spans;
     frame.recorder_cost_ns = summary.recorder_cost_ns;
+    decode_tail(cursor, frame)?;
+    Ok(summary)
+}
 
+/// Decodes what follows the span section into `frame` (its CPU times, CPU spans, culled
+/// passes, commands, bindings and counters), reusing its vectors.
+pub fn decode_tail(cursor: &mut Cursor<'_>, frame: &mut Frame) -> Result<(), DecodeError> {
     let begin_ns = cursor.varint("CPU begin")?;
     let end_ns = undelta(cursor.varint("CPU end")?, begin_ns);
     let at = cursor.offset();
@@ -264,7 +277,7 @@ pub fn decode(cursor: &mut Cursor<'_>, frame: &mut Frame) -> Result<FrameSummary
         frame.counters.push(CounterSample { counter, value });
     }
     // Trailing bytes are reserved for fields a later minor version appends; ignored.
-    Ok(summary)
+    Ok(())
 }
 
 fn decode_op(cursor: &mut Cursor<'_>) -> Result<Op, DecodeError> {

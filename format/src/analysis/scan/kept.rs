@@ -66,18 +66,17 @@ impl Kept {
         }
     }
 
-    /// Writes `durations` from index `len` on, moving past each that `inside` accepts;
-    /// returns how many it accepted. No branch on where a duration falls: near a window's
-    /// edge that is a coin toss. A duration not accepted is overwritten by the next.
-    pub(super) fn keep(&mut self, len: usize, durations: &[u64], inside: impl Fn(u64) -> bool) -> usize {
+    /// Writes `duration` at index `len`, and says 1 if it is `inside` (so the next
+    /// duration goes past it), else 0 (so the next one overwrites it): no branch on where
+    /// a duration falls.
+    #[inline(always)]
+    pub(super) fn keep(&mut self, len: usize, duration: u64, inside: bool) -> usize {
         match self {
-            Kept::Narrow { base, values } => {
-                let base = *base;
-                // An accepted duration is within 2^32 of `base`, so its offset is exact.
-                write_past(values, len, durations, |duration| duration.wrapping_sub(base) as u32, inside)
-            }
-            Kept::Wide(values) => write_past(values, len, durations, |duration| duration, inside),
+            // An accepted duration is within 2^32 of `base`, so its offset is exact.
+            Kept::Narrow { base, values } => write_at(values, len, duration.wrapping_sub(*base) as u32),
+            Kept::Wide(values) => write_at(values, len, duration),
         }
+        usize::from(inside)
     }
 
     /// Appends a later chunk's kept durations of the same row.
@@ -153,24 +152,19 @@ impl Kept {
     }
 }
 
-/// [`Kept::keep`] for one form: `values` grows (doubling) to hold every duration past `len`.
-fn write_past<T: Copy + Default>(
-    values: &mut Vec<T>,
-    len: usize,
-    durations: &[u64],
-    convert: impl Fn(u64) -> T,
-    inside: impl Fn(u64) -> bool,
-) -> usize {
-    if values.len() < len + durations.len() {
-        values.resize((2 * values.len()).max(len + durations.len()).max(256), T::default());
+/// [`Kept::keep`] for one form: `values` grows (doubling) to hold index `len`.
+#[inline(always)]
+fn write_at<T: Copy + Default>(values: &mut Vec<T>, len: usize, value: T) {
+    match values.get_mut(len) {
+        Some(held) => *held = value,
+        None => grow_to(values, len, value),
     }
-    let kept = &mut values[len..];
-    let mut accepted = 0;
-    for &duration in durations {
-        kept[accepted] = convert(duration);
-        accepted += usize::from(inside(duration));
-    }
-    accepted
+}
+
+#[cold]
+fn grow_to<T: Copy + Default>(values: &mut Vec<T>, len: usize, value: T) {
+    values.resize((2 * values.len()).max(len + 1).max(256), T::default());
+    values[len] = value;
 }
 
 #[cfg(test)]
@@ -194,8 +188,7 @@ mod tests {
         let mut forms = [Kept::Narrow { base: 5_000_000_100, values: Vec::new() }, Kept::Wide(Vec::new())];
         let mut selected = Vec::new();
         for kept in &mut forms {
-            let first = kept.keep(0, &durations[..300], inside);
-            let len = first + kept.keep(first, &durations[300..], inside);
+            let len = durations.iter().fold(0, |len, &duration| len + kept.keep(len, duration, inside(duration)));
             kept.truncate(len);
             assert_eq!(kept.len(), 801);
             assert_eq!(kept.count_within(5_000_000_100, 400), 401);

@@ -73,9 +73,7 @@ impl ScanShare {
     #[must_use]
     pub fn scan(&self, piece: &FramePiece<'_>) -> PieceFigures {
         let mut run: ChunkRun<'static, 'static, 'static> = ChunkRun::stats_only(&self.windows);
-        for index in piece.frames() {
-            run.add_frame(piece, &self.tables, index);
-        }
+        run.add_frames(piece, &self.tables, piece.frames());
         PieceFigures { chunk: run.seal(), frames: piece.frames() }
     }
 
@@ -135,8 +133,6 @@ impl ScanShare {
         } else {
             serde_json::from_slice(defects).map_err(|_| PieceError::Figures("its defects do not parse"))?
         };
-        chunk.pending = Vec::new();
-        chunk.marks = Vec::new();
         Ok(PieceFigures { chunk, frames })
     }
 }
