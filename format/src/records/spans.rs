@@ -341,15 +341,11 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// The span of a gap and duration as stored, in `stream`'s current segment.
     #[inline(always)]
-    fn span(&mut self, stream: &SpanStream<'_>, (gap, duration): (u64, u64)) -> Span {
-        let gap = if stream.gaps_signed { unzigzag(gap) as u64 } else { gap };
-        let duration = if stream.durations_signed { unzigzag(duration) as u64 } else { duration };
-        let begin_ns = self.previous_end.wrapping_add(gap);
-        let end_ns = begin_ns.wrapping_add(duration);
-        self.previous_end = end_ns;
-        let pass = self.index as u32;
+    fn span(&mut self, stream: &SpanStream<'_>, stored: (u64, u64)) -> Span {
+        let span = stream.span_after(self.previous_end, self.index as u32, stored);
+        self.previous_end = span.end_ns;
         self.index += 1;
-        Span { pass, kind: stream.kind, query_set: stream.query_set, begin_ns, end_ns }
+        span
     }
 
     /// A pair read the general way, the reader moved in and out by value.
@@ -503,13 +499,20 @@ impl<'a> SpanStream<'a> {
                 pass
             }
         };
-        let (gap, duration) = self.reader.get_code_pair(self.gap_k, self.duration_k)?;
+        let stored = self.reader.get_code_pair(self.gap_k, self.duration_k)?;
+        let span = self.span_after(self.previous_end, pass, stored);
+        self.previous_end = span.end_ns;
+        Ok(span)
+    }
+
+    /// The span stored as `(gap, duration)` after one that ended at `previous_end`, in the
+    /// current segment: each column unzigzagged where it is signed.
+    #[inline(always)]
+    fn span_after(&self, previous_end: u64, pass: u32, (gap, duration): (u64, u64)) -> Span {
         let gap = if self.gaps_signed { unzigzag(gap) as u64 } else { gap };
         let duration = if self.durations_signed { unzigzag(duration) as u64 } else { duration };
-        let begin_ns = self.previous_end.wrapping_add(gap);
-        let end_ns = begin_ns.wrapping_add(duration);
-        self.previous_end = end_ns;
-        Ok(Span { pass, kind: self.kind, query_set: self.query_set, begin_ns, end_ns })
+        let begin_ns = previous_end.wrapping_add(gap);
+        Span { pass, kind: self.kind, query_set: self.query_set, begin_ns, end_ns: begin_ns.wrapping_add(duration) }
     }
 
     /// The state a run of spans within one segment changes, to be held in registers.
