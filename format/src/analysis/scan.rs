@@ -10,16 +10,17 @@
 //! timing's full decode 16 %; `add_frame` 9 %; frame timing's own work 7 % (sorting every
 //! frame's spans among it); reading the file 7 %.
 //!
-//! Where it goes now (the same capture, one thread, about 0.77 s): decoding 45 %, two
+//! Where it goes now (the same capture, one thread, about 0.67 s): decoding 55 %, two
 //! frames at a time, each span's slot and duration set aside and frame timing's walk
 //! over it done in the same loop (`spans::decode_two`); adding the set-aside durations to
-//! the statistics 29 %; checksums 3 %; the rest opening, reading the file and selecting.
-//! Decoding one frame at a time, then adding its spans to the statistics in batches and
-//! walking them again for frame timing, took 0.79 s: the same work in other places. The
-//! decode is bound by its instruction count, not by the chain from one span's place in
-//! the stream to the next, so two streams at once gain about a tenth of the decode; and
-//! adding a span to its row is some 75 instructions wherever it is done. `cargo bench -p
-//! sgpt-cli --bench stats` prints the figures.
+//! the statistics 12 %, a frame at a time by its shape (`shapes`: one vectorized loop
+//! over the frame's positions, then the tenth of durations inside a window kept one by
+//! one); checksums 3 %; the rest opening, reading the file and selecting. Adding each span
+//! to its row instead, some 75 instructions a span however it was batched, took about
+//! 0.3 s of 0.84. The decode is bound by its instruction count, not by the chain from one
+//! span's place in the stream to the next, so two streams at once gain about a tenth of
+//! the decode; building for the machine's own instruction set (BMI2, AVX-512) made the
+//! whole only about 6 % faster, so the portable build stays. `cargo bench -p sgpt-cli --bench stats` prints the figures.
 //!
 //! With [`ScanOptions::samples`] the same decode also feeds the comparison engine's
 //! per-frame samples, chunk by chunk over the rows every chunk shares, concatenated in
@@ -66,6 +67,7 @@ mod job;
 mod kept;
 pub mod piece;
 mod pieces;
+mod shapes;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -86,6 +88,7 @@ use crate::spans;
 pub use job::ScanJob;
 use kept::Kept;
 pub use pieces::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
+use shapes::Shapes;
 
 /// Frames the sample that places the windows reads, at most.
 pub const SAMPLE_FRAMES: usize = 4096;
@@ -608,11 +611,14 @@ struct ChunkRun<'c, 'a, 'b> {
 /// its defect, so nothing is added twice or from half a frame.
 #[derive(Debug, Default)]
 struct Decoded {
-    /// Per span, its slot and duration.
+    /// Per span, its slot and duration (in 32 bits, as the shapes' lanes read it).
     slots: Vec<u32>,
-    durations: Vec<u64>,
+    durations: Vec<u32>,
     /// Whether a span named a GPU pass beyond the topology's.
     beyond: bool,
+    /// The durations' bits above the low 32, or-ed: a frame with any (a span over 4.3 s,
+    /// never in a real frame) is added one at a time instead.
+    high: u64,
     /// With frame timing: the walk over the spans, and what follows them in the frame.
     walk: SpanWalk,
     frame: Frame,
@@ -625,6 +631,7 @@ impl Decoded {
         self.slots.reserve(spans);
         self.durations.reserve(spans);
         self.beyond = false;
+        self.high = 0;
         self.walk = SpanWalk::default();
     }
 
@@ -632,8 +639,10 @@ impl Decoded {
     fn push(&mut self, table: &[u32], span: &Span, timing: bool) {
         match table.get(table_at(span)) {
             Some(&slot) => {
+                let duration = span.duration_ns();
                 self.slots.push(slot);
-                self.durations.push(span.duration_ns());
+                self.durations.push(duration as u32);
+                self.high |= duration >> 32;
             }
             None => self.beyond = true,
         }
@@ -703,7 +712,7 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
             |span| decoded_a.push(table_a, &span, timing),
             |span| decoded_b.push(table_b, &span, timing),
         );
-        let whole = |decoded: &Decoded| !decoded.beyond && (!timing || decoded.walk.sorted);
+        let whole = |decoded: &Decoded| !decoded.beyond && decoded.high == 0 && (!timing || decoded.walk.sorted);
         if decoded.iter().any(Result::is_err) || !whole(decoded_a) || !whole(decoded_b) {
             return false;
         }
@@ -711,8 +720,7 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
             if let Some(timing) = &mut self.chunk.timing {
                 timing.add_walked(index, &decoded.frame, &decoded.walk);
             }
-            let slots = decoded.slots.iter().zip(&decoded.durations).map(|(&slot, &duration)| (slot, duration));
-            self.chunk.add_slots(source.entry(index), index, slots, self.samples.as_mut());
+            self.chunk.add_decoded(source.entry(index), index, decoded, self.samples.as_mut());
         }
         true
     }
@@ -779,6 +787,8 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
 #[derive(Debug)]
 struct Chunk<'c, 'a> {
     slots: Vec<SlotAcc>,
+    /// Frames added by their shapes, their figures not yet in `slots` until sealed.
+    shapes: Shapes,
     frames: u64,
     dropped_spans: u64,
     defects: Vec<Defect>,
@@ -802,6 +812,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
     fn new(windows: &[[Window; 2]], timing: Option<FrameTimingAccumulator<'c, 'a>>) -> Self {
         Chunk {
             slots: windows.iter().map(|&windows| SlotAcc::new(windows)).collect(),
+            shapes: Shapes::default(),
             frames: 0,
             dropped_spans: 0,
             defects: Vec::new(),
@@ -825,8 +836,10 @@ impl<'c, 'a> Chunk<'c, 'a> {
         }
     }
 
-    /// Drops the room past the kept durations, once the chunk is done.
+    /// Hands the runs of frames added by their shapes to the rows, and drops the room past
+    /// the kept durations, once the chunk is done.
     fn seal(&mut self) {
+        self.shapes.fold(&mut self.slots);
         for acc in &mut self.slots {
             acc.kept.truncate(acc.kept_len);
         }
@@ -885,6 +898,35 @@ impl<'c, 'a> Chunk<'c, 'a> {
                 }
             }
         }
+        self.counted(entry, index);
+    }
+
+    /// Adds frame `index`, decoded whole: by its shape where it can go that way (see
+    /// `shapes`), else span by span.
+    #[inline]
+    fn add_decoded(
+        &mut self,
+        entry: &FrameEntry,
+        index: usize,
+        decoded: &Decoded,
+        samples: Option<&mut ChunkSamples<'_>>,
+    ) {
+        let spans = decoded.slots.iter().zip(&decoded.durations).map(|(&slot, &duration)| (slot, u64::from(duration)));
+        if !self.shapes.add(&decoded.slots, &decoded.durations, &mut self.slots) {
+            return self.add_slots(entry, index, spans, samples);
+        }
+        if let Some(samples) = samples {
+            for (slot, duration) in spans {
+                samples.push(slot as usize, duration);
+            }
+            samples.end_frame(entry.gpu_duration_ns);
+        }
+        self.counted(entry, index);
+    }
+
+    /// Counts frame `index` as analysed, its spans added.
+    #[inline]
+    fn counted(&mut self, entry: &FrameEntry, index: usize) {
         self.frames += 1;
         self.dropped_spans += u64::from(entry.dropped_spans);
         self.range = Some(match self.range.take() {
