@@ -916,10 +916,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
             return self.add_slots(entry, index, spans, samples);
         }
         if let Some(samples) = samples {
-            for (slot, duration) in spans {
-                samples.push(slot as usize, duration);
-            }
-            samples.end_frame(entry.gpu_duration_ns);
+            samples.push_frame(&decoded.slots, &decoded.durations, entry.gpu_duration_ns);
         }
         self.counted(entry, index);
     }

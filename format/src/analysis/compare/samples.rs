@@ -6,6 +6,8 @@
 //! plus 8 bytes a frame for the frame time; a pass that never runs stores nothing. Two hour-long captures of the standard workload
 //! (216,000 frames × 200 passes) hold 2 × 173 MB.
 
+mod frame_block;
+
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -13,6 +15,7 @@ use crate::analysis::{Key, pass_key};
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
+use frame_block::FrameBlock;
 
 /// Durations in ns, narrow while every one fits in a `u32`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -506,6 +509,8 @@ pub(crate) struct ChunkSamples<'b> {
     defects: Vec<Defect>,
     /// The chunk's frames: room for a series of one span a frame, the usual pass.
     room: usize,
+    /// Frames whose every span goes in place, not yet written there.
+    block: FrameBlock,
 }
 
 /// A chunk's part of a series of one narrow span a frame, written from its start.
@@ -542,7 +547,28 @@ impl<'b> ChunkSamples<'b> {
             frame_ns: Vec::with_capacity(frames),
             defects: Vec::new(),
             room: frames,
+            block: FrameBlock::default(),
         }
+    }
+
+    /// Adds a frame decoded whole, its span `i` of duration `durations[i]` in slot
+    /// `slots[i]`, and its GPU frame time: the spans that go in place held, to be written a
+    /// block of frames at a time (see `frame_block`), the others added one by one.
+    #[inline]
+    pub(crate) fn push_frame(&mut self, slots: &[u32], durations: &[u32], frame_ns: u64) {
+        if self.block.hold(&mut self.in_place, self.frame_ns.len(), slots, durations) {
+            // The spans held are in slots of their own, which these never touch.
+            for at in 0..self.block.direct_len() {
+                let position = self.block.direct(at);
+                self.push_beside_block(slots[position] as usize, u64::from(durations[position]));
+            }
+            self.frame_ns.push(frame_ns);
+            return;
+        }
+        for (&slot, &duration) in slots.iter().zip(durations) {
+            self.push(slot as usize, u64::from(duration));
+        }
+        self.end_frame(frame_ns);
     }
 
     /// Adds a span of the frame being analysed, whose spans come in their order. Span by
@@ -550,6 +576,13 @@ impl<'b> ChunkSamples<'b> {
     /// [`SampleCollector`] does, cost more than the statistics themselves.
     #[inline]
     pub(crate) fn push(&mut self, slot: usize, duration: u64) {
+        self.block.close(&mut self.in_place);
+        self.push_beside_block(slot, duration);
+    }
+
+    /// [`ChunkSamples::push`] with frames held in the block, to a slot the block holds none of.
+    #[inline]
+    fn push_beside_block(&mut self, slot: usize, duration: u64) {
         let frame = self.frame_ns.len();
         if let Some(part) = &mut self.in_place[slot] {
             // This frame's first span, every frame before it with one: its value's place.
@@ -585,11 +618,13 @@ impl<'b> ChunkSamples<'b> {
 
     /// Ends the frame being analysed, whose spans were pushed, with its GPU frame time.
     pub(crate) fn end_frame(&mut self, frame_ns: u64) {
+        self.block.close(&mut self.in_place);
         self.frame_ns.push(frame_ns);
     }
 
     /// Records a skipped frame's defect, in frame order.
     pub(crate) fn defect(&mut self, defect: Defect) {
+        self.block.close(&mut self.in_place);
         self.defects.push(defect);
     }
 
@@ -597,6 +632,7 @@ impl<'b> ChunkSamples<'b> {
     /// the chunk: a pass missing from the chunk's last frames, or a skipped frame (which
     /// leaves the part's end unwritten), moves it into the slot's own series.
     pub(crate) fn seal(mut self) -> ChunkPart {
+        self.block.close(&mut self.in_place);
         let frames = self.frame_ns.len();
         let in_place: Vec<bool> = self
             .in_place
@@ -706,6 +742,78 @@ mod tests {
         let mut never = Series::default();
         never.catch_up(216_000);
         assert!(never.starts.is_none() && never.len() == 0 && never.frames == 216_000);
+    }
+
+    #[test]
+    fn frames_held_in_a_block_land_where_span_by_span_puts_them() {
+        let mut rng = crate::synth::Rng::new(41);
+        let mut held_frames = 0;
+        for trial in 0..500 {
+            let slots_n = 1 + rng.below(8) as usize;
+            let frames = 1 + rng.below(70) as usize;
+            // Parts in place for most slots, some shorter than the chunk.
+            let parts: Vec<Option<usize>> = (0..slots_n)
+                .map(|_| (rng.below(4) != 0).then(|| frames - rng.below(3).min(frames as u64 - 1) as usize))
+                .collect();
+            // A few shapes: most hold every slot once, some repeat one or leave one out.
+            let shapes: Vec<Vec<u32>> = (0..1 + rng.below(3))
+                .map(|_| {
+                    let mut shape: Vec<u32> = (0..slots_n as u32).filter(|_| rng.below(8) != 0).collect();
+                    if rng.below(4) == 0 && !shape.is_empty() {
+                        shape.push(shape[rng.below(shape.len() as u64) as usize]);
+                    }
+                    shape
+                })
+                .collect();
+            let mut stores: [Vec<Option<Vec<u32>>>; 2] =
+                std::array::from_fn(|_| parts.iter().map(|len| len.map(|len| vec![0; len])).collect());
+            let [by_block_store, by_span_store] = &mut stores;
+            fn borrow(store: &mut [Option<Vec<u32>>]) -> Vec<Option<&mut [u32]>> {
+                store.iter_mut().map(|part| part.as_deref_mut()).collect()
+            }
+            let mut by_block = ChunkSamples::new(slots_n, frames, borrow(by_block_store));
+            let mut by_span = ChunkSamples::new(slots_n, frames, borrow(by_span_store));
+            for frame in 0..frames as u64 {
+                if rng.below(16) == 0 {
+                    let defect = Defect::new(DefectKind::Malformed, frame, format!("frame {frame} skipped"));
+                    by_block.defect(defect.clone());
+                    by_span.defect(defect);
+                    continue;
+                }
+                let slots = &shapes[rng.below(shapes.len() as u64) as usize];
+                let durations: Vec<u32> = slots
+                    .iter()
+                    .map(|_| if rng.below(9) == 0 { u32::MAX } else { rng.below(1 << 20) as u32 })
+                    .collect();
+                // Now and then a frame the scan adds span by span, between held ones.
+                if rng.below(6) == 0 {
+                    for (&slot, &duration) in slots.iter().zip(&durations) {
+                        by_block.push(slot as usize, u64::from(duration));
+                    }
+                    by_block.end_frame(frame * 3);
+                } else {
+                    held_frames += 1;
+                    by_block.push_frame(slots, &durations, frame * 3);
+                }
+                for (&slot, &duration) in slots.iter().zip(&durations) {
+                    by_span.push(slot as usize, u64::from(duration));
+                }
+                by_span.end_frame(frame * 3);
+            }
+            let (held, spanned) = (by_block.seal(), by_span.seal());
+            assert_eq!(held.series, spanned.series, "trial {trial}");
+            assert_eq!(held.in_place, spanned.in_place, "trial {trial}");
+            assert_eq!(
+                (&held.frame_ns, held.frames, &held.defects),
+                (&spanned.frame_ns, spanned.frames, &spanned.defects)
+            );
+            for (slot, &in_place) in held.in_place.iter().enumerate() {
+                if in_place {
+                    assert_eq!(stores[0][slot], stores[1][slot], "trial {trial}, slot {slot}");
+                }
+            }
+        }
+        assert!(held_frames > 10_000, "{held_frames} frames went through the block");
     }
 
     #[test]
