@@ -1063,11 +1063,12 @@ mod tests {
         let in_order: &[(u32, u64, u64)] = &[(0, 10, 20), (1, 30, 40)];
         let reversed: &[(u32, u64, u64)] = &[(1, 80, 90), (0, 50, 60)];
         let beyond: &[(u32, u64, u64)] = &[(0, 100, 110), (2, 120, 130)];
-        let bytes = capture_of(&[in_order, in_order, reversed, in_order, beyond, in_order]);
+        let over_32_bits: &[(u32, u64, u64)] = &[(0, 10, 10 + (1 << 33)), (1, 1 << 34, (1 << 34) + 5)];
+        let bytes = capture_of(&[in_order, in_order, reversed, in_order, beyond, in_order, over_32_bits, in_order]);
         let capture = Capture::open(&bytes).expect("opens");
         let takes_pair = |frame_timing: bool, first: usize| {
             let options = ScanOptions { frame_timing, ..ScanOptions::default() };
-            let plan = Plan::new(&capture, 0..6, 1, &options);
+            let plan = Plan::new(&capture, 0..8, 1, &options);
             plan.start(0, Vec::new()).add_two(&capture, &plan.tables, first)
         };
         assert!(takes_pair(true, 0));
@@ -1077,6 +1078,8 @@ mod tests {
         assert!(takes_pair(false, 2));
         // A span beyond its topology's passes is a defect, which the other path names.
         assert!(!takes_pair(false, 4));
+        // A span over 4.3 s does not fit the 32-bit durations a pair is set aside in.
+        assert!(!takes_pair(false, 6));
     }
 
     #[test]
