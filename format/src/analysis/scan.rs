@@ -67,6 +67,7 @@ mod job;
 mod kept;
 pub mod piece;
 mod pieces;
+mod rows;
 mod shapes;
 
 use std::collections::HashMap;
@@ -77,7 +78,7 @@ use serde::{Deserialize, Serialize};
 use super::compare::Samples;
 use super::compare::{ChunkPart, ChunkSamples, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
-use super::{Key, PassStats, StatsReport, pass_key, pass_stats, ranks, sort_passes};
+use super::{Key, PassStats, StatsReport, pass_key, pass_stats, sort_passes};
 use crate::directory::FrameEntry;
 use crate::error::{Defect, DefectKind};
 use crate::frame;
@@ -86,8 +87,8 @@ use crate::piece::{FramePiece, OpenFrame};
 use crate::reader::Capture;
 use crate::spans;
 pub use job::ScanJob;
-use kept::Kept;
 pub use pieces::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
+use rows::{ALL, EMPTY, SlotAcc, Window};
 use shapes::Shapes;
 
 /// Frames the sample that places the windows reads, at most.
@@ -182,16 +183,6 @@ pub fn scan_parallel(
     let chunks = parts.into_par_iter().enumerate().map(|(at, part)| plan.run(at, part, progress)).collect();
     plan.finish(chunks, in_place, |slots| slots.par_iter_mut().map(SlotAcc::order).collect())
 }
-
-/// Durations `low..=high` kept for selection; empty when `low > high`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct Window {
-    low: u64,
-    high: u64,
-}
-
-const ALL: Window = Window { low: 0, high: u64::MAX };
-const EMPTY: Window = Window { low: u64::MAX, high: 0 };
 
 /// The windows of one pass from its sampled durations: around the median and the p95,
 /// disjoint, the median's first.
@@ -930,108 +921,6 @@ impl<'c, 'a> Chunk<'c, 'a> {
             Some(range) => range.start..index + 1,
             None => index..index + 1,
         });
-    }
-}
-
-/// One row's figures in one chunk, and the durations in its windows.
-#[derive(Debug)]
-struct SlotAcc {
-    count: u64,
-    zero_count: u64,
-    min: u64,
-    max: u64,
-    total: u128,
-    frames_present: u64,
-    /// The frame that last added to this row.
-    last_frame: usize,
-    /// The windows as the per-span test reads them: `duration − low ≤ width`. Disjoint,
-    /// the median's below the p95's, so the kept durations sorted are the first window's
-    /// then the second's.
-    low: [u64; 2],
-    width: [u64; 2],
-    /// Durations below each window.
-    below: [u64; 2],
-    /// Durations inside either window: the first `kept_len` of `kept` while adding, all
-    /// of it once sealed.
-    kept: Kept,
-    kept_len: usize,
-}
-
-impl SlotAcc {
-    fn new(windows: [Window; 2]) -> Self {
-        // An empty window keeps only durations of u64::MAX, which the other one holds too:
-        // never counted twice, as the second window is then never where a rank is found.
-        let windows = windows
-            .map(|window| if window.low > window.high { Window { low: u64::MAX, high: u64::MAX } } else { window });
-        let (low, width) = (windows.map(|window| window.low), windows.map(|window| window.high - window.low));
-        Self {
-            count: 0,
-            zero_count: 0,
-            min: u64::MAX,
-            max: 0,
-            total: 0,
-            frames_present: 0,
-            last_frame: usize::MAX,
-            low,
-            width,
-            below: [0; 2],
-            kept: Kept::for_windows(low, width),
-            kept_len: 0,
-        }
-    }
-
-    /// Adds a duration of frame `index`: no branch on where it falls, as near a window's
-    /// edge that is a coin toss.
-    #[inline(always)]
-    fn add(&mut self, duration: u64, index: usize) {
-        self.count += 1;
-        self.zero_count += u64::from(duration == 0);
-        self.min = self.min.min(duration);
-        self.max = self.max.max(duration);
-        self.total += u128::from(duration);
-        self.below[0] += u64::from(duration < self.low[0]);
-        self.below[1] += u64::from(duration < self.low[1]);
-        let inside = (duration.wrapping_sub(self.low[0]) <= self.width[0])
-            | (duration.wrapping_sub(self.low[1]) <= self.width[1]);
-        self.kept_len += self.kept.keep(self.kept_len, duration, inside);
-        // Last, so that nothing computed above has to outlive the branch.
-        if self.last_frame != index {
-            self.last_frame = index;
-            self.frames_present += 1;
-        }
-    }
-
-    /// Adds a later chunk's figures of the same row (windows are the same in every chunk).
-    fn merge(&mut self, later: SlotAcc) {
-        self.count += later.count;
-        self.zero_count += later.zero_count;
-        self.min = self.min.min(later.min);
-        self.max = self.max.max(later.max);
-        self.total += later.total;
-        self.frames_present += later.frames_present;
-        self.below[0] += later.below[0];
-        self.below[1] += later.below[1];
-        self.kept.append(later.kept);
-        self.kept_len = self.kept.len();
-    }
-
-    /// The median and p95 (nearest rank, as `PassStats` defines them), `None` when either
-    /// fell outside the windows; reorders the kept durations.
-    fn order(&mut self) -> Option<[u64; 2]> {
-        if self.count == 0 {
-            return Some([0, 0]);
-        }
-        let first = self.kept.count_within(self.low[0], self.width[0]);
-        let in_window = [first as u64, (self.kept.len() - first) as u64];
-        // Where rank `rank` sits among the kept durations, sorted.
-        let locate = |rank: u64| {
-            (0..2).find_map(|window| {
-                let inside = rank.checked_sub(self.below[window])?;
-                (inside < in_window[window]).then_some(inside + if window == 0 { 0 } else { in_window[0] })
-            })
-        };
-        let [median, p95] = ranks(self.count).map(locate);
-        Some(self.kept.select([median?, p95?]))
     }
 }
 

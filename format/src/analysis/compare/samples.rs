@@ -7,6 +7,7 @@
 //! (216,000 frames × 200 passes) hold 2 × 173 MB.
 
 mod frame_block;
+mod in_place;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -16,6 +17,7 @@ use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
 use frame_block::FrameBlock;
+use in_place::InPlace;
 
 /// Durations in ns, narrow while every one fits in a `u32`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -511,14 +513,6 @@ pub(crate) struct ChunkSamples<'b> {
     room: usize,
     /// Frames whose every span goes in place, not yet written there.
     block: FrameBlock,
-}
-
-/// A chunk's part of a series of one narrow span a frame, written from its start.
-#[derive(Debug)]
-pub(crate) struct InPlace<'b> {
-    values: &'b mut [u32],
-    /// Frames written so far: value `f` is analysed frame `f`'s.
-    next: usize,
 }
 
 /// A chunk's samples once its frames are all added: no longer borrowing the range's series.

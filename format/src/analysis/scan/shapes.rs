@@ -14,7 +14,7 @@
 //! (frames present would count it twice) or a row's windows cannot be read in 32 bits
 //! (both above 4.3 s). A frame with a duration over 32 bits never comes here.
 
-use super::SlotAcc;
+use super::rows::SlotAcc;
 
 /// Shapes followed at once: frames may alternate between a few (a pass every other frame).
 const SHAPES: usize = 4;
@@ -240,7 +240,7 @@ impl Run {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{SlotAcc, Window};
+    use super::super::rows::{SlotAcc, Window};
     use super::Shapes;
     use crate::synth::Rng;
 

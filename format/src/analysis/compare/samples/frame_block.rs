@@ -11,7 +11,7 @@
 //! itself, to slots the block holds nothing of. Frames of one shape are held until the
 //! block is full, the shape changes, or anything else is added.
 
-use super::InPlace;
+use super::in_place::InPlace;
 
 /// Frames held at most before they are written out: a cache line of `u32` per pass.
 const FRAMES: usize = 16;
