@@ -10,7 +10,7 @@
 //! timing's full decode 16 %; `add_frame` 9 %; frame timing's own work 7 % (sorting every
 //! frame's spans among it); reading the file 7 %.
 //!
-//! Where it goes now (the same capture, one thread, about 0.67 s): decoding 55 %, two
+//! Where it goes now (the same capture, one thread, about 0.64 s): decoding 55 %, two
 //! frames at a time, each span's slot and duration set aside and frame timing's walk
 //! over it done in the same loop (`spans::decode_two`); adding the set-aside durations to
 //! the statistics 12 %, a frame at a time by its shape (`shapes`: one vectorized loop
@@ -20,7 +20,8 @@
 //! 0.3 s of 0.84. The decode is bound by its instruction count, not by the chain from one
 //! span's place in the stream to the next, so two streams at once gain about a tenth of
 //! the decode; building for the machine's own instruction set (BMI2, AVX-512) made the
-//! whole only about 6 % faster, so the portable build stays. `cargo bench -p sgpt-cli --bench stats` prints the figures.
+//! whole only about 6 % faster, so the portable build stays. `cargo bench -p sgpt-cli
+//! --bench stats` prints the figures.
 //!
 //! With [`ScanOptions::samples`] the same decode also feeds the comparison engine's
 //! per-frame samples, chunk by chunk over the rows every chunk shares, concatenated in
