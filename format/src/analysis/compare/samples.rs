@@ -511,7 +511,7 @@ pub(crate) struct ChunkSamples<'b> {
     defects: Vec<Defect>,
     /// The chunk's frames: room for a series of one span a frame, the usual pass.
     room: usize,
-    /// Frames whose every span goes in place, not yet written there.
+    /// Recent frames' spans that go in place, held to be written there a block at a time.
     block: FrameBlock,
 }
 

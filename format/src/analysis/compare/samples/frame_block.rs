@@ -32,7 +32,7 @@ pub(super) struct FrameBlock {
     frames: usize,
     /// Frames the shortest part held has room for, from its first.
     room: usize,
-    /// Per slot, how many times the shape holds it: scratch for finding repeats.
+    /// Per slot, how many times the shape names it: scratch for finding repeats.
     seen: Vec<u32>,
 }
 
