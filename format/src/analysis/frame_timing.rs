@@ -666,6 +666,34 @@ mod tests {
     use crate::model::{CpuTimes, GpuPass, Level, Meta, Span, Topology};
     use crate::writer::Writer;
 
+    #[test]
+    fn the_walk_over_spans_in_order_measures_their_union_as_covered_does() {
+        let mut rng = crate::synth::Rng::new(3);
+        for trial in 0..5_000 {
+            // Spans in order of what they cover: overlapping, nested, touching, apart, and
+            // of no length.
+            let mut spans: Vec<(u64, u64)> = (0..1 + rng.below(12))
+                .map(|_| {
+                    let begin = rng.below(200);
+                    let end = if rng.below(4) == 0 { begin } else { begin + rng.below(60) };
+                    (begin, end)
+                })
+                .collect();
+            spans.sort_unstable();
+            let mut walk = SpanWalk::default();
+            for &(begin_ns, end_ns) in &spans {
+                walk.add(&Span { begin_ns, end_ns, ..Span::default() });
+            }
+            let last_end = spans.iter().map(|span| span.1).max().unwrap_or(0);
+            assert!(walk.sorted, "trial {trial}");
+            assert_eq!(
+                (walk.union, walk.last_end),
+                (covered(&spans, 0, u64::MAX), last_end),
+                "trial {trial}: {spans:?}"
+            );
+        }
+    }
+
     /// A frame beginning on the GPU at `gpu_begin` with pass spans at these offsets, and on
     /// the CPU at `cpu_begin`.
     struct Planned {
