@@ -893,8 +893,8 @@ impl<'c, 'a> Chunk<'c, 'a> {
         self.counted(entry, index);
     }
 
-    /// Adds frame `index`, decoded whole: by its shape where it can go that way (see
-    /// `shapes`), else span by span.
+    /// Adds frame `index`, decoded whole: to the statistics by its shape where it can go
+    /// that way (see `shapes`), else span by span; to the samples a frame at a time.
     #[inline]
     fn add_decoded(
         &mut self,
@@ -903,14 +903,16 @@ impl<'c, 'a> Chunk<'c, 'a> {
         decoded: &Decoded,
         samples: Option<&mut ChunkSamples<'_>>,
     ) {
-        let spans = decoded.slots.iter().zip(&decoded.durations).map(|(&slot, &duration)| (slot, u64::from(duration)));
-        if !self.shapes.add(&decoded.slots, &decoded.durations, &mut self.slots) {
-            return self.add_slots(entry, index, spans, samples);
-        }
         if let Some(samples) = samples {
             samples.push_frame(&decoded.slots, &decoded.durations, entry.gpu_duration_ns);
         }
-        self.counted(entry, index);
+        if self.shapes.add(&decoded.slots, &decoded.durations, &mut self.slots) {
+            self.counted(entry, index);
+        } else {
+            let spans =
+                decoded.slots.iter().zip(&decoded.durations).map(|(&slot, &duration)| (slot, u64::from(duration)));
+            self.add_slots(entry, index, spans, None);
+        }
     }
 
     /// Counts frame `index` as analysed, its spans added.
