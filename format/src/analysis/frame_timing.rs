@@ -350,6 +350,18 @@ impl Default for SpanWalk {
 }
 
 impl SpanWalk {
+    /// The walk over a frame's spans that were all pass spans, each beginning at or after
+    /// the end of the one before and ending at or after its own begin: the first began at
+    /// `first`, the last ended at `last_end`, `durations` sum their lengths (their union,
+    /// as they never overlap) and `zeros` of them were of no length. What [`Self::add`]
+    /// over each comes to, without a step per span.
+    pub(crate) fn in_order(count: usize, first: u64, last_end: u64, durations: u64, zeros: u64) -> Self {
+        if count == 0 {
+            return Self::default();
+        }
+        Self { first, zeros, sorted: true, any: true, last: (0, last_end), reach: last_end, union: durations, last_end }
+    }
+
     #[inline(always)]
     pub(crate) fn add(&mut self, span: &Span) {
         if span.kind != SpanKind::Pass {

@@ -614,6 +614,26 @@ struct Decoded {
     /// With frame timing: the walk over the spans, and what follows them in the frame.
     walk: SpanWalk,
     frame: Frame,
+    /// With frame timing of spans stored in order ([`Timing::InOrder`]): the first begin,
+    /// the last end, and whether a span came before the end of the one before or ended
+    /// before it began after all (a sum wrapped past `u64::MAX`).
+    first: u64,
+    last_end: u64,
+    out_of_order: bool,
+}
+
+/// What frame timing takes from a decoded frame's spans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Timing {
+    /// Nothing: frame timing is not asked for.
+    Off,
+    /// Each span, through [`SpanWalk::add`].
+    Walk,
+    /// Spans that come in order and never overlap ([`spans::SpanStream::passes_in_order`]):
+    /// only the first begin and the last end, and a check that they did come in order.
+    /// The rest of the walk follows from the durations, summed after the frame, which
+    /// keeps the walk's chain of steps out of the decode's loop.
+    InOrder,
 }
 
 impl Decoded {
@@ -625,10 +645,13 @@ impl Decoded {
         self.beyond = false;
         self.high = 0;
         self.walk = SpanWalk::default();
+        self.first = u64::MAX;
+        self.last_end = 0;
+        self.out_of_order = false;
     }
 
     #[inline(always)]
-    fn push(&mut self, table: &[u32], span: &Span, timing: bool) {
+    fn push(&mut self, table: &[u32], span: &Span, timing: Timing) {
         match table.get(table_at(span)) {
             Some(&slot) => {
                 let duration = span.duration_ns();
@@ -638,9 +661,28 @@ impl Decoded {
             }
             None => self.beyond = true,
         }
-        if timing {
-            self.walk.add(span);
+        match timing {
+            Timing::Off => {}
+            Timing::Walk => self.walk.add(span),
+            Timing::InOrder => {
+                self.out_of_order |= (span.begin_ns < self.last_end) | (span.end_ns < span.begin_ns);
+                self.first = self.first.min(span.begin_ns);
+                self.last_end = span.end_ns;
+            }
         }
+    }
+
+    /// The walk over spans pushed in [`Timing::InOrder`], once the frame has decoded
+    /// whole: exact where they all came in order and every duration fit 32 bits (else
+    /// the frame is added the general way, and this is not read).
+    fn walk_in_order(&mut self) {
+        let (mut total, mut zeros) = (0u64, 0u64);
+        for &duration in &self.durations {
+            total += u64::from(duration);
+            zeros += u64::from(duration == 0);
+        }
+        self.walk = SpanWalk::in_order(self.durations.len(), self.first, self.last_end, total, zeros);
+        self.walk.sorted = !self.out_of_order;
     }
 }
 
@@ -687,6 +729,12 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
             return false;
         };
         let timing = self.chunk.timing.is_some();
+        let mode = |open: &OpenFrame<'_>| match (timing, open.spans.passes_in_order()) {
+            (false, _) => Timing::Off,
+            (true, false) => Timing::Walk,
+            (true, true) => Timing::InOrder,
+        };
+        let (timing_a, timing_b) = (mode(&open_a), mode(&open_b));
         let [decoded_a, decoded_b] = &mut self.two;
         for (open, decoded) in [(&mut open_a, &mut *decoded_a), (&mut open_b, &mut *decoded_b)] {
             decoded.clear(open.spans.len());
@@ -701,9 +749,14 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
         let decoded = spans::decode_two(
             open_a.spans,
             open_b.spans,
-            |span| decoded_a.push(table_a, &span, timing),
-            |span| decoded_b.push(table_b, &span, timing),
+            |span| decoded_a.push(table_a, &span, timing_a),
+            |span| decoded_b.push(table_b, &span, timing_b),
         );
+        for (decoded, timing) in [(&mut *decoded_a, timing_a), (&mut *decoded_b, timing_b)] {
+            if timing == Timing::InOrder {
+                decoded.walk_in_order();
+            }
+        }
         let whole = |decoded: &Decoded| !decoded.beyond && decoded.high == 0 && (!timing || decoded.walk.sorted);
         if decoded.iter().any(Result::is_err) || !whole(decoded_a) || !whole(decoded_b) {
             return false;
@@ -956,11 +1009,24 @@ mod tests {
         let reversed: &[(u32, u64, u64)] = &[(1, 80, 90), (0, 50, 60)];
         let beyond: &[(u32, u64, u64)] = &[(0, 100, 110), (2, 120, 130)];
         let over_32_bits: &[(u32, u64, u64)] = &[(0, 10, 10 + (1 << 33)), (1, 1 << 34, (1 << 34) + 5)];
-        let bytes = capture_of(&[in_order, in_order, reversed, in_order, beyond, in_order, over_32_bits, in_order]);
+        // Stored with no column signed (each difference is taken wrapping), yet out of order.
+        let wrapped: &[(u32, u64, u64)] = &[(0, u64::MAX - 10, u64::MAX - 5), (1, 3, 10)];
+        let bytes = capture_of(&[
+            in_order,
+            in_order,
+            reversed,
+            in_order,
+            beyond,
+            in_order,
+            over_32_bits,
+            in_order,
+            wrapped,
+            in_order,
+        ]);
         let capture = Capture::open(&bytes).expect("opens");
         let takes_pair = |frame_timing: bool, first: usize| {
             let options = ScanOptions { frame_timing, ..ScanOptions::default() };
-            let plan = Plan::new(&capture, 0..8, 1, &options);
+            let plan = Plan::new(&capture, 0..10, 1, &options);
             plan.start(0, Vec::new()).add_two(&capture, &plan.tables, first)
         };
         assert!(takes_pair(true, 0));
@@ -972,6 +1038,9 @@ mod tests {
         assert!(!takes_pair(false, 4));
         // A span over 4.3 s does not fit the 32-bit durations a pair is set aside in.
         assert!(!takes_pair(false, 6));
+        // Spans stored as if in order are checked to be: these are not.
+        assert!(!takes_pair(true, 8));
+        assert!(takes_pair(false, 8));
     }
 
     #[test]

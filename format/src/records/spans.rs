@@ -185,16 +185,19 @@ fn gaps_and_durations(spans: &[Span], epoch: u64) -> impl Iterator<Item = (u64, 
 /// `span_count`, at that length's first byte, the first run known to be wrong; a value
 /// above `max` at its byte; a sum that falls short after the last run at the column's
 /// `run_count`, which promised too few runs (no later byte is wrong).
+///
+/// Also returns the column's values or-ed together: zero when every entry is 0.
 fn read_runs<'a>(
     cursor: &mut Cursor<'a>,
     span_count: usize,
     max: u8,
     what: &'static str,
-) -> Result<RunIter<'a>, DecodeError> {
+) -> Result<(RunIter<'a>, u8), DecodeError> {
     let column_at = cursor.offset();
     let runs = cursor.count(2, what)?;
     let start = cursor.clone();
     let mut total = 0u64;
+    let mut values = 0;
     for _ in 0..runs {
         let length_at = cursor.offset();
         let len = cursor.varint(what)?;
@@ -203,14 +206,16 @@ fn read_runs<'a>(
             return Err(DecodeError::new(length_at, what));
         }
         let value_at = cursor.offset();
-        if cursor.u8(what)? > max {
+        let value = cursor.u8(what)?;
+        if value > max {
             return Err(DecodeError::new(value_at, what));
         }
+        values |= value;
     }
     if total != span_count as u64 {
         return Err(DecodeError::new(column_at, what));
     }
-    Ok(RunIter { cursor: start, left: 0, value: 0 })
+    Ok((RunIter { cursor: start, left: 0, value: 0 }, values))
 }
 
 /// Walks a validated run-length column run by run.
@@ -379,6 +384,8 @@ pub struct SpanStream<'a> {
     left: usize,
     gaps_signed: bool,
     durations_signed: bool,
+    /// Whether every span is a pass span (the kind column holds no sub-pass).
+    passes_only: bool,
     previous_end: u64,
     expected_pass: u32,
     pass_refs: Option<Cursor<'a>>,
@@ -426,8 +433,8 @@ impl<'a> SpanStream<'a> {
         } else {
             None
         };
-        let query_sets = read_runs(cursor, span_count, u8::MAX, "span query set runs")?;
-        let kinds = read_runs(cursor, span_count, 1, "span kind runs")?;
+        let (query_sets, _) = read_runs(cursor, span_count, u8::MAX, "span query set runs")?;
+        let (kinds, any_sub_pass) = read_runs(cursor, span_count, 1, "span kind runs")?;
         let gap_k = code_parameter(cursor, "gap k")?;
         let duration_k = code_parameter(cursor, "duration k")?;
         let bits_len = cursor.count(1, "span bit stream length")?;
@@ -438,6 +445,7 @@ impl<'a> SpanStream<'a> {
             left: span_count,
             gaps_signed: layout & GAPS_SIGNED != 0,
             durations_signed: layout & DURATIONS_SIGNED != 0,
+            passes_only: any_sub_pass == 0,
             previous_end: epoch,
             expected_pass: 0,
             pass_refs,
@@ -460,6 +468,7 @@ impl<'a> SpanStream<'a> {
             left: 0,
             gaps_signed: false,
             durations_signed: false,
+            passes_only: true,
             previous_end: 0,
             expected_pass: 0,
             pass_refs: None,
@@ -472,6 +481,15 @@ impl<'a> SpanStream<'a> {
             duration_k: 0,
             reader: BitReader::new(&[], 0),
         }
+    }
+
+    /// Whether the section's spans are all pass spans, stored with no gap and no
+    /// duration below zero: each then begins at or after the end of the one before, so
+    /// they come in order and never overlap, unless a sum wraps past `u64::MAX` (which
+    /// only a timestamp within a gap of the clock's end can make).
+    #[must_use]
+    pub fn passes_in_order(&self) -> bool {
+        self.passes_only && !self.gaps_signed && !self.durations_signed
     }
 
     /// Spans not yet decoded.

@@ -9,7 +9,7 @@ use super::topologies::topology;
 /// segments), ends before begins and begins before the last end (signed columns), codes
 /// too long for one refill, a lone span, and no span at all; of different lengths, so
 /// one of a pair runs on alone. Pass spans come out of order in some frames, as frame
-/// timing must sort them.
+/// timing must sort them; in one, only because a begin wrapped past `u64::MAX`.
 pub fn every_span_shape() -> Vec<u8> {
     let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
     let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
@@ -36,6 +36,23 @@ pub fn every_span_shape() -> Vec<u8> {
         ],
         vec![span(2, SpanKind::Pass, 0, 77, 78)],
         Vec::new(),
+        // Pass spans in order, none overlapping, some of no length and some touching:
+        // no column signed, the walk frame timing needs follows from the durations.
+        vec![
+            span(0, SpanKind::Pass, 0, 100, 100),
+            span(1, SpanKind::Pass, 0, 100, 150),
+            span(2, SpanKind::Pass, 0, 150, 150),
+            span(3, SpanKind::Pass, 0, 200, 260),
+            span(4, SpanKind::Pass, 0, 260, 260),
+        ],
+        // Also no column signed, as each difference is taken wrapping, yet out of order:
+        // the second span's begin wrapped past the clock's end. The frame after begins
+        // later than its first begin, so the union of its spans up to there is counted.
+        vec![
+            span(0, SpanKind::Pass, 0, u64::MAX - 10, u64::MAX - 5),
+            span(1, SpanKind::Pass, 0, 3, 10),
+            span(2, SpanKind::Pass, 0, 10, 10),
+        ],
         (0..6)
             .map(|pass| span(pass, SpanKind::Pass, 0, 1 << (10 + 8 * pass), (1 << (10 + 8 * pass)) + (3 << (6 * pass))))
             .collect(),
