@@ -620,6 +620,10 @@ struct Decoded {
     first: u64,
     last_end: u64,
     out_of_order: bool,
+    /// What `slots` holds when it was filled by [`Decoded::fill_slots`]: the slots of
+    /// passes 0, 1, 2, … in the table numbered `.0`, `.1` spans long. The same for every
+    /// frame of one topology and length, so it is filled once for a run of them.
+    shape: Option<(usize, usize)>,
 }
 
 /// What frame timing takes from a decoded frame's spans.
@@ -637,10 +641,10 @@ enum Timing {
 }
 
 impl Decoded {
-    fn clear(&mut self, spans: usize) {
-        self.slots.clear();
+    /// Ready for a frame of `spans` spans; `slots` is left for the way the frame is read
+    /// to fill ([`Self::forget_shape`] or [`Self::fill_slots`]).
+    fn reset(&mut self, spans: usize) {
         self.durations.clear();
-        self.slots.reserve(spans);
         self.durations.reserve(spans);
         self.beyond = false;
         self.high = 0;
@@ -672,17 +676,54 @@ impl Decoded {
         }
     }
 
-    /// The walk over spans pushed in [`Timing::InOrder`], once the frame has decoded
-    /// whole: exact where they all came in order and every duration fit 32 bits (else
-    /// the frame is added the general way, and this is not read).
-    fn walk_in_order(&mut self) {
+    /// Empties `slots` for [`Self::push`] to fill a span at a time.
+    fn forget_shape(&mut self) {
+        self.slots.clear();
+        self.shape = None;
+    }
+
+    /// The durations' sum and how many are 0.
+    fn duration_sums(&self) -> (u64, u64) {
         let (mut total, mut zeros) = (0u64, 0u64);
         for &duration in &self.durations {
             total += u64::from(duration);
             zeros += u64::from(duration == 0);
         }
+        (total, zeros)
+    }
+
+    /// The walk over spans pushed in [`Timing::InOrder`], once the frame has decoded
+    /// whole: exact where they all came in order and every duration fit 32 bits (else
+    /// the frame is added the general way, and this is not read).
+    fn walk_in_order(&mut self) {
+        let (total, zeros) = self.duration_sums();
         self.walk = SpanWalk::in_order(self.durations.len(), self.first, self.last_end, total, zeros);
         self.walk.sorted = !self.out_of_order;
+    }
+
+    /// `slots` for a frame read by [`spans::durations_two`], of `count` spans: span `i`
+    /// is pass `i`'s pass span, its slot in `table` (numbered `.0`) at `2 i`. Where the
+    /// table has too few, the frame names a pass beyond its topology's: a defect, which
+    /// the general way names.
+    fn fill_slots(&mut self, (number, table): (usize, &[u32]), count: usize) {
+        if self.shape != Some((number, count)) {
+            self.slots.clear();
+            self.slots.extend(table.iter().step_by(2).take(count));
+            self.shape = Some((number, count));
+        }
+        self.beyond = self.slots.len() < count;
+    }
+
+    /// The walk over spans read by [`spans::durations_two`] whose gaps are unsigned
+    /// ([`spans::SpanStream::passes_in_order`]), from where `column` says they lie.
+    fn walk_columns(&mut self, column: &spans::DurationColumn) {
+        // Each span begins where the one before ended plus its gap: in order unless the
+        // sum from the epoch passed `u64::MAX` somewhere, which its total then shows.
+        let (total, zeros) = self.duration_sums();
+        let end = u128::from(column.epoch) + column.gaps + u128::from(total);
+        let first = column.epoch.wrapping_add(column.first_gap);
+        self.walk = SpanWalk::in_order(self.durations.len(), first, end as u64, total, zeros);
+        self.walk.sorted = end <= u128::from(u64::MAX);
     }
 }
 
@@ -721,7 +762,8 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
     /// where either frame fails anywhere (or its spans came out of order, which frame
     /// timing needs kept), adds nothing and says no.
     fn add_two(&mut self, source: &impl FrameSource, tables: &Tables, first: usize) -> bool {
-        let (Some(table_a), Some(table_b)) = (self.table(source, tables, first), self.table(source, tables, first + 1))
+        let (Some(table_a), Some(table_b)) =
+            (self.numbered_table(source, tables, first), self.numbered_table(source, tables, first + 1))
         else {
             return false;
         };
@@ -729,15 +771,9 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
             return false;
         };
         let timing = self.chunk.timing.is_some();
-        let mode = |open: &OpenFrame<'_>| match (timing, open.spans.passes_in_order()) {
-            (false, _) => Timing::Off,
-            (true, false) => Timing::Walk,
-            (true, true) => Timing::InOrder,
-        };
-        let (timing_a, timing_b) = (mode(&open_a), mode(&open_b));
         let [decoded_a, decoded_b] = &mut self.two;
         for (open, decoded) in [(&mut open_a, &mut *decoded_a), (&mut open_b, &mut *decoded_b)] {
-            decoded.clear(open.spans.len());
+            decoded.reset(open.spans.len());
             if timing {
                 let frame = &mut decoded.frame;
                 frame.recorder_cost_ns = open.summary.recorder_cost_ns;
@@ -746,19 +782,50 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
                 }
             }
         }
-        let decoded = spans::decode_two(
-            open_a.spans,
-            open_b.spans,
-            |span| decoded_a.push(table_a, &span, timing_a),
-            |span| decoded_b.push(table_b, &span, timing_b),
-        );
-        for (decoded, timing) in [(&mut *decoded_a, timing_a), (&mut *decoded_b, timing_b)] {
-            if timing == Timing::InOrder {
-                decoded.walk_in_order();
+        // Durations alone where both frames allow it (nearly every frame of a long
+        // capture), else every span, two streams at once.
+        let columns = |open: &OpenFrame<'_>| open.spans.durations_alone() && (!timing || open.spans.passes_in_order());
+        if columns(&open_a) && columns(&open_b) {
+            let (count_a, count_b) = (open_a.spans.len(), open_b.spans.len());
+            decoded_a.fill_slots(table_a, count_a);
+            decoded_b.fill_slots(table_b, count_b);
+            let Some([column_a, column_b]) =
+                spans::durations_two(open_a.spans, open_b.spans, &mut decoded_a.durations, &mut decoded_b.durations)
+            else {
+                return false;
+            };
+            if timing {
+                decoded_a.walk_columns(&column_a);
+                decoded_b.walk_columns(&column_b);
+            }
+            decoded_a.high = column_a.high;
+            decoded_b.high = column_b.high;
+        } else {
+            let mode = |open: &OpenFrame<'_>| match (timing, open.spans.passes_in_order()) {
+                (false, _) => Timing::Off,
+                (true, false) => Timing::Walk,
+                (true, true) => Timing::InOrder,
+            };
+            let (timing_a, timing_b) = (mode(&open_a), mode(&open_b));
+            decoded_a.forget_shape();
+            decoded_b.forget_shape();
+            let decoded = spans::decode_two(
+                open_a.spans,
+                open_b.spans,
+                |span| decoded_a.push(table_a.1, &span, timing_a),
+                |span| decoded_b.push(table_b.1, &span, timing_b),
+            );
+            if decoded.iter().any(Result::is_err) {
+                return false;
+            }
+            for (decoded, timing) in [(&mut *decoded_a, timing_a), (&mut *decoded_b, timing_b)] {
+                if timing == Timing::InOrder {
+                    decoded.walk_in_order();
+                }
             }
         }
         let whole = |decoded: &Decoded| !decoded.beyond && decoded.high == 0 && (!timing || decoded.walk.sorted);
-        if decoded.iter().any(Result::is_err) || !whole(decoded_a) || !whole(decoded_b) {
+        if !whole(decoded_a) || !whole(decoded_b) {
             return false;
         }
         for (index, decoded) in [(first, &*decoded_a), (first + 1, &*decoded_b)] {
@@ -773,6 +840,17 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
     /// The slot table of frame `index`'s topology; `None` when it was lost.
     #[inline]
     fn table<'t>(&mut self, source: &impl FrameSource, tables: &'t Tables, index: usize) -> Option<&'t [u32]> {
+        self.numbered_table(source, tables, index).map(|(_, table)| table)
+    }
+
+    /// [`Self::table`], with its index among the tables.
+    #[inline]
+    fn numbered_table<'t>(
+        &mut self,
+        source: &impl FrameSource,
+        tables: &'t Tables,
+        index: usize,
+    ) -> Option<(usize, &'t [u32])> {
         let topology = source.entry(index).topology;
         let table = match self.last {
             Some((last_id, table)) if last_id == topology => table,
@@ -782,7 +860,7 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
                 table
             }
         };
-        table.map(|table| tables.tables[table].as_slice())
+        table.map(|table| (table, tables.tables[table].as_slice()))
     }
 
     /// Adds frame `index` of `source`, its slots from `tables`.

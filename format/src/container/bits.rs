@@ -427,6 +427,12 @@ impl<'a> BitReader<'a> {
         Ok(zeros)
     }
 
+    /// The file offset of the stream's first byte.
+    #[cfg(test)]
+    pub(crate) fn base(&self) -> u64 {
+        self.base
+    }
+
     /// Bits consumed so far.
     fn position(&self) -> u64 {
         self.next as u64 * 8 + self.padding - u64::from(self.avail)

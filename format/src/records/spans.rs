@@ -244,6 +244,119 @@ impl RunIter<'_> {
     }
 }
 
+/// What [`durations_two`] gives of each stream beside the durations: where the spans lie,
+/// as the gaps were stored (unsigned where the layout says so).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DurationColumn {
+    /// The section's epoch, from which the first gap is taken.
+    pub epoch: u64,
+    /// The first span's gap, and the sum of every gap, as stored.
+    pub first_gap: u64,
+    pub gaps: u128,
+    /// Every duration's bits above the low 32, or-ed: where any is set, the 32-bit
+    /// durations are not the spans'.
+    pub high: u64,
+}
+
+/// Reads two span sections that [`SpanStream::durations_alone`] says are read so, a span
+/// of each in turn, appending each span's duration in 32 bits to `out_a` and `out_b`:
+/// what the statistics and frame timing need of such spans (span `i` is pass `i`'s pass
+/// span; the query sets are not read). The loop does nothing else (no span is made, no
+/// callback called), so both readers stay in registers and a core overlaps the two
+/// chains from one span's place in its stream to the next.
+///
+/// `None` where either stream fails or was partly read already: the caller then reads
+/// both frames the general way, which names the defect.
+pub fn durations_two(
+    a: SpanStream<'_>,
+    b: SpanStream<'_>,
+    out_a: &mut Vec<u32>,
+    out_b: &mut Vec<u32>,
+) -> Option<[DurationColumn; 2]> {
+    debug_assert!(a.durations_alone() && b.durations_alone());
+    let (mut a, start_a) = ColumnRead::start(a, out_a)?;
+    let (mut b, start_b) = ColumnRead::start(b, out_b)?;
+    let (slots_a, slots_b) = (&mut out_a[start_a..], &mut out_b[start_b..]);
+    let both = slots_a.len().min(slots_b.len());
+    let (together_a, alone_a) = slots_a.split_at_mut(both);
+    let (together_b, alone_b) = slots_b.split_at_mut(both);
+    for (slot_a, slot_b) in together_a.iter_mut().zip(together_b) {
+        let pair_a = a.pair()?;
+        let pair_b = b.pair()?;
+        a.note(pair_a, slot_a);
+        b.note(pair_b, slot_b);
+    }
+    for slot in alone_a {
+        let pair = a.pair()?;
+        a.note(pair, slot);
+    }
+    for slot in alone_b {
+        let pair = b.pair()?;
+        b.note(pair, slot);
+    }
+    Some([a.finish()?, b.finish()?])
+}
+
+/// One stream read by [`durations_two`].
+struct ColumnRead<'a> {
+    reader: BitReader<'a>,
+    ks: (u32, u32),
+    count: usize,
+    column: DurationColumn,
+}
+
+impl<'a> ColumnRead<'a> {
+    /// The stream, its first span's gap read, and room in `out` for each span's duration
+    /// from the returned index on.
+    fn start(stream: SpanStream<'a>, out: &mut Vec<u32>) -> Option<(Self, usize)> {
+        if stream.left != stream.count {
+            return None;
+        }
+        let start = out.len();
+        out.resize(start + stream.count, 0);
+        let column = DurationColumn { epoch: stream.previous_end, first_gap: 0, gaps: 0, high: 0 };
+        let mut read =
+            Self { reader: stream.reader, ks: (stream.gap_k, stream.duration_k), count: stream.count, column };
+        if let Some(first) = out.get_mut(start) {
+            // The first span apart, so the loop does not ask which span it is at.
+            let pair = read.pair()?;
+            read.column.first_gap = pair.0;
+            read.note(pair, first);
+            return Some((read, start + 1));
+        }
+        Some((read, start))
+    }
+
+    /// The next span's gap and duration, as stored.
+    #[inline(always)]
+    fn pair(&mut self) -> Option<(u64, u64)> {
+        match self.reader.code_pair_fast(self.ks.0, self.ks.1) {
+            Some(pair) => Some(pair),
+            None => {
+                let reader = std::mem::replace(&mut self.reader, BitReader::new(&[], 0));
+                let (reader, pair) = reader.code_pair_slow(self.ks.0, self.ks.1);
+                self.reader = reader;
+                pair.ok()
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn note(&mut self, (gap, duration): (u64, u64), slot: &mut u32) {
+        self.column.gaps += u128::from(gap);
+        self.column.high |= duration >> 32;
+        *slot = duration as u32;
+    }
+
+    /// The column, once the stream is checked to end where its last span did.
+    fn finish(self) -> Option<DurationColumn> {
+        if self.count > 0 {
+            self.reader.check_end().ok()?;
+        }
+        Some(self.column)
+    }
+}
+
 /// Decodes the span section, handing each span to `each` in stored order.
 /// Returns the number of spans decoded.
 pub fn decode(cursor: &mut Cursor<'_>, mut each: impl FnMut(Span)) -> Result<usize, DecodeError> {
@@ -492,6 +605,13 @@ impl<'a> SpanStream<'a> {
         self.passes_only && !self.gaps_signed && !self.durations_signed
     }
 
+    /// Whether [`durations_two`] reads this section: spans of passes 0, 1, 2, … in
+    /// turn, all pass spans, with no duration stored below zero.
+    #[must_use]
+    pub fn durations_alone(&self) -> bool {
+        self.pass_refs.is_none() && self.passes_only && !self.durations_signed
+    }
+
     /// Spans not yet decoded.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -626,5 +746,89 @@ mod tests {
             broken_seen += usize::from(alone(a).1.is_err());
         }
         assert!(broken_seen >= 3, "{broken_seen} sections fail partway");
+    }
+
+    /// What [`durations_two`] should give for a section alone, from [`decode`]'s spans:
+    /// each duration in 32 bits, and the column, each gap as stored.
+    fn column_of(bytes: &[u8]) -> Option<(Vec<u32>, DurationColumn)> {
+        let (spans, result) = alone(bytes);
+        result.ok()?;
+        let stream = SpanStream::open(&mut Cursor::new(bytes, 0)).ok()?;
+        let epoch = stream.previous_end;
+        let stored = |gap: u64| if stream.gaps_signed { zigzag(gap as i64) } else { gap };
+        let mut column = DurationColumn { epoch, first_gap: 0, gaps: 0, high: 0 };
+        let mut previous_end = epoch;
+        for (at, span) in spans.iter().enumerate() {
+            let gap = stored(span.begin_ns.wrapping_sub(previous_end));
+            if at == 0 {
+                column.first_gap = gap;
+            }
+            column.gaps += u128::from(gap);
+            column.high |= span.duration_ns() >> 32;
+            previous_end = span.end_ns;
+        }
+        Some((spans.iter().map(|span| span.duration_ns() as u32).collect(), column))
+    }
+
+    fn opened(bytes: &[u8]) -> SpanStream<'_> {
+        SpanStream::open(&mut Cursor::new(bytes, 0)).expect("whole before its stream")
+    }
+
+    #[test]
+    fn durations_read_alone_are_what_each_span_decoded_gives() {
+        let mut sections = Vec::new();
+        for (count, wide) in [(40, 77), (9, 1 << 60), (31, 5), (1, 3), (1, 1 << 40), (0, 0), (300, 1 << 33)] {
+            let good = section(count, true, wide);
+            let mut broken = good.clone();
+            let len = broken.len();
+            broken[len - (count as usize / 2).max(10).min(len / 3)..].fill(0);
+            sections.push(good);
+            sections.push(broken);
+        }
+        // Sections whose stream lost its last byte: every code may still read, from the
+        // zero bits past the end, but the stream ends before its last span does.
+        for count in [3, 6] {
+            let good = section(count, true, 5);
+            let bits_at = opened(&good).reader.base() as usize;
+            let bits_len = good.len() - bits_at;
+            assert!(bits_len < 128, "a one-byte length");
+            let mut short = good[..bits_at - 1].to_vec();
+            short.push(bits_len as u8 - 1);
+            short.extend_from_slice(&good[bits_at..good.len() - 1]);
+            assert!(alone(&short).1.is_err());
+            sections.push(short);
+        }
+        let (mut read, mut failed, mut signed) = (0, 0, 0);
+        for a in &sections {
+            for b in &sections {
+                let (stream_a, stream_b) = (opened(a), opened(b));
+                assert!(stream_a.durations_alone() && stream_b.durations_alone());
+                signed += usize::from(stream_a.gaps_signed);
+                // What was in the buffers stays; each section's durations follow.
+                let (mut out_a, mut out_b) = (vec![7], vec![]);
+                let got = durations_two(stream_a, stream_b, &mut out_a, &mut out_b);
+                match (column_of(a), column_of(b)) {
+                    (Some((durations_a, column_a)), Some((durations_b, column_b))) => {
+                        assert_eq!(got, Some([column_a, column_b]));
+                        assert_eq!((out_a[0], &out_a[1..], &out_b[..]), (7, &durations_a[..], &durations_b[..]));
+                        read += 1;
+                    }
+                    _ => {
+                        assert_eq!(got, None);
+                        failed += 1;
+                    }
+                }
+            }
+        }
+        assert!(read >= 49 && failed >= 100 && signed > 0, "{read} read, {failed} failed, {signed} signed");
+    }
+
+    #[test]
+    fn a_section_partly_read_gives_no_durations() {
+        let bytes = section(12, true, 5);
+        let mut stream = opened(&bytes);
+        let _ = stream.next_span();
+        let whole = opened(&bytes);
+        assert_eq!(durations_two(stream, whole, &mut Vec::new(), &mut Vec::new()), None);
     }
 }
