@@ -162,7 +162,7 @@ pub fn scan(capture: &Capture<'_>, frames: Range<usize>, options: &ScanOptions) 
     let mut in_place = plan.in_place_series();
     let parts = plan.split(&mut in_place);
     let chunks = parts.into_iter().enumerate().map(|(at, part)| plan.run(at, part, &|_| {})).collect();
-    plan.finish(chunks, in_place, |slots| slots.iter_mut().map(SlotAcc::order).collect())
+    plan.finish(chunks, in_place, OneThread)
 }
 
 /// [`scan`] with the chunks, and the selection of each pass's median and p95, run on
@@ -182,7 +182,7 @@ pub fn scan_parallel(
     let mut in_place = plan.in_place_series();
     let parts = plan.split(&mut in_place);
     let chunks = parts.into_par_iter().enumerate().map(|(at, part)| plan.run(at, part, progress)).collect();
-    plan.finish(chunks, in_place, |slots| slots.par_iter_mut().map(SlotAcc::order).collect())
+    plan.finish(chunks, in_place, Pool)
 }
 
 /// The windows of one pass from its sampled durations: around the median and the p95,
@@ -509,69 +509,140 @@ impl<'c, 'a> Plan<'c, 'a> {
         probes
     }
 
-    /// Merges the chunks, in order, into the report; `order` selects each slot's median
-    /// and p95 (`None` where a rank fell outside its windows).
-    fn finish(
-        self,
-        mut chunks: Vec<Chunk<'c, 'a>>,
-        in_place: Vec<Option<Vec<u32>>>,
-        order: impl FnOnce(&mut [SlotAcc]) -> Vec<Option<[u64; 2]>>,
-    ) -> Scan {
-        let samples = self.samples.then(|| {
-            let parts = chunks.iter_mut().filter_map(|chunk| chunk.samples.take()).collect();
-            ChunkPart::finish(self.capture, parts, in_place, self.keys.clone(), &self.probes())
-        });
-        let mut timing = self.frame_timing.then(|| FrameTimingAccumulator::new(self.capture));
+    /// Merges the chunks, in order, into the report; `merge` merges each row's parts
+    /// and selects its median and p95, and says how the parts that do not depend on each
+    /// other run.
+    fn finish<M: Merge>(self, chunks: Vec<Chunk<'c, 'a>>, in_place: Vec<Option<Vec<u32>>>, merge: M) -> Scan {
         let mut report = StatsReport::default();
-        let mut merged: Option<Chunk<'c, 'a>> = None;
-        for mut chunk in chunks {
-            if let (Some(timing), Some(later)) = (&mut timing, chunk.timing.take()) {
-                timing.merge(later);
-            }
-            match &mut merged {
-                Some(merged) => merged.merge(chunk),
-                None => merged = Some(chunk),
+        let mut samples = Vec::new();
+        let mut timings = Vec::new();
+        let mut rows: Vec<Vec<SlotAcc>> = Vec::new();
+        let mut range: Option<Range<usize>> = None;
+        for chunk in chunks {
+            report.frames += chunk.frames;
+            report.dropped_spans += chunk.dropped_spans;
+            report.defects.extend(chunk.defects);
+            range = match (range, chunk.range) {
+                (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+                (a, b) => a.or(b),
+            };
+            samples.extend(chunk.samples);
+            timings.extend(chunk.timing);
+            // Each row's parts side by side, one per chunk in order.
+            rows.resize_with(chunk.slots.len(), Vec::new);
+            for (row, part) in rows.iter_mut().zip(chunk.slots) {
+                row.push(part);
             }
         }
-        let (mut slots, range) = match merged {
-            Some(merged) => {
-                (report.frames, report.dropped_spans, report.defects) =
-                    (merged.frames, merged.dropped_spans, merged.defects);
-                (merged.slots, merged.range)
-            }
-            None => (Vec::new(), None),
-        };
         report.range = range.unwrap_or(0..0);
-        let timing = timing.map(FrameTimingAccumulator::finish);
-        let figures = order(&mut slots);
-        if figures.iter().zip(&slots).any(|(figures, slot)| slot.count > 0 && figures.is_none()) {
+        let probes = self.samples.then(|| self.probes());
+        let (capture, frame_timing) = (self.capture, self.frame_timing);
+        let keys = self.keys.clone();
+        let ((timing, samples), rows) = M::join(
+            move || {
+                let timing = frame_timing.then(|| {
+                    let mut timing = FrameTimingAccumulator::new(capture);
+                    timings.into_iter().for_each(|later| timing.merge(later));
+                    timing.finish()
+                });
+                let samples = probes.map(|probes| ChunkPart::finish(capture, samples, in_place, keys, &probes));
+                (timing, samples)
+            },
+            move || merge.rows(rows),
+        );
+        if rows.iter().any(|(row, figures)| row.count > 0 && figures.is_none()) {
             // A rank outside its window: the sample misled. The two-pass figures are exact.
             return Scan { stats: pass_stats(self.capture, self.range), timing, reread: true, samples };
         }
-        for ((slot, figures), key) in slots.iter().zip(figures).zip(self.keys) {
-            let Some([median_ns, p95_ns]) = figures.filter(|_| slot.count > 0) else { continue };
-            report.spans += slot.count;
-            report.zero_spans += slot.zero_count;
+        for ((row, figures), key) in rows.iter().zip(self.keys) {
+            let Some([median_ns, p95_ns]) = figures.filter(|_| row.count > 0) else { continue };
+            report.spans += row.count;
+            report.zero_spans += row.zero_count;
             let (graph_pass, label, kind, span_kind) = key;
-            let total_ns = u64::try_from(slot.total).unwrap_or(u64::MAX);
+            let total_ns = u64::try_from(row.total).unwrap_or(u64::MAX);
             report.passes.push(PassStats {
                 label,
                 graph_pass,
                 kind,
                 span_kind,
-                count: slot.count,
-                zero_count: slot.zero_count,
-                frames_present: slot.frames_present,
-                min_ns: slot.min,
+                count: row.count,
+                zero_count: row.zero_count,
+                frames_present: row.frames_present,
+                min_ns: row.min,
                 median_ns,
                 p95_ns,
-                max_ns: slot.max,
-                mean_ns: PassStats::mean_of(total_ns, slot.count),
+                max_ns: row.max,
+                mean_ns: PassStats::mean_of(total_ns, row.count),
                 total_ns,
             });
         }
         sort_passes(&mut report.passes);
         Scan { stats: report, timing, reread: false, samples }
+    }
+}
+
+/// How [`Plan::finish`] merges the chunks' rows, and runs the parts of the merge that do
+/// not depend on each other: one after another, or on rayon's pool.
+trait Merge: Send {
+    /// Each row's parts (one per chunk, in order) merged, with its median and p95 (`None`
+    /// where a rank fell outside its windows).
+    fn rows(self, rows: Vec<Vec<SlotAcc>>) -> Vec<(SlotAcc, Option<[u64; 2]>)>;
+
+    /// `a` and `b`'s results.
+    fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B);
+}
+
+/// A row's parts merged in order, the first one's room grown once for the others' kept
+/// durations.
+fn merged(parts: Vec<SlotAcc>) -> SlotAcc {
+    let later: usize = parts.iter().skip(1).map(|part| part.kept.len()).sum();
+    let mut parts = parts.into_iter();
+    let mut row = parts.next().expect("a row has a part in every chunk, and there is a chunk");
+    if row.kept.len() > 0 {
+        row.kept.reserve_exact(later);
+    }
+    parts.for_each(|part| row.merge(part));
+    row
+}
+
+/// [`Merge`] one part after another, on the calling thread.
+struct OneThread;
+
+impl Merge for OneThread {
+    fn rows(self, rows: Vec<Vec<SlotAcc>>) -> Vec<(SlotAcc, Option<[u64; 2]>)> {
+        rows.into_iter()
+            .map(|parts| {
+                let mut row = merged(parts);
+                let figures = row.order();
+                (row, figures)
+            })
+            .collect()
+    }
+
+    fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+        (a(), b())
+    }
+}
+
+/// [`Merge`] on rayon's current pool: the rows side by side, and beside frame timing.
+#[cfg(feature = "parallel")]
+struct Pool;
+
+#[cfg(feature = "parallel")]
+impl Merge for Pool {
+    fn rows(self, rows: Vec<Vec<SlotAcc>>) -> Vec<(SlotAcc, Option<[u64; 2]>)> {
+        use rayon::prelude::*;
+        rows.into_par_iter()
+            .map(|parts| {
+                let mut row = merged(parts);
+                let figures = row.order();
+                (row, figures)
+            })
+            .collect()
+    }
+
+    fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+        rayon::join(a, b)
     }
 }
 
