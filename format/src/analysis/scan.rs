@@ -79,6 +79,7 @@ use serde::{Deserialize, Serialize};
 use super::compare::Samples;
 use super::compare::{ChunkPart, ChunkSamples, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
+use super::isa;
 use super::{Key, PassStats, StatsReport, pass_key, pass_stats, sort_passes};
 use crate::directory::FrameEntry;
 use crate::error::{Defect, DefectKind};
@@ -465,7 +466,10 @@ impl<'c, 'a> Plan<'c, 'a> {
         let chunk = self.chunks[at].clone();
         for start in chunk.clone().step_by(PROGRESS_EVERY) {
             let block = start..(start + PROGRESS_EVERY).min(chunk.end);
-            run.add_frames(self.capture, &self.tables, block.clone());
+            isa::fastest(
+                #[inline(always)]
+                || run.add_frames(self.capture, &self.tables, block.clone()),
+            );
             progress(block.len() as u64);
         }
         run.seal()
@@ -815,6 +819,7 @@ impl<'c, 'a> ChunkRun<'c, 'a, 'static> {
 impl<'c, 'a> ChunkRun<'c, 'a, '_> {
     /// Adds frames `frames` of `source`, in order, their slots from `tables`: two at a
     /// time, each pair's spans decoded at once (see `spans::decode_two`).
+    #[inline(always)]
     fn add_frames(&mut self, source: &impl FrameSource, tables: &Tables, frames: Range<usize>) {
         let mut index = frames.start;
         while index + 1 < frames.end {
@@ -832,6 +837,7 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
     /// Adds frames `first` and `first + 1`, their spans decoded at once, and says so; or,
     /// where either frame fails anywhere (or its spans came out of order, which frame
     /// timing needs kept), adds nothing and says no.
+    #[inline(always)]
     fn add_two(&mut self, source: &impl FrameSource, tables: &Tables, first: usize) -> bool {
         let (Some(table_a), Some(table_b)) =
             (self.numbered_table(source, tables, first), self.numbered_table(source, tables, first + 1))
@@ -1097,7 +1103,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
 
     /// Adds frame `index`, decoded whole: to the statistics by its shape where it can go
     /// that way (see `shapes`), else span by span; to the samples a frame at a time.
-    #[inline]
+    #[inline(always)]
     fn add_decoded(
         &mut self,
         entry: &FrameEntry,
@@ -1190,6 +1196,39 @@ mod tests {
         // Spans stored as if in order are checked to be: these are not.
         assert!(!takes_pair(true, 8));
         assert!(takes_pair(false, 8));
+    }
+
+    #[test]
+    fn chunks_compiled_for_this_cpu_give_what_the_portable_build_gives() {
+        use crate::synth::{SynthOptions, generate};
+        let synthetic = generate(&SynthOptions { frames: 300, passes: 40, ..SynthOptions::default() });
+        let in_order: &[(u32, u64, u64)] = &[(0, 10, 20), (1, 30, 40)];
+        let wrapped: &[(u32, u64, u64)] = &[(0, u64::MAX - 10, u64::MAX - 5), (1, 3, 10)];
+        let reversed: &[(u32, u64, u64)] = &[(1, 80, 90), (0, 50, 60)];
+        let shapes = capture_of(&[in_order, wrapped, in_order, reversed, in_order, in_order, wrapped]);
+        for bytes in [synthetic, shapes] {
+            let capture = Capture::open(&bytes).expect("opens");
+            let frames = 0..capture.frames().len();
+            let options = ScanOptions { windows: Windows::SampleEvery(3), ..ScanOptions::default() };
+            let finished = |dispatched: bool| {
+                let plan = Plan::new(&capture, frames.clone(), 2, &options);
+                let chunks = (0..2)
+                    .map(|at| {
+                        if dispatched {
+                            return plan.run(at, Vec::new(), &|_| {});
+                        }
+                        let mut run = plan.start(at, Vec::new());
+                        run.add_frames(&capture, &plan.tables, plan.chunks[at].clone());
+                        run.seal()
+                    })
+                    .collect();
+                let scan = plan.finish(chunks, Vec::new(), OneThread);
+                (scan.stats, scan.timing, scan.reread)
+            };
+            let portable = finished(false);
+            assert!(portable.0.spans > 0 && portable.1.is_some());
+            assert_eq!(finished(true), portable);
+        }
     }
 
     #[test]

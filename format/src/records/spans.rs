@@ -267,6 +267,7 @@ pub struct DurationColumn {
 ///
 /// `None` where either stream fails or was partly read already: the caller then reads
 /// both frames the general way, which names the defect.
+#[inline(always)]
 pub fn durations_two(
     a: SpanStream<'_>,
     b: SpanStream<'_>,

@@ -39,6 +39,7 @@ impl Shapes {
     /// Adds a frame whose span `i` has duration `durations[i]` (ns) and goes to row
     /// `slots[i]` of `rows`, and says so; or adds nothing and says no, for the caller to
     /// add it span by span.
+    #[inline(always)]
     pub(super) fn add(&mut self, slots: &[u32], durations: &[u32], rows: &mut [SlotAcc]) -> bool {
         let at = match self.runs.iter().position(|run| run.slots == slots) {
             Some(at) => at,
@@ -170,7 +171,7 @@ impl Run {
     }
 
     /// Adds a frame of this shape.
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, durations: &[u32], rows: &mut [SlotAcc]) {
         let n = self.slots.len();
         let durations = &durations[..n];
