@@ -70,6 +70,7 @@ pub mod piece;
 mod pieces;
 mod rows;
 mod shapes;
+mod threads;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -92,6 +93,9 @@ pub use job::ScanJob;
 pub use pieces::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
 use rows::{ALL, EMPTY, SlotAcc, Window};
 use shapes::Shapes;
+#[cfg(feature = "parallel")]
+use threads::Pool;
+use threads::{OneThread, Threads};
 
 /// Frames the sample that places the windows reads, at most.
 pub const SAMPLE_FRAMES: usize = 4096;
@@ -159,11 +163,11 @@ pub struct Scan {
 /// (clamped to the capture), each frame decoded once; the chunks run one after another.
 #[must_use]
 pub fn scan(capture: &Capture<'_>, frames: Range<usize>, options: &ScanOptions) -> Scan {
-    let plan = Plan::new(capture, frames, options.chunks, options);
+    let plan = Plan::new::<OneThread>(capture, frames, options.chunks, options);
     let mut in_place = plan.in_place_series();
     let parts = plan.split(&mut in_place);
     let chunks = parts.into_iter().enumerate().map(|(at, part)| plan.run(at, part, &|_| {})).collect();
-    plan.finish(chunks, in_place, OneThread)
+    plan.finish::<OneThread>(chunks, in_place, None)
 }
 
 /// [`scan`] with the chunks, and the selection of each pass's median and p95, run on
@@ -179,11 +183,11 @@ pub fn scan_parallel(
 ) -> Scan {
     use rayon::prelude::*;
     let chunks = if options.chunks == 0 { 4 * rayon::current_num_threads() } else { options.chunks };
-    let plan = Plan::new(capture, frames, chunks, options);
+    let plan = Plan::new::<Pool>(capture, frames, chunks, options);
     let mut in_place = plan.in_place_series();
     let parts = plan.split(&mut in_place);
     let chunks = parts.into_par_iter().enumerate().map(|(at, part)| plan.run(at, part, progress)).collect();
-    plan.finish(chunks, in_place, Pool)
+    plan.finish::<Pool>(chunks, in_place, None)
 }
 
 /// The windows of one pass from its sampled durations: around the median and the p95,
@@ -192,21 +196,77 @@ fn windows(mut sample: Vec<u64>) -> [Window; 2] {
     if sample.is_empty() {
         return [ALL, EMPTY];
     }
-    sample.sort_unstable();
     let n = sample.len() as f64;
-    let [median, mut p95] = [0.5, 0.95].map(|p: f64| {
+    // Each window's ends as ranks in the sorted sample, `None` past either end.
+    let [median_ranks, p95_ranks] = [0.5, 0.95].map(|p: f64| {
         let half = WIDTH_SIGMAS * (p * (1.0 - p) / n).sqrt() + 2.0 / n;
         let low = ((p - half) * n).floor() - 1.0;
         let high = ((p + half) * n).ceil();
-        Window {
-            low: if low < 0.0 { 0 } else { sample[low as usize] },
-            high: if high >= n { u64::MAX } else { sample[high as usize] },
-        }
+        [(low >= 0.0).then_some(low as usize), (high < n).then_some(high as usize)]
     });
+    let ranks = [median_ranks[0], median_ranks[1], p95_ranks[0], p95_ranks[1]];
+    let values = values_at_ranks(&mut sample, ranks);
+    let [median, mut p95] =
+        [0, 2].map(|at| Window { low: values[at].unwrap_or(0), high: values[at + 1].unwrap_or(u64::MAX) });
     if p95.low <= median.high {
         p95 = if median.high == u64::MAX { EMPTY } else { Window { low: median.high + 1, high: p95.high } };
     }
     [median, p95]
+}
+
+/// The values of rank `ranks` (where given) in `values` sorted, `values` reordered:
+/// each selected among those above the last, ranks in ascending order, which reads the
+/// sample about a third as often as sorting it does.
+fn values_at_ranks<const N: usize>(values: &mut [u64], ranks: [Option<usize>; N]) -> [Option<u64>; N] {
+    let mut order: Vec<(usize, usize)> =
+        ranks.iter().enumerate().filter_map(|(at, rank)| rank.map(|rank| (rank, at))).collect();
+    order.sort_unstable();
+    let mut found = [None; N];
+    // Ranks below `from` are in `values[..from]`, those from it on in the rest.
+    let mut from = 0;
+    for (rank, at) in order {
+        if rank >= values.len() {
+            continue;
+        }
+        let value = if rank < from {
+            // The same rank as the one before: already in place.
+            values[rank]
+        } else {
+            *values[from..].select_nth_unstable(rank - from).1
+        };
+        found[at] = Some(value);
+        from = rank + 1;
+    }
+    found
+}
+
+/// Sampled frames of one shape (one topology's passes 0, 1, 2, … in turn), their
+/// durations held frame after frame, and handed to each row's sample a run at a time:
+/// a frame's durations go to as many rows, which written one by one lands each on a
+/// page and line of its own.
+#[derive(Debug, Default)]
+struct Held {
+    /// The table's number and the frames' span count, and each position's row.
+    shape: Option<(usize, usize)>,
+    slots: Vec<u32>,
+    durations: Vec<u32>,
+    frames: usize,
+}
+
+impl Held {
+    /// Frames held at most: a few dozen KiB.
+    const FRAMES: usize = 64;
+
+    /// Hands the frames held to `samples`, row by row.
+    fn flush(&mut self, samples: &mut [Vec<u64>]) {
+        let count = self.slots.len();
+        for (position, &slot) in self.slots.iter().enumerate() {
+            let frames = self.durations.iter().skip(position).step_by(count.max(1));
+            samples[slot as usize].extend(frames.map(|&duration| u64::from(duration)));
+        }
+        self.durations.clear();
+        self.frames = 0;
+    }
 }
 
 /// The topologies of a range, their slot tables and the rows' keys: shared by the chunks,
@@ -295,10 +355,24 @@ fn table_at(span: &Span) -> usize {
 }
 
 impl<'c, 'a> Plan<'c, 'a> {
-    fn new(capture: &'c Capture<'a>, frames: Range<usize>, chunks: usize, options: &ScanOptions) -> Self {
+    /// The plan, its sample read and its windows placed as `T` runs parts.
+    fn new<T: Threads>(capture: &'c Capture<'a>, frames: Range<usize>, chunks: usize, options: &ScanOptions) -> Self {
         let (mut plan, stride) = Self::layout(capture, frames, chunks, options);
-        let samples = stride.map(|stride| plan.sample(stride));
-        plan.place_windows(samples);
+        let samples = stride.map(|stride| {
+            // Each half of the sampled frames read apart, then side by side per row: the
+            // windows sort each row's sample, so its order cannot matter.
+            let frames: Vec<usize> = plan.range.clone().step_by(stride).collect();
+            let (first, second) = frames.split_at(frames.len() / 2);
+            let (mut samples, later) = T::join(|| plan.sample(first), || plan.sample(second));
+            for (sample, later) in samples.iter_mut().zip(later) {
+                sample.extend(later);
+            }
+            T::map(samples, windows)
+        });
+        match samples {
+            Some(windows) => plan.windows = windows,
+            None => plan.place_windows(None),
+        }
         plan
     }
 
@@ -390,14 +464,52 @@ impl<'c, 'a> Plan<'c, 'a> {
         self.tables.of(self.capture.frames()[index].topology)
     }
 
-    /// Every `stride`-th frame's durations, per slot: the frames the statistics would analyse.
-    fn sample(&self, stride: usize) -> Vec<Vec<u64>> {
+    /// The durations of `frames`, per slot, of those the statistics would analyse.
+    fn sample(&self, frames: &[usize]) -> Vec<Vec<u64>> {
         let mut samples = vec![Vec::new(); self.keys.len()];
-        let mut spans = Vec::new();
-        for index in self.range.clone().step_by(stride) {
-            self.sample_frame(index, &mut samples, &mut spans);
+        let (mut spans, mut held) = (Vec::new(), Held::default());
+        for &index in frames {
+            if !self.sample_durations(index, &mut held, &mut samples) {
+                self.sample_frame(index, &mut samples, &mut spans);
+            }
         }
+        held.flush(&mut samples);
         samples
+    }
+
+    /// [`Self::sample_frame`] for a frame whose spans are passes 0, 1, 2, … in turn
+    /// (see [`spans::durations_two`]), its durations read alone into `held`; `false`,
+    /// having added nothing, for any other frame, or one that may be skipped or have a
+    /// duration over 32 bits, for `sample_frame` to add or skip.
+    fn sample_durations(&self, index: usize, held: &mut Held, samples: &mut [Vec<u64>]) -> bool {
+        let topology = self.capture.frames()[index].topology;
+        let Some(number) = self.tables.index(topology) else { return false };
+        let table = &self.tables.tables[number];
+        let Ok(open) = self.capture.open_frame(index) else { return false };
+        let count = open.spans.len();
+        // Pass `p`'s pass span is at `2 p` in the table.
+        if !open.spans.durations_alone() || count > table.len().div_ceil(2) {
+            return false;
+        }
+        if held.shape != Some((number, count)) || held.frames == Held::FRAMES {
+            held.flush(samples);
+            if held.shape != Some((number, count)) {
+                held.slots.clear();
+                held.slots.extend(table.iter().step_by(2).take(count));
+                held.shape = Some((number, count));
+            }
+        }
+        let before = held.durations.len();
+        match spans::durations(open.spans, &mut held.durations) {
+            Some(column) if column.high == 0 => {
+                held.frames += 1;
+                true
+            }
+            _ => {
+                held.durations.truncate(before);
+                false
+            }
+        }
     }
 
     /// Adds frame `index`'s durations to `samples`, by slot, unless the frame would be
@@ -513,10 +625,15 @@ impl<'c, 'a> Plan<'c, 'a> {
         probes
     }
 
-    /// Merges the chunks, in order, into the report; `merge` merges each row's parts
-    /// and selects its median and p95, and says how the parts that do not depend on each
-    /// other run.
-    fn finish<M: Merge>(self, chunks: Vec<Chunk<'c, 'a>>, in_place: Vec<Option<Vec<u32>>>, merge: M) -> Scan {
+    /// Merges the chunks, in order, into the report, the parts that do not depend on each
+    /// other run as `T` runs them; each row's median and p95 selected here, or `selected`
+    /// already (`None` where a rank fell outside its windows).
+    fn finish<T: Threads>(
+        self,
+        chunks: Vec<Chunk<'c, 'a>>,
+        in_place: Vec<Option<Vec<u32>>>,
+        selected: Option<Vec<Option<[u64; 2]>>>,
+    ) -> Scan {
         let mut report = StatsReport::default();
         let mut samples = Vec::new();
         let mut timings = Vec::new();
@@ -542,7 +659,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         let probes = self.samples.then(|| self.probes());
         let (capture, frame_timing) = (self.capture, self.frame_timing);
         let keys = self.keys.clone();
-        let ((timing, samples), rows) = M::join(
+        let ((timing, samples), rows) = T::join(
             move || {
                 let timing = frame_timing.then(|| {
                     let mut timing = FrameTimingAccumulator::new(capture);
@@ -552,7 +669,14 @@ impl<'c, 'a> Plan<'c, 'a> {
                 let samples = probes.map(|probes| ChunkPart::finish(capture, samples, in_place, keys, &probes));
                 (timing, samples)
             },
-            move || merge.rows(rows),
+            move || match selected {
+                Some(figures) => rows.into_iter().map(merged).zip(figures).collect(),
+                None => T::map(rows, |parts| {
+                    let mut row = merged(parts);
+                    let figures = row.order();
+                    (row, figures)
+                }),
+            },
         );
         if rows.iter().any(|(row, figures)| row.count > 0 && figures.is_none()) {
             // A rank outside its window: the sample misled. The two-pass figures are exact.
@@ -585,17 +709,6 @@ impl<'c, 'a> Plan<'c, 'a> {
     }
 }
 
-/// How [`Plan::finish`] merges the chunks' rows, and runs the parts of the merge that do
-/// not depend on each other: one after another, or on rayon's pool.
-trait Merge: Send {
-    /// Each row's parts (one per chunk, in order) merged, with its median and p95 (`None`
-    /// where a rank fell outside its windows).
-    fn rows(self, rows: Vec<Vec<SlotAcc>>) -> Vec<(SlotAcc, Option<[u64; 2]>)>;
-
-    /// `a` and `b`'s results.
-    fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B);
-}
-
 /// A row's parts merged in order, the first one's room grown once for the others' kept
 /// durations.
 fn merged(parts: Vec<SlotAcc>) -> SlotAcc {
@@ -607,47 +720,6 @@ fn merged(parts: Vec<SlotAcc>) -> SlotAcc {
     }
     parts.for_each(|part| row.merge(part));
     row
-}
-
-/// [`Merge`] one part after another, on the calling thread.
-struct OneThread;
-
-impl Merge for OneThread {
-    fn rows(self, rows: Vec<Vec<SlotAcc>>) -> Vec<(SlotAcc, Option<[u64; 2]>)> {
-        rows.into_iter()
-            .map(|parts| {
-                let mut row = merged(parts);
-                let figures = row.order();
-                (row, figures)
-            })
-            .collect()
-    }
-
-    fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-        (a(), b())
-    }
-}
-
-/// [`Merge`] on rayon's current pool: the rows side by side, and beside frame timing.
-#[cfg(feature = "parallel")]
-struct Pool;
-
-#[cfg(feature = "parallel")]
-impl Merge for Pool {
-    fn rows(self, rows: Vec<Vec<SlotAcc>>) -> Vec<(SlotAcc, Option<[u64; 2]>)> {
-        use rayon::prelude::*;
-        rows.into_par_iter()
-            .map(|parts| {
-                let mut row = merged(parts);
-                let figures = row.order();
-                (row, figures)
-            })
-            .collect()
-    }
-
-    fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-        rayon::join(a, b)
-    }
 }
 
 /// The defect of a frame whose topology was lost.
@@ -1181,7 +1253,7 @@ mod tests {
         let capture = Capture::open(&bytes).expect("opens");
         let takes_pair = |frame_timing: bool, first: usize| {
             let options = ScanOptions { frame_timing, ..ScanOptions::default() };
-            let plan = Plan::new(&capture, 0..10, 1, &options);
+            let plan = Plan::new::<OneThread>(&capture, 0..10, 1, &options);
             plan.start(0, Vec::new()).add_two(&capture, &plan.tables, first)
         };
         assert!(takes_pair(true, 0));
@@ -1211,7 +1283,7 @@ mod tests {
             let frames = 0..capture.frames().len();
             let options = ScanOptions { windows: Windows::SampleEvery(3), ..ScanOptions::default() };
             let finished = |dispatched: bool| {
-                let plan = Plan::new(&capture, frames.clone(), 2, &options);
+                let plan = Plan::new::<OneThread>(&capture, frames.clone(), 2, &options);
                 let chunks = (0..2)
                     .map(|at| {
                         if dispatched {
@@ -1222,7 +1294,7 @@ mod tests {
                         run.seal()
                     })
                     .collect();
-                let scan = plan.finish(chunks, Vec::new(), OneThread);
+                let scan = plan.finish::<OneThread>(chunks, Vec::new(), None);
                 (scan.stats, scan.timing, scan.reread)
             };
             let portable = finished(false);

@@ -298,6 +298,17 @@ pub fn durations_two(
     Some([a.finish()?, b.finish()?])
 }
 
+/// [`durations_two`] for one section alone.
+pub fn durations(stream: SpanStream<'_>, out: &mut Vec<u32>) -> Option<DurationColumn> {
+    debug_assert!(stream.durations_alone());
+    let (mut read, start) = ColumnRead::start(stream, out)?;
+    for slot in &mut out[start..] {
+        let pair = read.pair()?;
+        read.note(pair, slot);
+    }
+    read.finish()
+}
+
 /// One stream read by [`durations_two`].
 struct ColumnRead<'a> {
     reader: BitReader<'a>,

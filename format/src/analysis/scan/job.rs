@@ -18,8 +18,8 @@
 use std::ops::Range;
 
 use super::pieces::{PieceScanner, Pieces, Progress};
-use super::rows::SlotAcc;
-use super::{Chunk, Merge, Plan, ScanOptions, Window, Windows, merged};
+use super::threads::OneThread;
+use super::{Chunk, Plan, ScanOptions, Window, Windows};
 use crate::analysis::{StatsAccumulator, StatsReport};
 use crate::model::Span;
 use crate::reader::Capture;
@@ -181,7 +181,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                         State::Rereading { next: range.start, range, stats }
                     } else {
                         // One chunk whose rows are already selected: merging moves it as it is.
-                        let stats = plan.finish(vec![*chunk], Vec::new(), Selected(figures)).stats;
+                        let stats = plan.finish::<OneThread>(vec![*chunk], Vec::new(), Some(figures)).stats;
                         State::Done { stats, reread: false }
                     };
                 }
@@ -252,19 +252,6 @@ impl<'c, 'a> ScanJob<'c, 'a> {
     /// Scanning `plan`, whose windows are placed.
     fn scanning(plan: Plan<'c, 'a>) -> State<'c, 'a> {
         State::Scanning(Box::new(Pieces::new(plan)))
-    }
-}
-
-/// The [`Merge`] of the job's one chunk, whose rows it selected itself, a step at a time.
-struct Selected(Vec<Option<[u64; 2]>>);
-
-impl Merge for Selected {
-    fn rows(self, rows: Vec<Vec<SlotAcc>>) -> Vec<(SlotAcc, Option<[u64; 2]>)> {
-        rows.into_iter().map(merged).zip(self.0).collect()
-    }
-
-    fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-        (a(), b())
     }
 }
 
