@@ -126,7 +126,21 @@ impl Sample {
     /// Exact only when `later` kept every value it saw (an unbounded chunk sample).
     pub(crate) fn append(&mut self, later: &Sample) {
         debug_assert!(later.stride <= 1, "only a sample that kept every value replays exactly");
-        for &value in &later.values {
+        // While every value is kept and the limit is not reached, adding one only keeps it
+        // and moves the minimum and maximum: those values go at once.
+        let keeps_every = self.seen == 0 || self.stride == 1;
+        let room = if self.unbounded { usize::MAX } else { SAMPLE_LIMIT.saturating_sub(self.values.len()) };
+        let (now, rest) = later.values.split_at(if keeps_every { room.min(later.values.len()) } else { 0 });
+        if let (Some(&low), Some(&high)) = (now.iter().min(), now.iter().max()) {
+            if self.seen == 0 {
+                (self.min, self.max, self.stride) = (low, high, 1);
+            }
+            self.min = self.min.min(low);
+            self.max = self.max.max(high);
+            self.values.extend_from_slice(now);
+            self.seen += now.len() as u64;
+        }
+        for &value in rest {
             self.add(value);
         }
     }
@@ -935,7 +949,14 @@ mod tests {
         let value = |i: u64| (i * 7_919) % 100_003;
         let mut whole = Sample::default();
         (0..n).for_each(|i| whole.add(value(i)));
-        for cuts in [vec![0, n], vec![0, 3, n], vec![0, SAMPLE_LIMIT as u64 + 1, SAMPLE_LIMIT as u64 * 2, n]] {
+        let limit = SAMPLE_LIMIT as u64;
+        for cuts in [
+            vec![0, n],
+            vec![0, 3, n],
+            vec![0, limit + 1, limit * 2, n],
+            vec![0, 5, limit - 1, limit, limit + 2, n],
+            vec![0, limit / 2, limit, n],
+        ] {
             let mut merged = Sample::default();
             for part in cuts.windows(2) {
                 let mut chunk = Sample { unbounded: true, ..Sample::default() };
@@ -943,6 +964,8 @@ mod tests {
                 merged.append(&chunk);
             }
             assert_eq!(merged.values, whole.values, "cut at {cuts:?}");
+            let state = |sample: &Sample| (sample.stride, sample.seen, sample.min, sample.max);
+            assert_eq!(state(&merged), state(&whole), "cut at {cuts:?}");
             assert_eq!(merged.summary(), whole.summary(), "cut at {cuts:?}");
         }
     }
