@@ -97,9 +97,10 @@ fn inflate(path: &Path, bytes: &[u8], large: bool) -> anyhow::Result<Vec<u8>> {
     Ok(inflated)
 }
 
-/// Opens `bytes` read from `path`; the error names the file and why it is not readable.
+/// Opens `bytes` read from `path`, its frame entries checked on every core; the error
+/// names the file and why it is not readable.
 pub fn open<'a>(path: &Path, bytes: &'a [u8]) -> anyhow::Result<Capture<'a>> {
-    Capture::open(bytes).map_err(|error| unreadable(path, &error))
+    Capture::open_parallel(bytes).map_err(|error| unreadable(path, &error))
 }
 
 pub fn unreadable(path: &Path, error: &OpenError) -> anyhow::Error {

@@ -57,6 +57,35 @@ fn every_pool_and_chunk_count_gives_the_single_threaded_figures() {
     }
 }
 
+#[test]
+fn a_capture_opened_on_every_core_is_the_one_opened_on_one() {
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1");
+    for entry in std::fs::read_dir(&folder).expect("the fixtures are there") {
+        let name = entry.expect("a fixture").file_name().to_string_lossy().into_owned();
+        cases.push((name.clone(), fixture(&name)));
+    }
+    // A frame's record no longer where the directory lists it, first, in the middle and
+    // last: the check beforehand says no, and the entries are checked one by one.
+    let whole = generate(&SynthOptions { frames: 5_000, passes: 4, ..SynthOptions::default() });
+    let frames = Capture::open(&whole).expect("opens").frames().to_vec();
+    for index in [0, frames.len() / 2, frames.len() - 1] {
+        let mut moved = whole.clone();
+        moved[frames[index].offset as usize] ^= 0xff;
+        cases.push((format!("frame {index} moved"), moved));
+    }
+    cases.push(("whole".to_owned(), whole));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("a pool");
+    let mut directories = 0;
+    for (name, bytes) in &cases {
+        let one = format!("{:?}", Capture::open(bytes));
+        let every = pool.install(|| format!("{:?}", Capture::open_parallel(bytes)));
+        assert_eq!(every, one, "{name}");
+        directories += usize::from(Capture::open(bytes).is_ok_and(|capture| capture.used_directory()));
+    }
+    assert!(cases.len() > 30 && directories > 10, "{} cases, {directories} with their directory", cases.len());
+}
+
 /// The exit code and what was printed: JSON parsed, as `diff`'s verdict counts are an
 /// object whose keys come in no set order.
 fn sgpt(args: &[&str], threads: &str) -> (Option<i32>, Result<Value, String>) {

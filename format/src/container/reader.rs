@@ -218,6 +218,10 @@ fn is_sync_prefix(tail: &[u8]) -> bool {
     tail.iter().zip(sync.iter()).all(|(a, b)| a == b)
 }
 
+/// Whether every frame entry lists its record where it is in the file, the directory
+/// starting at the offset given: see [`Capture::open_parallel`].
+type FramesCheck = fn(&[u8], &[FrameEntry], usize) -> bool;
+
 /// A closed capture's directory, checked against the file a few entries at a time: every
 /// listed record must be where the directory says, and together with the directory they
 /// must tile the file exactly. Any disagreement rejects it whole, and the file is scanned.
@@ -237,6 +241,11 @@ struct DirectoryCheck {
     /// Whether the frames checked so far are listed in file order, as a writer lists them:
     /// then they need no sorting to check the tiling.
     frames_in_order: bool,
+    /// Checks every frame entry against the file at once, once the entries are decoded
+    /// (see [`Capture::open_parallel`]); where it finds them all there, the entry-by-entry
+    /// check only counts them.
+    precheck: Option<FramesCheck>,
+    frames_prechecked: bool,
 }
 
 impl DirectoryCheck {
@@ -294,6 +303,7 @@ impl DirectoryCheck {
             let (records, frames) = std::mem::take(&mut self.decoder).finish();
             (self.records, self.frames, self.decoded, self.frames_in_order) = (records, frames, true, true);
             self.found = Vec::with_capacity(self.records.len());
+            self.frames_prechecked = self.precheck.is_some_and(|precheck| precheck(bytes, &self.frames, at));
         }
         let checked = self.checked;
         let mut covered = 0usize;
@@ -305,25 +315,23 @@ impl DirectoryCheck {
                     (FourCc::FRAM, frame.offset, frame.len)
                 }
             };
-            let found = usize::try_from(offset)
-                .ok()
-                .and_then(|offset| RecordHeader::parse(bytes, offset).map(|header| Found { offset, header }))
-                .filter(|f| {
-                    f.header.kind == kind
-                        && f.header.record_len() as u64 == listed_len
-                        && f.header.payload_len as usize <= MAX_PAYLOAD_LEN
-                        && f.offset + f.header.record_len() <= at
-                })
-                .ok_or_else(|| {
+            let record_len = if kind == FourCc::FRAM && self.frames_prechecked {
+                // Found where listed, of the listed length, by the check beforehand.
+                listed_len as usize
+            } else {
+                let found = listed(bytes, kind, offset, listed_len, at).ok_or_else(|| {
                     invalid(offset, format!("the directory lists a {kind} record here that is not in the file"))
                 })?;
+                if kind != FourCc::FRAM {
+                    self.found.push(found);
+                }
+                found.header.record_len()
+            };
             if kind == FourCc::FRAM {
                 let previous = self.checked.checked_sub(self.records.len() + 1).map(|index| self.frames[index].offset);
                 self.frames_in_order &= previous.is_none_or(|previous| previous < offset);
-            } else {
-                self.found.push(found);
             }
-            covered = covered.saturating_add(found.header.record_len());
+            covered = covered.saturating_add(record_len);
             self.checked += 1;
         }
         if self.checked > checked || self.checked < self.entries() {
@@ -362,6 +370,30 @@ impl DirectoryCheck {
         }
         Ok(())
     }
+}
+
+/// The record a directory entry lists as a `kind` record at `offset`, `len` bytes long,
+/// where it is: its header there, of that kind and length, within bounds, and ending
+/// before the directory at `directory`.
+fn listed(bytes: &[u8], kind: FourCc, offset: u64, len: u64, directory: usize) -> Option<Found> {
+    let offset = usize::try_from(offset).ok()?;
+    let header = RecordHeader::parse(bytes, offset)?;
+    (header.kind == kind
+        && header.record_len() as u64 == len
+        && header.payload_len as usize <= MAX_PAYLOAD_LEN
+        && offset + header.record_len() <= directory)
+        .then_some(Found { offset, header })
+}
+
+/// Whether every one of `frames` is listed where its record is in `bytes` (see
+/// [`listed`]), checked on rayon's pool: a closed capture's open touches each frame's first
+/// bytes once, and those reads wait on memory far more than on the core.
+#[cfg(feature = "parallel")]
+fn frames_listed_in_parallel(bytes: &[u8], frames: &[FrameEntry], directory: usize) -> bool {
+    use rayon::prelude::*;
+    frames.par_chunks(4096).all(|chunk| {
+        chunk.iter().all(|frame| listed(bytes, FourCc::FRAM, frame.offset, frame.len, directory).is_some())
+    })
 }
 
 /// Walks `records` and `frames`, each (offset, length) sorted by offset, merged (a record
@@ -583,6 +615,17 @@ impl<'a> Capture<'a> {
     /// newer reader; all other damage is listed in [`Capture::defects`].
     pub fn open(bytes: &'a [u8]) -> Result<Self, OpenError> {
         Ok(Opener::new(bytes)?.finish())
+    }
+
+    /// [`Capture::open`], a closed capture's frame entries checked against the file on
+    /// rayon's current pool: the same capture, the same defects.
+    #[cfg(feature = "parallel")]
+    pub fn open_parallel(bytes: &'a [u8]) -> Result<Self, OpenError> {
+        let mut opener = Opener::new(bytes)?;
+        if let Stage::Directory(check) = &mut opener.stage {
+            check.precheck = Some(frames_listed_in_parallel);
+        }
+        Ok(opener.finish())
     }
 
     /// Loads one record the walk found: a frame into the index, anything else into the
