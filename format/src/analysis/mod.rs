@@ -22,7 +22,7 @@
 
 pub mod compare;
 pub mod frame_timing;
-mod isa;
+pub(crate) mod isa;
 pub mod memory_analysis;
 pub mod scan;
 pub mod workload_summary;

@@ -261,8 +261,11 @@ impl Held {
     fn flush(&mut self, samples: &mut [Vec<u64>]) {
         let count = self.slots.len();
         for (position, &slot) in self.slots.iter().enumerate() {
-            let frames = self.durations.iter().skip(position).step_by(count.max(1));
-            samples[slot as usize].extend(frames.map(|&duration| u64::from(duration)));
+            let sample = &mut samples[slot as usize];
+            sample.reserve(self.frames);
+            for frame in 0..self.frames {
+                sample.push(u64::from(self.durations[frame * count + position]));
+            }
         }
         self.durations.clear();
         self.frames = 0;
@@ -830,6 +833,7 @@ impl Decoded {
     }
 
     /// The durations' sum and how many are 0.
+    #[inline(always)]
     fn duration_sums(&self) -> (u64, u64) {
         let (mut total, mut zeros) = (0u64, 0u64);
         for &duration in &self.durations {
@@ -863,6 +867,7 @@ impl Decoded {
 
     /// The walk over spans read by [`spans::durations_two`] whose gaps are unsigned
     /// ([`spans::SpanStream::passes_in_order`]), from where `column` says they lie.
+    #[inline(always)]
     fn walk_columns(&mut self, column: &spans::DurationColumn) {
         // Each span begins where the one before ended plus its gap: in order unless the
         // sum from the epoch passed `u64::MAX` somewhere, which its total then shows.

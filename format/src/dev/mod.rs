@@ -4,4 +4,5 @@
 
 pub mod fixtures;
 pub mod fuzz;
+pub mod roofline;
 pub mod synth;
