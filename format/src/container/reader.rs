@@ -219,7 +219,7 @@ fn is_sync_prefix(tail: &[u8]) -> bool {
 }
 
 /// Whether every frame entry lists its record where it is in the file, the directory
-/// starting at the offset given: see [`Capture::open_parallel`].
+/// starting at the offset given: see `Capture::open_parallel`.
 type FramesCheck = fn(&[u8], &[FrameEntry], usize) -> bool;
 
 /// A closed capture's directory, checked against the file a few entries at a time: every
@@ -242,7 +242,7 @@ struct DirectoryCheck {
     /// then they need no sorting to check the tiling.
     frames_in_order: bool,
     /// Checks every frame entry against the file at once, once the entries are decoded
-    /// (see [`Capture::open_parallel`]); where it finds them all there, the entry-by-entry
+    /// (see `Capture::open_parallel`); where it finds them all there, the entry-by-entry
     /// check only counts them.
     precheck: Option<FramesCheck>,
     frames_prechecked: bool,
