@@ -4,9 +4,9 @@
 //! register other than `cl`, and vectors of four 32-bit lanes. The span decoder is a
 //! chain of counts, shifts and masks, and the statistics' per-position loop a run of
 //! 32-bit lanes, so x86-64-v3 (BMI1, BMI2, AVX2: every x86 CPU since about 2015) makes
-//! `sgpt stats` on the hour-long capture about a sixth faster. The work is compiled
-//! twice, and the machine's own CPU picks one at run time; the figures are the same
-//! either way, as the code is.
+//! `sgpt stats` on the hour-long capture about a sixth faster (0.52 s to 0.45 s on one
+//! thread, when this came in). The work is compiled twice, and the machine's own CPU
+//! picks one at run time; the figures are the same either way, as the code is.
 
 /// Runs `work`, compiled for x86-64-v3 where this CPU has it.
 #[inline(always)]

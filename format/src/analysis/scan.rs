@@ -10,18 +10,25 @@
 //! timing's full decode 16 %; `add_frame` 9 %; frame timing's own work 7 % (sorting every
 //! frame's spans among it); reading the file 7 %.
 //!
-//! Where it goes now (the same capture, one thread, about 0.64 s): decoding 55 %, two
-//! frames at a time, each span's slot and duration set aside and frame timing's walk
-//! over it done in the same loop (`spans::decode_two`); adding the set-aside durations to
-//! the statistics 12 %, a frame at a time by its shape (`shapes`: one vectorized loop
-//! over the frame's positions, then the tenth of durations inside a window kept one by
-//! one); checksums 3 %; the rest opening, reading the file and selecting. Adding each span
-//! to its row instead, some 75 instructions a span however it was batched, took about
-//! 0.3 s of 0.84. The decode is bound by its instruction count, not by the chain from one
-//! span's place in the stream to the next, so two streams at once gain about a tenth of
-//! the decode; building for the machine's own instruction set (BMI2, AVX-512) made the
-//! whole only about 6 % faster, so the portable build stays. `cargo bench -p sgpt-cli
-//! --bench stats` prints the figures.
+//! Where it went next (about 0.64 s): decoding 55 %, two frames at a time, each span's
+//! slot and duration set aside and frame timing's walk over it done in the same loop;
+//! adding the set-aside durations to the statistics 12 %, a frame at a time by its shape
+//! (`shapes`: one vectorized loop over the frame's positions, then the tenth of durations
+//! inside a window kept one by one); checksums 3 %. Adding each span to its row instead,
+//! some 75 instructions a span however it was batched, had taken about 0.3 s of 0.84.
+//!
+//! Where it goes now (about 0.44 s on one thread, 0.25 s on two): nearly every frame
+//! stores its spans as passes 0, 1, 2, … in turn, so a pair of such frames reads only
+//! its durations (`spans::durations_two`: a loop that makes no `Span` and calls nothing,
+//! both readers in registers), the slots being the topology's pass slots in order, and
+//! frame timing takes the first gap and the sum of the gaps rather than a walk over every
+//! span. That loop and the shapes' run compiled for x86-64-v3 where the CPU has it
+//! (`isa`): BMI1/BMI2 for the decoder's counts and shifts, AVX2 for the shapes' lanes, a
+//! sixth of the time. Of one thread's 0.44 s: the loop about half (the decode some 34 %,
+//! the shapes and kept durations 10 %), checksums 5 %, the windows' sample and selections
+//! 5 %, opening (checking each frame's entry against the file) 5 %, the kernel's page
+//! work 6 %. Reading every duration alone, two frames at a time, is 0.19 s
+//! (`dev::roofline`); `cargo bench -p sgpt-cli --bench stats` prints these figures.
 //!
 //! With [`ScanOptions::samples`] the same decode also feeds the comparison engine's
 //! per-frame samples, chunk by chunk over the rows every chunk shares, concatenated in
