@@ -719,6 +719,16 @@ mod tests {
         out
     }
 
+    /// [`section`]'s, and the same with the second half of its bit stream (its last bytes)
+    /// zeroed: a zero run too long for any code, found partway through.
+    fn good_and_broken(count: u32, sequential: bool, wide: u64) -> [Vec<u8>; 2] {
+        let good = section(count, sequential, wide);
+        let mut broken = good.clone();
+        let len = broken.len();
+        broken[len - (count as usize / 2).max(10).min(len / 3)..].fill(0);
+        [good, broken]
+    }
+
     /// What [`decode`] hands over and returns for a section alone.
     fn alone(bytes: &[u8]) -> (Vec<Span>, Result<usize, DecodeError>) {
         let mut spans = Vec::new();
@@ -732,14 +742,7 @@ mod tests {
         for (count, sequential, wide) in
             [(40, true, 77), (9, true, 1 << 60), (31, false, 5), (1, true, 3), (0, true, 0)]
         {
-            let good = section(count, sequential, wide);
-            // The same section with the second half of its bit stream (its last bytes)
-            // zeroed: a zero run too long for any code, found partway through.
-            let mut broken = good.clone();
-            let len = broken.len();
-            broken[len - (count as usize / 2).max(10).min(len / 3)..].fill(0);
-            sections.push(good);
-            sections.push(broken);
+            sections.extend(good_and_broken(count, sequential, wide));
         }
         let mut broken_seen = 0;
         for a in &sections {
@@ -790,12 +793,7 @@ mod tests {
     fn durations_read_alone_are_what_each_span_decoded_gives() {
         let mut sections = Vec::new();
         for (count, wide) in [(40, 77), (9, 1 << 60), (31, 5), (1, 3), (1, 1 << 40), (0, 0), (300, 1 << 33)] {
-            let good = section(count, true, wide);
-            let mut broken = good.clone();
-            let len = broken.len();
-            broken[len - (count as usize / 2).max(10).min(len / 3)..].fill(0);
-            sections.push(good);
-            sections.push(broken);
+            sections.extend(good_and_broken(count, true, wide));
         }
         // Sections whose stream lost its last byte: every code may still read, from the
         // zero bits past the end, but the stream ends before its last span does.
