@@ -370,7 +370,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         let (mut plan, stride) = Self::layout(capture, frames, chunks, options);
         let samples = stride.map(|stride| {
             // Each half of the sampled frames read apart, then side by side per row: the
-            // windows sort each row's sample, so its order cannot matter.
+            // windows select ranks in each row's sample, so its order cannot matter.
             let frames: Vec<usize> = plan.range.clone().step_by(stride).collect();
             let (first, second) = frames.split_at(frames.len() / 2);
             let (mut samples, later) = T::join(|| plan.sample(first), || plan.sample(second));
