@@ -364,6 +364,13 @@ fn table_at(span: &Span) -> usize {
     (span.pass as usize).wrapping_mul(2) | span.kind as usize
 }
 
+/// The slots, in `table`, of the first `count` passes' pass spans (at `2 p`, see
+/// [`table_at`]): a frame of passes 0, 1, 2, … in turn's, span by span. Fewer than
+/// `count` where the table has fewer passes: the frame then names one beyond them.
+fn pass_slots(table: &[u32], count: usize) -> impl ExactSizeIterator<Item = u32> + '_ {
+    table.iter().step_by(2).take(count).copied()
+}
+
 impl<'c, 'a> Plan<'c, 'a> {
     /// The plan, its sample read and its windows placed as `T` runs parts.
     fn new<T: Threads>(capture: &'c Capture<'a>, frames: Range<usize>, chunks: usize, options: &ScanOptions) -> Self {
@@ -497,15 +504,14 @@ impl<'c, 'a> Plan<'c, 'a> {
         let table = &self.tables.tables[number];
         let Ok(open) = self.capture.open_frame(index) else { return false };
         let count = open.spans.len();
-        // Pass `p`'s pass span is at `2 p` in the table.
-        if !open.spans.durations_alone() || count > table.len().div_ceil(2) {
+        if !open.spans.durations_alone() || pass_slots(table, count).len() < count {
             return false;
         }
         if held.shape != Some((number, count)) || held.frames == Held::FRAMES {
             held.flush(samples);
             if held.shape != Some((number, count)) {
                 held.slots.clear();
-                held.slots.extend(table.iter().step_by(2).take(count));
+                held.slots.extend(pass_slots(table, count));
                 held.shape = Some((number, count));
             }
         }
@@ -859,14 +865,13 @@ impl Decoded {
         self.walk.sorted = !self.out_of_order;
     }
 
-    /// `slots` for a frame read by [`spans::durations_two`], of `count` spans: span `i`
-    /// is pass `i`'s pass span, its slot in `table` (numbered `.0`) at `2 i`. Where the
-    /// table has too few, the frame names a pass beyond its topology's: a defect, which
-    /// the general way names.
+    /// `slots` for a frame read by [`spans::durations_two`], of `count` spans, from
+    /// `table` (numbered `.0`): see [`pass_slots`]. Where the table has too few, the frame
+    /// names a pass beyond its topology's: a defect, which the general way names.
     fn fill_slots(&mut self, (number, table): (usize, &[u32]), count: usize) {
         if self.shape != Some((number, count)) {
             self.slots.clear();
-            self.slots.extend(table.iter().step_by(2).take(count));
+            self.slots.extend(pass_slots(table, count));
             self.shape = Some((number, count));
         }
         self.beyond = self.slots.len() < count;
