@@ -87,6 +87,7 @@ pub mod recordings;
 mod reference;
 mod samples;
 mod sliced_sort;
+mod terms;
 
 use std::collections::HashMap;
 
