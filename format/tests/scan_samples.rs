@@ -6,7 +6,8 @@
 //! run several times a frame or last past `u32::MAX` ns, on damaged fixtures, over
 //! partial ranges, with and without frame timing, in 1, 2, 3 and 7 chunks; and where the
 //! scan writes a regular pass's samples in place, whatever breaks the pattern inside a
-//! chunk.
+//! chunk. The scan's samples carry the order statistics it selected; a comparison made
+//! from them is the one made from the collector's, which carry none.
 
 use std::ops::Range;
 
@@ -38,6 +39,9 @@ fn check(name: &str, bytes: &[u8], range: Range<usize>) -> Samples {
         added.clone().for_each(|index| collector.add_frame(index));
         assert!(collector.finish() == expected, "{name}, frames {range:?}, expecting {expect}");
     }
+    // The comparison of the collector's samples with themselves: each scan's, whose order
+    // statistics the scan selected, must give it to the bit.
+    let compared = compare(&expected, &expected, &CompareOptions::default());
     for chunks in CHUNKS {
         for frame_timing in [true, false] {
             for windows in [Windows::Auto, Windows::SampleEvery(3)] {
@@ -47,6 +51,10 @@ fn check(name: &str, bytes: &[u8], range: Range<usize>) -> Samples {
                     got.samples.as_ref() == Some(&expected),
                     "{name}, frames {range:?}, {chunks} chunks, timing {frame_timing}, {windows:?}"
                 );
+                if !frame_timing && let Some(samples) = &got.samples {
+                    let scanned = compare(samples, samples, &CompareOptions::default());
+                    assert_eq!(scanned, compared, "{name}, frames {range:?}, {chunks} chunks, {windows:?}");
+                }
             }
         }
     }

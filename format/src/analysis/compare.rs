@@ -80,6 +80,7 @@
 
 mod block_job;
 mod bootstrap;
+mod known;
 mod normal;
 mod pass_test;
 pub mod recordings;
@@ -91,6 +92,8 @@ mod terms;
 
 use std::collections::HashMap;
 
+pub(crate) use bootstrap::{bandwidth, median_error_ranks};
+pub(crate) use known::KnownOrder;
 pub use recordings::{RecordingSummary, compare_recordings, compare_summaries};
 pub(crate) use samples::{ChunkPart, ChunkSamples, unknown_pass};
 pub use samples::{SampleCollector, Samples};
@@ -496,19 +499,22 @@ impl Plan {
     /// What test `at` compares; its verdict instead where it needs no test (a pass on one
     /// side only, or culled on one).
     fn input<'s>(&'s self, a: &'s Samples, b: &'s Samples, at: usize) -> Result<TestInput<'s>, Verdict> {
-        let input = |sides, what| TestInput {
+        let input = |sides, known, what| TestInput {
             sides,
+            known,
             what,
             too_little: self.too_little.as_deref(),
             block_frames: self.block_frames,
         };
+        let (a_frames, b_frames) = (a.frames, b.frames);
         let Some(&(in_a, in_b, verdict)) = at.checked_sub(1).and_then(|row| self.rows.get(row)) else {
             let [frames_a, frames_b] = &self.frame_series;
-            return Ok(input([(frames_a, a.frames), (frames_b, b.frames)], "frame time"));
+            return Ok(input([(frames_a, a.frames), (frames_b, b.frames)], [None; 2], "frame time"));
         };
         match (in_a, in_b, verdict) {
             (Some(in_a), Some(in_b), None) => {
-                Ok(input([(&a.passes[in_a].series, a.frames), (&b.passes[in_b].series, b.frames)], "pass"))
+                let (a, b) = (&a.passes[in_a], &b.passes[in_b]);
+                Ok(input([(&a.series, a_frames), (&b.series, b_frames)], [a.known, b.known], "pass"))
             }
             (_, _, verdict) => Err(verdict.unwrap_or(Verdict::Inconclusive)),
         }

@@ -85,7 +85,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::compare::Samples;
-use super::compare::{ChunkPart, ChunkSamples, unknown_pass};
+use super::compare::{ChunkPart, ChunkSamples, bandwidth, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
 use super::isa;
 use super::{Key, PassStats, StatsReport, pass_key, pass_stats, sort_passes};
@@ -198,15 +198,17 @@ pub fn scan_parallel(
 }
 
 /// The windows of one pass from its sampled durations: around the median and the p95,
-/// disjoint, the median's first.
-fn windows(mut sample: Vec<u64>) -> [Window; 2] {
+/// disjoint, the median's first. The median's reaches `around_median` further each way
+/// (as a share of the durations): with the comparison's samples, the ends of the
+/// density's bandwidth, so the scan selects those too (see `compare::known`).
+fn windows(mut sample: Vec<u64>, around_median: f64) -> [Window; 2] {
     if sample.is_empty() {
         return [ALL, EMPTY];
     }
     let n = sample.len() as f64;
     // Each window's ends as ranks in the sorted sample, `None` past either end.
-    let [median_ranks, p95_ranks] = [0.5, 0.95].map(|p: f64| {
-        let half = WIDTH_SIGMAS * (p * (1.0 - p) / n).sqrt() + 2.0 / n;
+    let [median_ranks, p95_ranks] = [(0.5, around_median), (0.95, 0.0)].map(|(p, around): (f64, f64)| {
+        let half = WIDTH_SIGMAS * (p * (1.0 - p) / n).sqrt() + 2.0 / n + around;
         let low = ((p - half) * n).floor() - 1.0;
         let high = ((p + half) * n).ceil();
         [(low >= 0.0).then_some(low as usize), (high < n).then_some(high as usize)]
@@ -384,7 +386,13 @@ impl<'c, 'a> Plan<'c, 'a> {
             for (sample, later) in samples.iter_mut().zip(later) {
                 sample.extend(later);
             }
-            T::map(samples, windows)
+            // The bandwidth is widest for the fewest durations: half the sample's estimate
+            // of the row's count is a margin no row falls below.
+            let with_samples = plan.samples;
+            T::map(samples, move |sample| {
+                let around = if with_samples { bandwidth((sample.len() * stride / 2).max(1)) } else { 0.0 };
+                windows(sample, around)
+            })
         });
         match samples {
             Some(windows) => plan.windows = windows,
@@ -468,10 +476,10 @@ impl<'c, 'a> Plan<'c, 'a> {
     }
 
     /// Places each slot's windows from its sampled durations, or around everything
-    /// without a sample.
+    /// without a sample; for a scan without the comparison's samples (`ScanJob`'s).
     fn place_windows(&mut self, samples: Option<Vec<Vec<u64>>>) {
         self.windows = match samples {
-            Some(samples) => samples.into_iter().map(windows).collect(),
+            Some(samples) => samples.into_iter().map(|sample| windows(sample, 0.0)).collect(),
             None => vec![[ALL, EMPTY]; self.keys.len()],
         };
     }
@@ -673,9 +681,9 @@ impl<'c, 'a> Plan<'c, 'a> {
         }
         report.range = range.unwrap_or(0..0);
         let probes = self.samples.then(|| self.probes());
-        let (capture, frame_timing) = (self.capture, self.frame_timing);
+        let (capture, frame_timing, with_samples) = (self.capture, self.frame_timing, self.samples);
         let keys = self.keys.clone();
-        let ((timing, samples), rows) = T::join(
+        let ((timing, mut samples), rows) = T::join(
             move || {
                 let timing = frame_timing.then(|| {
                     let mut timing = FrameTimingAccumulator::new(capture);
@@ -686,19 +694,31 @@ impl<'c, 'a> Plan<'c, 'a> {
                 (timing, samples)
             },
             move || match selected {
-                Some(figures) => rows.into_iter().map(merged).zip(figures).collect(),
+                Some(figures) => {
+                    rows.into_iter().map(merged).zip(figures).map(|(row, figures)| (row, figures, None)).collect()
+                }
                 None => T::map(rows, |parts| {
                     let mut row = merged(parts);
-                    let figures = row.order();
-                    (row, figures)
+                    // With the samples, the comparison's order statistics beside the figures.
+                    let (figures, known) = if with_samples {
+                        row.order_and_known().map_or((None, None), |(figures, known)| (Some(figures), known))
+                    } else {
+                        (row.order(), None)
+                    };
+                    (row, figures, known)
                 }),
             },
         );
-        if rows.iter().any(|(row, figures)| row.count > 0 && figures.is_none()) {
+        if rows.iter().any(|(row, figures, _)| row.count > 0 && figures.is_none()) {
             // A rank outside its window: the sample misled. The two-pass figures are exact.
             return Scan { stats: pass_stats(self.capture, self.range), timing, reread: true, samples };
         }
-        for ((row, figures), key) in rows.iter().zip(self.keys) {
+        if let Some(samples) = &mut samples {
+            for (pass, (_, _, known)) in samples.passes.iter_mut().zip(&rows) {
+                pass.known = *known;
+            }
+        }
+        for ((row, figures, _), key) in rows.iter().zip(self.keys) {
             let Some([median_ns, p95_ns]) = figures.filter(|_| row.count > 0) else { continue };
             report.spans += row.count;
             report.zero_spans += row.zero_count;
@@ -1321,15 +1341,58 @@ mod tests {
     }
 
     #[test]
+    fn the_comparison_s_order_statistics_are_each_series_own() {
+        use crate::compare::median_error_ranks;
+        use crate::synth::{SynthOptions, generate};
+        let (mut known, mut passes) = (0, 0);
+        for quantize_ns in [None, Some(1_000)] {
+            let options = SynthOptions { frames: 900, passes: 30, seed: 3, quantize_ns, ..SynthOptions::default() };
+            let bytes = generate(&options);
+            let capture = Capture::open(&bytes).expect("opens");
+            for windows in [Windows::All, Windows::SampleEvery(3), Windows::SampleEvery(40)] {
+                for chunks in [1, 3] {
+                    let options = ScanOptions { chunks, frame_timing: false, windows, samples: true };
+                    let scanned = scan(&capture, 0..capture.frames().len(), &options);
+                    for pass in scanned.samples.expect("asked for").passes {
+                        if pass.series.len() == 0 {
+                            assert_eq!(pass.known, None, "no spans, no order");
+                            continue;
+                        }
+                        passes += 1;
+                        let Some(order) = pass.known else { continue };
+                        known += 1;
+                        let mut sorted = Vec::new();
+                        pass.series.values.extend_into(0..pass.series.len(), &mut sorted);
+                        sorted.sort_unstable();
+                        let median = sorted[(sorted.len() - 1) / 2];
+                        let count = |keep: &dyn Fn(u64) -> bool| sorted.iter().filter(|&&v| keep(v)).count();
+                        assert_eq!(order.count, sorted.len());
+                        assert_eq!(order.values, median_error_ranks(sorted.len()).map(|rank| sorted[rank]));
+                        assert_eq!(order.zeros, count(&|v| v == 0));
+                        assert_eq!(order.tied, count(&|v| v == median));
+                        assert_eq!(order.at_or_below_median, count(&|v| v <= median));
+                    }
+                }
+            }
+        }
+        // Every pass but where a sparse sample's window missed the bandwidth's ends.
+        assert!(known * 10 >= passes * 9, "known for {known} of {passes} passes");
+    }
+
+    #[test]
     fn windows_surround_the_sample_quantiles_and_do_not_overlap() {
         let sample: Vec<u64> = (0..10_000).rev().collect();
-        let [median, p95] = windows(sample);
+        let [median, p95] = windows(sample.clone(), 0.0);
         assert!(median.low < 5_000 && 5_000 < median.high, "{median:?}");
         assert!(p95.low < 9_500 && 9_500 < p95.high, "{p95:?}");
         assert!(median.high < p95.low);
+        // Reaching 10 % further each way around the median, and still short of the p95's.
+        let [wider, p95_beside] = windows(sample, 0.1);
+        assert!(wider.low + 1_000 == median.low && wider.high == median.high + 1_000, "{wider:?}");
+        assert_eq!(p95_beside, p95);
         // A small sample says little: the windows cover everything.
-        assert_eq!(windows(vec![7, 3, 5]), [ALL, EMPTY]);
-        assert_eq!(windows(Vec::new()), [ALL, EMPTY]);
+        assert_eq!(windows(vec![7, 3, 5], 0.0), [ALL, EMPTY]);
+        assert_eq!(windows(Vec::new(), 0.1), [ALL, EMPTY]);
     }
 
     #[test]
@@ -1344,5 +1407,18 @@ mod tests {
         slot.kept.truncate(slot.kept_len);
         assert_eq!((slot.count, slot.below, slot.kept.len(), slot.frames_present), (100, [40, 90], 31, 4));
         assert_eq!(slot.order(), Some([49, 94]));
+        // The bandwidth's ends (ranks 24 and 75 of 100) lie outside: the figures, no order.
+        assert_eq!(slot.order_and_known(), Some(([49, 94], None)));
+        // A median window wide enough holds them (ranks 24 and 77 of 102).
+        let mut slot = SlotAcc::new([Window { low: 10, high: 90 }, Window { low: 91, high: 99 }]);
+        durations.iter().chain(&[49, 0]).for_each(|&duration| slot.add(duration, 0));
+        slot.kept.truncate(slot.kept_len);
+        let (figures, known) = slot.order_and_known().expect("both ranks inside");
+        let known = known.expect("the bandwidth inside");
+        assert_eq!(figures, [49, 94]);
+        assert_eq!(
+            (known.count, known.values, known.zeros, known.tied, known.at_or_below_median),
+            (102, [49, 23, 75], 2, 2, 52)
+        );
     }
 }

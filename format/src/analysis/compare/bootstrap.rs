@@ -302,6 +302,42 @@ pub(crate) struct MedianError {
     pub(crate) degrees_of_freedom: f64,
 }
 
+/// The rank (0-based) of the value at probability `p` among `n` sorted values (nearest
+/// rank).
+pub(crate) fn quantile_rank(p: f64, n: usize) -> usize {
+    ((p * n as f64).ceil() as usize).clamp(1, n) - 1
+}
+
+/// The ranks among `n` values (at least 1) that a median's error reads whatever its
+/// spread: the lower median, then the ends of the density's bandwidth, `0.5 ∓ h`.
+pub(crate) fn median_error_ranks(n: usize) -> [usize; 3] {
+    let h = bandwidth(n);
+    [(n - 1) / 2, quantile_rank(0.5 - h, n), quantile_rank(0.5 + h, n)]
+}
+
+/// Where a median's error reads its order statistics: a copy of the series selected in
+/// ([`OrderStats`]), or the ones a scan selected already (`known`).
+pub(crate) trait Order {
+    /// The lower median, `d[(n − 1) / 2]`: the one `sgpt stats` shows.
+    fn lower_median(&mut self) -> u64;
+    /// The value at probability `p` (nearest rank).
+    fn quantile(&mut self, p: f64) -> u64;
+    /// How many values are at or below the lower median.
+    fn at_or_below_median(&mut self) -> usize;
+}
+
+impl Order for OrderStats<'_> {
+    fn lower_median(&mut self) -> u64 {
+        OrderStats::lower_median(self)
+    }
+    fn quantile(&mut self, p: f64) -> u64 {
+        OrderStats::quantile(self, p)
+    }
+    fn at_or_below_median(&mut self) -> usize {
+        OrderStats::at_or_below_median(self)
+    }
+}
+
 /// Bofinger's bandwidth for the density at the median of `n` values: `h = n^(−1/5) ·
 /// (4.5 φ(0)⁴)^(1/5)`, capped below 0.45.
 pub(crate) fn bandwidth(n: usize) -> f64 {
@@ -422,8 +458,7 @@ impl<'v> OrderStats<'v> {
 
     /// The value at probability `p` (nearest rank).
     pub(crate) fn quantile(&mut self, p: f64) -> u64 {
-        let n = self.len();
-        self.rank(((p * n as f64).ceil() as usize).clamp(1, n) - 1)
+        self.rank(quantile_rank(p, self.len()))
     }
 
     /// How many values read 0 and how many read exactly `value`.
@@ -442,7 +477,7 @@ impl<'v> OrderStats<'v> {
 
     /// How many values are at or below the lower median: those before it, itself, and
     /// the ones after it that equal it (everything after it is at least it).
-    fn at_or_below_median(&mut self) -> usize {
+    pub(crate) fn at_or_below_median(&mut self) -> usize {
         let at = (self.len() - 1) / 2;
         let median = self.rank(at);
         let equal_after = match &self.values {
@@ -494,13 +529,14 @@ pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> Medi
 }
 
 /// The median of `series` (over `frames` analysed frames) and its standard error when
-/// frames are resampled in blocks of `block`, from `order`, a copy of its values (any
-/// ranks already selected there are reused), with `terms`' buffers.
+/// frames are resampled in blocks of `block`, from `order`, its order statistics (a copy
+/// of its values, any ranks already selected there reused, or those a scan selected),
+/// with `terms`' buffers.
 pub(crate) fn median_error_of(
     series: &Series,
     frames: usize,
     block: usize,
-    order: &mut OrderStats<'_>,
+    order: &mut impl Order,
     terms: &mut Terms,
 ) -> MedianError {
     let n = series.len();
@@ -544,7 +580,7 @@ fn spread<T: FrameTerms + ?Sized>(
     frames: usize,
     u: &T,
     correlations: &mut Vec<f64>,
-    (order, median, h, [low, high]): (&mut OrderStats<'_>, u64, f64, [u64; 2]),
+    (order, median, h, [low, high]): (&mut impl Order, u64, f64, [u64; 2]),
 ) -> MedianError {
     // The capture's length comes from its frame times, but on lavapipe a small pass can
     // switch between two levels (3 µs and 24 µs) for a hundred frames at a time while the

@@ -8,6 +8,7 @@
 //! [`compare`]: super::compare
 
 use super::bootstrap::{Buffers, MedianError, OrderStats, Selected, Terms, median_error_of};
+use super::known::{KnownOrder, WithKnown};
 use super::samples::Series;
 
 /// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
@@ -44,6 +45,8 @@ pub(super) struct Scratch {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct TestInput<'s> {
     pub(super) sides: [(&'s Series, usize); 2],
+    /// Each side's order statistics, where its scan selected them.
+    pub(super) known: [Option<KnownOrder>; 2],
     pub(super) what: &'s str,
     pub(super) too_little: Option<&'s str>,
     pub(super) block_frames: [usize; 2],
@@ -124,13 +127,19 @@ impl PassTest {
             }
         }
         let series = input.sides[side].0;
-        let mut order = OrderStats::copy(series, &mut scratch.values[side]);
-        let median = order.lower_median();
-        let (zeros, tied) = order.zeros_and(median);
+        let (median, zeros, tied) = match known(input, side) {
+            Some(known) => (known.median(), known.zeros, known.tied),
+            None => {
+                let mut order = OrderStats::copy(series, &mut scratch.values[side]);
+                let median = order.lower_median();
+                let (zeros, tied) = order.zeros_and(median);
+                self.selected[side] = order.selected();
+                (median, zeros, tied)
+            }
+        };
         self.medians[side] = median;
         self.zero_share[side] = percent(zeros, series.len());
         self.tied_share[side] = percent(tied, series.len());
-        self.selected[side] = order.selected();
         None
     }
 
@@ -155,8 +164,17 @@ impl PassTest {
     /// `side`'s bootstrap, on its copy as its median's stage left it.
     fn error(&self, input: &TestInput<'_>, scratch: &mut Scratch, side: usize) -> MedianError {
         let (series, frames) = input.sides[side];
-        let mut order = OrderStats::resume(series, &mut scratch.values[side], self.selected[side]);
-        median_error_of(series, frames, input.block_frames[side], &mut order, &mut scratch.terms)
+        let block = input.block_frames[side];
+        match known(input, side) {
+            Some(known) => {
+                let mut order = WithKnown::new(known, series, &mut scratch.values[side]);
+                median_error_of(series, frames, block, &mut order, &mut scratch.terms)
+            }
+            None => {
+                let mut order = OrderStats::resume(series, &mut scratch.values[side], self.selected[side]);
+                median_error_of(series, frames, block, &mut order, &mut scratch.terms)
+            }
+        }
     }
 
     /// Both sides' errors combined into the test's estimate.
@@ -190,6 +208,12 @@ impl PassTest {
             degrees_of_freedom,
         })
     }
+}
+
+/// `side`'s order statistics as its scan selected them, where it did and they are its
+/// series' own.
+fn known(input: &TestInput<'_>, side: usize) -> Option<KnownOrder> {
+    input.known[side].filter(|known| known.fits(input.sides[side].0))
 }
 
 /// The smallest step between the recorded values of either side, as a reason quotes it.

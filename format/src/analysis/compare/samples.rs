@@ -12,6 +12,7 @@ mod in_place;
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::known::KnownOrder;
 use crate::analysis::{Key, pass_key};
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, SpanKind, TopologyId};
@@ -270,13 +271,23 @@ impl Series {
 }
 
 /// A pass's series and whether, where it ran in no frame, its graph pass was culled.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) struct PassSamples {
     pub(crate) key: Key,
     pub(crate) series: Series,
     /// For a pass without spans: whether the first frame of each topology that holds it
     /// marks its graph pass culled.
     pub(crate) culled: bool,
+    /// The series' order statistics, where the scan that collected it selected them.
+    pub(crate) known: Option<KnownOrder>,
+}
+
+/// The samples themselves: what a scan already selected of them is a shortcut to
+/// figures they give anyway, so samples with it and without are alike.
+impl PartialEq for PassSamples {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && self.series == other.series && self.culled == other.culled
+    }
 }
 
 /// What a comparison reads from one capture (or one frame range of it): per pass, each
@@ -376,7 +387,12 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
                             self.slot_of.insert(key.clone(), slot);
                             // Frames analysed before this pass first appeared are caught up
                             // as frames without it when it first runs.
-                            self.passes.push(PassSamples { key, series: Series::default(), culled: false });
+                            self.passes.push(PassSamples {
+                                key,
+                                series: Series::default(),
+                                culled: false,
+                                known: None,
+                            });
                             self.probes.push(Vec::new());
                             self.per_slot.push(Vec::new());
                             slot
@@ -700,7 +716,7 @@ impl ChunkPart {
                     Series::concat(&parts)
                 }
             };
-            passes.push(PassSamples { key, series, culled: false });
+            passes.push(PassSamples { key, series, culled: false, known: None });
         }
         mark_culled(capture, &mut passes, probes);
         Samples { frames: frame_ns.len(), frame_ns, passes, defects }

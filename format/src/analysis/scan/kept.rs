@@ -120,6 +120,32 @@ impl Kept {
         }
     }
 
+    /// The durations at sorted positions `ranks`, ascending; reorders what is held.
+    pub(super) fn select_ascending<const N: usize>(&mut self, ranks: [usize; N]) -> [u64; N] {
+        match self {
+            Kept::Narrow { base, values } => select_ascending(values, ranks).map(|offset| *base + u64::from(offset)),
+            Kept::Wide(values) => select_ascending(values, ranks),
+        }
+    }
+
+    /// How many held durations equal `value`, and how many are at most `value`, which
+    /// lies in the first window.
+    pub(super) fn count_at_and_below(&self, value: u64) -> (usize, usize) {
+        fn count<T: Copy + Ord>(values: &[T], value: T) -> (usize, usize) {
+            values
+                .iter()
+                .fold((0, 0), |(at, below), &v| (at + usize::from(v == value), below + usize::from(v <= value)))
+        }
+        match self {
+            // Offsets below the first window's low end wrap high: every held one is above it.
+            Kept::Narrow { base, values } => match u32::try_from(value.wrapping_sub(*base)) {
+                Ok(offset) if value >= *base => count(values, offset),
+                _ => (0, 0),
+            },
+            Kept::Wide(values) => count(values, value),
+        }
+    }
+
     /// The held durations, whole.
     pub(super) fn durations(&self) -> Vec<u64> {
         match self {
@@ -150,6 +176,21 @@ impl Kept {
             }
         }
     }
+}
+
+/// The values at sorted positions `ranks` (ascending) of `values`, reordered: each
+/// selected among those above the one before.
+fn select_ascending<T: Ord + Copy, const N: usize>(values: &mut [T], ranks: [usize; N]) -> [T; N] {
+    let mut from = 0;
+    ranks.map(|rank| {
+        if rank < from {
+            // The rank before again: already in place.
+            return values[rank];
+        }
+        let value = *values[from..].select_nth_unstable(rank - from).1;
+        from = rank + 1;
+        value
+    })
 }
 
 /// [`Kept::keep`] for one form: `values` grows (doubling) to hold index `len`.
@@ -199,6 +240,13 @@ mod tests {
             read.read_le(&bytes);
             assert_eq!(&read, kept);
             selected.push(kept.select([400, 760]));
+            assert_eq!(
+                kept.select_ascending([0, 400, 400, 800]),
+                [5_000_000_100, 5_000_000_500, 5_000_000_500, 5_000_000_900]
+            );
+            assert_eq!(kept.count_at_and_below(5_000_000_500), (1, 401));
+            assert_eq!(kept.count_at_and_below(5_000_000_099), (0, 0));
+            assert_eq!(kept.count_at_and_below(5_000_001_000), (0, 801));
         }
         assert_eq!(selected, [[5_000_000_500, 5_000_000_860]; 2]);
     }

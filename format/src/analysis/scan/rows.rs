@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::kept::Kept;
+use crate::analysis::compare::{KnownOrder, median_error_ranks};
 use crate::analysis::ranks;
 
 /// Durations `low..=high` kept for selection; empty when `low > high`.
@@ -104,16 +105,50 @@ impl SlotAcc {
         if self.count == 0 {
             return Some([0, 0]);
         }
-        let first = self.kept.count_within(self.low[0], self.width[0]);
-        let in_window = [first as u64, (self.kept.len() - first) as u64];
-        // Where rank `rank` sits among the kept durations, sorted.
-        let locate = |rank: u64| {
-            (0..2).find_map(|window| {
-                let inside = rank.checked_sub(self.below[window])?;
-                (inside < in_window[window]).then_some(inside + if window == 0 { 0 } else { in_window[0] })
-            })
-        };
-        let [median, p95] = ranks(self.count).map(locate);
+        let in_window = self.in_window();
+        let [median, p95] = ranks(self.count).map(|rank| self.locate(in_window, rank));
         Some(self.kept.select([median?, p95?]))
+    }
+
+    /// [`SlotAcc::order`], and the order statistics a comparison's median error reads
+    /// (see `compare::known`) where the windows hold them.
+    pub(super) fn order_and_known(&mut self) -> Option<([u64; 2], Option<KnownOrder>)> {
+        let Ok(count) = usize::try_from(self.count) else { return self.order().map(|figures| (figures, None)) };
+        if count == 0 {
+            return Some(([0, 0], None));
+        }
+        let in_window = self.in_window();
+        let [median, p95] = ranks(self.count);
+        let [_, low, high] = median_error_ranks(count);
+        // Ascending: the bandwidth's ends lie on either side of the median, below the p95.
+        let at = [low as u64, median, high as u64, p95].map(|rank| self.locate(in_window, rank));
+        let (Some(median), Some(p95)) = (at[1], at[3]) else { return None };
+        let Some(at) = at.into_iter().collect::<Option<Vec<u64>>>() else {
+            return Some((self.kept.select([median, p95]), None));
+        };
+        let [low, median, high, p95] = self.kept.select_ascending([at[0], at[1], at[2], at[3]].map(|at| at as usize));
+        let (tied, at_or_below) = self.kept.count_at_and_below(median);
+        let known = KnownOrder {
+            count,
+            values: [median, low, high],
+            zeros: usize::try_from(self.zero_count).unwrap_or(usize::MAX),
+            tied,
+            at_or_below_median: usize::try_from(self.below[0]).unwrap_or(usize::MAX) + at_or_below,
+        };
+        Some(([median, p95], Some(known)))
+    }
+
+    /// How many kept durations lie in each window.
+    fn in_window(&self) -> [u64; 2] {
+        let first = self.kept.count_within(self.low[0], self.width[0]);
+        [first as u64, (self.kept.len() - first) as u64]
+    }
+
+    /// Where rank `rank` sits among the kept durations, sorted; `None` outside the windows.
+    fn locate(&self, in_window: [u64; 2], rank: u64) -> Option<u64> {
+        (0..2).find_map(|window| {
+            let inside = rank.checked_sub(self.below[window])?;
+            (inside < in_window[window]).then_some(inside + if window == 0 { 0 } else { in_window[0] })
+        })
     }
 }
