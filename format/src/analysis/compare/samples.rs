@@ -765,8 +765,10 @@ mod tests {
             let parts: Vec<Option<usize>> = (0..slots_n)
                 .map(|_| (rng.below(4) != 0).then(|| frames - rng.below(3).min(frames as u64 - 1) as usize))
                 .collect();
-            // A few shapes: most hold every slot once, some repeat one or leave one out.
-            let shapes: Vec<Vec<u32>> = (0..1 + rng.below(3))
+            // A few shapes: most hold every slot once, some repeat one or leave one out, and
+            // some are another's in a new order, with or without a slot more (a block opened
+            // on one holds frames of the other).
+            let mut shapes: Vec<Vec<u32>> = (0..1 + rng.below(3))
                 .map(|_| {
                     let mut shape: Vec<u32> = (0..slots_n as u32).filter(|_| rng.below(8) != 0).collect();
                     if rng.below(4) == 0 && !shape.is_empty() {
@@ -775,6 +777,16 @@ mod tests {
                     shape
                 })
                 .collect();
+            for _ in 0..rng.below(3) {
+                let mut shape = shapes[rng.below(shapes.len() as u64) as usize].clone();
+                for at in (1..shape.len()).rev() {
+                    shape.swap(at, rng.below(at as u64 + 1) as usize);
+                }
+                if rng.below(2) == 0 {
+                    shape.insert(rng.below(shape.len() as u64 + 1) as usize, rng.below(slots_n as u64) as u32);
+                }
+                shapes.push(shape);
+            }
             let mut stores: [Vec<Option<Vec<u32>>>; 2] =
                 std::array::from_fn(|_| parts.iter().map(|len| len.map(|len| vec![0; len])).collect());
             let [by_block_store, by_span_store] = &mut stores;
