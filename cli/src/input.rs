@@ -52,6 +52,11 @@ pub fn read(path: &Path) -> anyhow::Result<Bytes> {
     read_from(path, file).map(Bytes::Read)
 }
 
+/// Whether `path` names a regular file (through links): one that can be read again.
+pub fn is_regular_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file())
+}
+
 /// `file` mapped read-only with its pages mapped in up front (one call instead of a fault
 /// every few pages); `None` where it cannot be, and the caller reads it instead.
 #[allow(unsafe_code)]

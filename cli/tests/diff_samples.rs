@@ -1,18 +1,24 @@
 //! `diff` collects the engine's samples in the scan that computes the statistics, in
 //! chunks on every core, and prepares the passes on every core too: the samples are
 //! exactly the sequential collector's, the comparison exactly the pass-at-a-time one
-//! (`ComparisonJob`, sequential), and what `sgpt diff --json` prints is that comparison.
+//! (`ComparisonJob`, sequential), and what `sgpt diff --json` prints is that comparison,
+//! whether made from the scan's coins or, where they cannot tell, from the durations.
 
 use std::process::Command;
 
 use serde_json::Value;
 use sgpt_format::Capture;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
-use sgpt_format::compare::{CompareOptions, Comparison, ComparisonJob, Finding, Samples, compare};
+use sgpt_format::compare::{CompareOptions, Comparison, ComparisonJob, Finding, Samples, compare, try_compare};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
 
 fn runs() -> [Vec<u8>; 2] {
-    let options = SynthOptions { frames: 900, passes: 30, seed: 4, ..SynthOptions::default() };
+    runs_with(None)
+}
+
+/// Two runs of the workload, timestamps floored to `quantize_ns` where given.
+fn runs_with(quantize_ns: Option<u64>) -> [Vec<u8>; 2] {
+    let options = SynthOptions { frames: 900, passes: 30, seed: 4, quantize_ns, ..SynthOptions::default() };
     let drift = Some(Drift { sigma: 0.015, frames: 30.0 });
     let a = SynthChanges { run: Some(1), drift, ..SynthChanges::default() };
     let b = SynthChanges { run: Some(2), slow_pass: Some(("simulation.pass2".into(), 0.15)), ..a.clone() };
@@ -84,13 +90,40 @@ fn expected_of(finding: &Finding) -> Figures {
 
 #[test]
 fn diff_prints_the_sequential_comparison_on_any_number_of_threads() {
-    let folder = std::env::temp_dir().join(format!("sgpt-diff-samples-{}", std::process::id()));
-    std::fs::create_dir_all(&folder).expect("the temp dir is writable");
     let [a, b] = runs();
-    let expected = sequential(&a, &b);
+    prints_the_sequential_comparison("runs", &a, &b);
+}
+
+/// `diff` compares the usual passes from their coins, and from their durations, read
+/// again, where a figure needs them: quantized timestamps tie, and the reason for that
+/// quotes the step between values; a damaged frame leaves the scan without coins.
+#[test]
+fn diff_reads_the_durations_again_where_coins_cannot_tell() {
+    let coins = |bytes: &[u8]| {
+        let capture = Capture::open(bytes).expect("opens");
+        let options =
+            ScanOptions { chunks: 0, frame_timing: false, samples: true, coins: true, ..ScanOptions::default() };
+        scan_parallel(&capture, 0..capture.frames().len(), &options, &|_| {}).samples
+    };
+    let [a, b] = runs_with(Some(400_000));
+    let (coins_a, coins_b) = (coins(&a).expect("kept"), coins(&b).expect("kept"));
+    assert_eq!(try_compare(&coins_a, &coins_b, &CompareOptions::default()), None, "ties quote the durations' step");
+    prints_the_sequential_comparison("quantized", &a, &b);
+    let [mut a, b] = runs();
+    let offset = Capture::open(&a).expect("opens").frames()[300].offset as usize;
+    a[offset + 40] ^= 0x5a;
+    assert!(coins(&a).is_none(), "a skipped frame leaves no coins");
+    prints_the_sequential_comparison("damaged", &a, &b);
+}
+
+/// `sgpt diff --json` of `a` and `b` on 1, 2 and 3 threads is the sequential comparison.
+fn prints_the_sequential_comparison(name: &str, a: &[u8], b: &[u8]) {
+    let folder = std::env::temp_dir().join(format!("sgpt-diff-samples-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).expect("the temp dir is writable");
+    let expected = sequential(a, b);
     let (path_a, path_b) = (folder.join("a.sgpt"), folder.join("b.sgpt"));
-    std::fs::write(&path_a, &a).expect("writable");
-    std::fs::write(&path_b, &b).expect("writable");
+    std::fs::write(&path_a, a).expect("writable");
+    std::fs::write(&path_b, b).expect("writable");
     for threads in ["1", "2", "3"] {
         let output = Command::new(env!("CARGO_BIN_EXE_sgpt"))
             .arg("diff")
@@ -99,7 +132,7 @@ fn diff_prints_the_sequential_comparison_on_any_number_of_threads() {
             .env("RAYON_NUM_THREADS", threads)
             .output()
             .expect("the sgpt binary runs");
-        assert_eq!(output.status.code(), Some(0), "{threads} threads");
+        assert_eq!(output.status.code(), Some(0), "{name}, {threads} threads");
         let json: Value = serde_json::from_slice(&output.stdout).expect("JSON");
         assert_eq!(finding_of(&json["frame"]), expected_of(&expected.frame), "{threads} threads");
         let tests = json["comparison"]["tests"].as_u64().expect("tests");
@@ -113,7 +146,7 @@ fn diff_prints_the_sequential_comparison_on_any_number_of_threads() {
                 .iter()
                 .find(|row| row["label"] == pass.label.as_str() && row["span_kind"] == pass.span_kind.name())
                 .unwrap_or_else(|| panic!("{} is printed", pass.label));
-            assert_eq!(finding_of(row), expected_of(&pass.finding), "{}, {threads} threads", pass.label);
+            assert_eq!(finding_of(row), expected_of(&pass.finding), "{name}: {}, {threads} threads", pass.label);
         }
     }
     std::fs::remove_dir_all(&folder).expect("cleans up");

@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
-use sgpt_format::compare::{CompareOptions, SampleCollector, Samples, compare};
+use sgpt_format::compare::{CompareOptions, SampleCollector, Samples, compare, try_compare};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, generate, workload_with};
 use sgpt_format::{Capture, Frame, Level, Meta, Span, SpanKind, Writer};
 
@@ -45,7 +45,7 @@ fn check(name: &str, bytes: &[u8], range: Range<usize>) -> Samples {
     for chunks in CHUNKS {
         for frame_timing in [true, false] {
             for windows in [Windows::Auto, Windows::SampleEvery(3)] {
-                let options = ScanOptions { chunks, frame_timing, windows, samples: true };
+                let options = ScanOptions { chunks, frame_timing, windows, samples: true, coins: false };
                 let got = scan(&capture, range.clone(), &options);
                 assert!(
                     got.samples.as_ref() == Some(&expected),
@@ -54,6 +54,24 @@ fn check(name: &str, bytes: &[u8], range: Range<usize>) -> Samples {
                 if !frame_timing && let Some(samples) = &got.samples {
                     let scanned = compare(samples, samples, &CompareOptions::default());
                     assert_eq!(scanned, compared, "{name}, frames {range:?}, {chunks} chunks, {windows:?}");
+                }
+            }
+        }
+    }
+    // With coins: where the scan keeps them, any comparison it can make from them is the
+    // one the durations give, against itself and against the collector's samples.
+    for chunks in CHUNKS {
+        for windows in [Windows::Auto, Windows::SampleEvery(3)] {
+            let options = ScanOptions { chunks, frame_timing: false, windows, samples: true, coins: true };
+            let Some(coins) = scan(&capture, range.clone(), &options).samples else { continue };
+            assert_eq!(coins.frames(), expected.frames(), "{name}, frames {range:?}, {chunks} chunks, {windows:?}");
+            for (a, b) in [(&coins, &coins), (&coins, &expected), (&expected, &coins)] {
+                if let Some(compared_coins) = try_compare(a, b, &CompareOptions::default()) {
+                    assert_eq!(
+                        compared_coins,
+                        compare(&expected, &expected, &CompareOptions::default()),
+                        "{name}, frames {range:?}, {chunks} chunks, {windows:?}"
+                    );
                 }
             }
         }
@@ -95,6 +113,12 @@ fn a_drifting_run_and_a_slower_one_compare_as_from_the_collector() {
     let expected = compare(&samples_a, &samples_b, &CompareOptions::default());
     assert_eq!(compare(&scanned[0], &scanned[1], &CompareOptions::default()), expected);
     assert!(expected.passes.iter().any(|pass| pass.label == "simulation.pass2"));
+    // The usual passes as coins: the same comparison, every figure from them.
+    let options = ScanOptions { coins: true, ..options };
+    let coins = [&a, &b].map(|capture| {
+        scan(capture, 0..capture.frames().len(), &options).samples.expect("every pass of the workload keeps coins")
+    });
+    assert_eq!(try_compare(&coins[0], &coins[1], &CompareOptions::default()), Some(expected));
 }
 
 /// Frames over three topologies in turn (`kept`, `late` from the second, `gone` only
@@ -225,6 +249,46 @@ fn passes_regular_where_chunks_start_but_not_inside_them_sample_as_the_collector
         &CompareOptions::default(),
     );
     assert_eq!(report.passes.len(), 4, "a, b, c and b's sub-pass");
+}
+
+/// Coins are kept where every usual pass has at most one span a frame, even where one is
+/// missing from some frames, and compare as the durations do; a second span of such a
+/// pass inside a chunk, or a skipped frame, leaves the scan without them.
+#[test]
+fn coins_are_kept_for_passes_of_at_most_one_span_a_frame() {
+    let frames = IN_PLACE_FRAMES as usize;
+    let regular = one_topology_capture(|frame, pass| vec![noisy(frame, pass)]);
+    // Pass 1 missing from frames inside chunks and from the last ones.
+    let gaps = one_topology_capture(|frame, pass| match (frame, pass) {
+        (19 | 40 | 41 | 82 | 83, 1) => Vec::new(),
+        _ => vec![noisy(frame, pass)],
+    });
+    let twice = one_topology_capture(irregular_inside_chunks);
+    let mut damaged = regular.clone();
+    {
+        let capture = Capture::open(&regular).expect("opens");
+        let entries = capture.frames();
+        let (start, end) = (entries[33].offset as usize, entries[34].offset as usize);
+        damaged[(start + end) / 2] ^= 0x5a;
+    }
+    for chunks in CHUNKS {
+        let options = ScanOptions { chunks, frame_timing: false, samples: true, coins: true, ..ScanOptions::default() };
+        let coins = |bytes: &[u8]| {
+            let capture = Capture::open(bytes).expect("opens");
+            scan(&capture, 0..frames, &options).samples
+        };
+        let collected = |bytes: &[u8]| {
+            let capture = Capture::open(bytes).expect("opens");
+            Samples::collect(&capture, 0..frames)
+        };
+        for bytes in [&regular, &gaps] {
+            let kept = coins(bytes).expect("at most one span a frame keeps coins");
+            let expected = compare(&collected(&regular), &collected(bytes), &CompareOptions::default());
+            assert_eq!(try_compare(&collected(&regular), &kept, &CompareOptions::default()), Some(expected));
+        }
+        assert!(coins(&twice).is_none(), "{chunks} chunks: a second span in a frame");
+        assert!(coins(&damaged).is_none(), "{chunks} chunks: a skipped frame");
+    }
 }
 
 #[test]

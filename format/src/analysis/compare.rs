@@ -82,6 +82,7 @@ mod block_job;
 mod bootstrap;
 mod known;
 mod normal;
+mod order;
 mod pass_test;
 pub mod recordings;
 #[cfg(test)]
@@ -93,9 +94,9 @@ mod terms;
 use std::collections::HashMap;
 
 pub(crate) use bootstrap::{bandwidth, median_error_ranks};
-pub(crate) use known::KnownOrder;
+pub(crate) use order::KnownOrder;
 pub use recordings::{RecordingSummary, compare_recordings, compare_summaries};
-pub(crate) use samples::{ChunkPart, ChunkSamples, unknown_pass};
+pub(crate) use samples::{ChunkPart, ChunkSamples, Durations, Part, RangeSeries, codes_to_coins, unknown_pass};
 pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;
@@ -103,8 +104,8 @@ use crate::model::{GpuPassKind, SpanKind};
 use block_job::BlockLengthJob;
 use bootstrap::{MIN_BLOCKS, block_length};
 pub use pass_test::MIN_FRAMES;
-use pass_test::{Estimate, MAX_TIED_SHARE, Outcome, PassTest, Scratch, TestInput, percent};
-use samples::Series;
+use pass_test::{Estimate, MAX_TIED_SHARE, Outcome, PassTest, Scratch, TestInput, Undecided, percent};
+use samples::{PassSamples, Series};
 
 /// What the engine is asked.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -287,11 +288,39 @@ impl Comparison {
 enum Prepared {
     Done(Finding),
     Tested(Estimate),
+    /// A figure of the test needs durations that a side's coins do not keep (a scan's
+    /// samples with `coins`): inconclusive, saying so, in [`compare`]; none at all in
+    /// [`try_compare`].
+    NeedsDurations,
 }
+
+/// The reason of a test that needed durations its samples did not keep.
+const NEEDS_DURATIONS: &str = "these samples keep each frame's span of this pass only as at or below its median \
+     or not, and this figure needs the durations themselves; compare samples that keep them";
 
 /// Compares B against A. See the module documentation for the method.
 #[must_use]
 pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison {
+    let (plan, prepared) = prepare_all(a, b, options);
+    plan.finish(a, b, prepared, options)
+}
+
+/// [`compare`] for samples of which some may keep coins rather than durations (a scan's
+/// with [`crate::analysis::scan::ScanOptions::coins`]): the same comparison, or `None`
+/// where a figure needs durations they do not keep (a pass whose share below its median
+/// is so uncertain that its interval reads durations far from it, or one whose ties need
+/// the step between its values quoted). The caller then compares samples that keep them.
+#[must_use]
+pub fn try_compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Option<Comparison> {
+    let (plan, prepared) = prepare_all(a, b, options);
+    if prepared.iter().any(|prepared| matches!(prepared, Prepared::NeedsDurations)) {
+        return None;
+    }
+    Some(plan.finish(a, b, prepared, options))
+}
+
+/// The plan and every test prepared.
+fn prepare_all(a: &Samples, b: &Samples, options: &CompareOptions) -> (Plan, Vec<Prepared>) {
     let plan = Plan::new(a, b, options);
     // Each test reads only its own series: with `parallel`, they are prepared on rayon's
     // pool (in test order, so Holm's ties fall the same way).
@@ -309,7 +338,7 @@ pub fn compare(a: &Samples, b: &Samples, options: &CompareOptions) -> Comparison
         let mut scratch = Scratch::default();
         (0..plan.tests()).map(|at| plan.prepare(a, b, at, &mut scratch)).collect()
     };
-    plan.finish(a, b, prepared, options)
+    (plan, prepared)
 }
 
 /// [`compare`] a stage of a test at a time, for a caller that must yield between pieces of
@@ -533,8 +562,8 @@ impl Plan {
                 let pass = in_a.map(|i| &a.passes[i]).or_else(|| in_b.map(|i| &b.passes[i]));
                 let (graph_pass, label, kind, span_kind) = pass.map(|p| p.key.clone()).unwrap_or_default();
                 let only = match (in_a, in_b) {
-                    (Some(i), None) => Some((&a.passes[i].series, a.frames)),
-                    (None, Some(i)) => Some((&b.passes[i].series, b.frames)),
+                    (Some(i), None) => Some((&a.passes[i], a.frames)),
+                    (None, Some(i)) => Some((&b.passes[i], b.frames)),
                     _ => None,
                 };
                 PassComparison {
@@ -543,7 +572,7 @@ impl Plan {
                     kind,
                     span_kind,
                     finding,
-                    cost_per_frame_ns: only.map(|(series, frames)| cost_per_frame(series, frames)),
+                    cost_per_frame_ns: only.map(|(pass, frames)| cost_per_frame(pass, frames)),
                 }
             })
             .collect();
@@ -580,8 +609,14 @@ fn sort_passes(passes: &mut [PassComparison]) {
     });
 }
 
-fn cost_per_frame(series: &Series, frames: usize) -> u64 {
-    let total: u128 = (0..series.len()).map(|at| u128::from(series.values.get(at))).sum();
+/// A pass's total duration per analysed frame: from its durations, or, for coins, from
+/// the total its scan kept.
+fn cost_per_frame(pass: &PassSamples, frames: usize) -> u64 {
+    let series = &pass.series;
+    let total: u128 = match (series.values.kept(), pass.known) {
+        (false, Some(known)) => known.total_ns,
+        _ => (0..series.len()).map(|at| u128::from(series.values.get(at))).sum(),
+    };
     let frames = frames.max(1) as u128;
     u64::try_from((total + frames / 2) / frames).unwrap_or(u64::MAX)
 }
@@ -619,7 +654,11 @@ fn inconclusive(reason: String) -> Prepared {
 
 /// A test's outcome as the correction takes it: its estimate, or inconclusive for its reason.
 fn tested(outcome: Outcome) -> Prepared {
-    outcome.map_or_else(inconclusive, Prepared::Tested)
+    match outcome {
+        Ok(estimate) => Prepared::Tested(estimate),
+        Err(Undecided::Because(reason)) => inconclusive(reason),
+        Err(Undecided::NeedsDurations) => Prepared::NeedsDurations,
+    }
 }
 
 /// Applies Holm's procedure to every tested estimate and gives each its verdict.
@@ -629,7 +668,7 @@ fn holm(prepared: Vec<Prepared>, options: &CompareOptions) -> (Vec<Finding>, usi
         .enumerate()
         .filter_map(|(i, p)| match p {
             Prepared::Tested(e) => Some((i, e.delta.unsigned_abs() as f64 / e.standard_error)),
-            Prepared::Done(_) => None,
+            Prepared::Done(_) | Prepared::NeedsDurations => None,
         })
         .collect();
     // Largest |z| first; NaN cannot occur (the standard error is positive), ties by position.
@@ -641,7 +680,7 @@ fn holm(prepared: Vec<Prepared>, options: &CompareOptions) -> (Vec<Finding>, usi
         let level = stopped.unwrap_or(options.alpha / (tests - step) as f64);
         let df = match &prepared[index] {
             Prepared::Tested(e) => e.degrees_of_freedom,
-            Prepared::Done(_) => f64::INFINITY,
+            Prepared::Done(_) | Prepared::NeedsDurations => f64::INFINITY,
         };
         let critical = normal::student_t_quantile(1.0 - level / 2.0, df);
         let significant = stopped.is_none() && z > critical;
@@ -655,6 +694,9 @@ fn holm(prepared: Vec<Prepared>, options: &CompareOptions) -> (Vec<Finding>, usi
         .zip(level_of)
         .map(|(p, (level, significant))| match p {
             Prepared::Done(finding) => finding,
+            Prepared::NeedsDurations => {
+                Finding { verdict: Verdict::Inconclusive, reason: Some(NEEDS_DURATIONS.to_owned()), shift: None }
+            }
             Prepared::Tested(e) => judge(&e, level, significant, options),
         })
         .collect();
@@ -706,4 +748,114 @@ fn judge(e: &Estimate, level: f64, significant: bool, options: &CompareOptions) 
         )
     };
     Finding { verdict, reason, shift: Some(shift) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::Rng;
+
+    /// `samples` with each pass of one span in every frame kept as a scan with coins keeps
+    /// it: its coins, and its order statistics beside them.
+    fn as_coins(samples: &Samples) -> Samples {
+        let mut coined = samples.clone();
+        for pass in &mut coined.passes {
+            let Some(values) = pass.series.one_span_per_frame().filter(|v| v.len() == samples.frames && !v.is_empty())
+            else {
+                continue;
+            };
+            let mut sorted: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+            sorted.sort_unstable();
+            let (count, median) = (sorted.len(), sorted[(sorted.len() - 1) / 2]);
+            let counted = |keep: &dyn Fn(u64) -> bool| sorted.iter().filter(|&&v| keep(v)).count();
+            pass.known = Some(KnownOrder {
+                count,
+                values: median_error_ranks(count).map(|rank| sorted[rank]),
+                zeros: counted(&|v| v == 0),
+                tied: counted(&|v| v == median),
+                at_or_below_median: counted(&|v| v <= median),
+                total_ns: sorted.iter().map(|&v| u128::from(v)).sum(),
+            });
+            let coins = values.iter().map(|&v| u8::from(u64::from(v) <= median)).collect();
+            pass.series = Series::of_coins(coins);
+        }
+        coined
+    }
+
+    /// A side of `frames` frames: a smooth pass, one switching between two levels for
+    /// hundreds of frames (its interval reads far from the median), one quantized to ties,
+    /// one on one side only, and one of several spans a frame.
+    fn side(rng: &mut Rng, frames: usize, only: &str) -> Samples {
+        let mut high = false;
+        let series = [
+            ("smooth", Series::one_per_frame((0..frames).map(|_| rng.log_normal(50_000.0, 0.2) as u64))),
+            (
+                "switching",
+                Series::one_per_frame((0..frames).map(|_| {
+                    if rng.unit() < 0.004 {
+                        high = !high;
+                    }
+                    (if high { 24_000.0 } else { 4_000.0 } * (0.1 * rng.normal()).exp()) as u64
+                })),
+            ),
+            ("quantized", Series::one_per_frame((0..frames).map(|_| rng.below(4) * 100_000))),
+            (only, Series::one_per_frame((0..frames).map(|_| rng.log_normal(9_000.0, 0.3) as u64))),
+            (
+                "several",
+                Series::from_frames(
+                    &(0..frames).map(|_| (0..rng.below(3)).map(|_| rng.below(10_000)).collect()).collect::<Vec<_>>(),
+                ),
+            ),
+        ];
+        let passes = series
+            .into_iter()
+            .map(|(label, series)| PassSamples {
+                key: (None, label.to_owned(), GpuPassKind::Render, SpanKind::Pass),
+                series,
+                culled: false,
+                known: None,
+            })
+            .collect();
+        let frame_ns = (0..frames).map(|_| rng.log_normal(3_000_000.0, 0.05) as u64).collect();
+        Samples { frames, frame_ns, passes, defects: Vec::new() }
+    }
+
+    #[test]
+    fn coins_compare_as_durations_do_or_say_they_cannot() {
+        let mut rng = Rng::new(31);
+        let frames = 3_000;
+        let (a, b) = (side(&mut rng, frames, "only in A"), side(&mut rng, frames, "only in B"));
+        let expected = compare(&a, &b, &CompareOptions::default());
+        let (coins_a, coins_b) = (as_coins(&a), as_coins(&b));
+        // The switching pass reads past its bandwidth and the quantized one quotes its
+        // values' step: both need durations.
+        assert_eq!(try_compare(&coins_a, &coins_b, &CompareOptions::default()), None);
+        let from_coins = compare(&coins_a, &coins_b, &CompareOptions::default());
+        let needs: Vec<&str> = from_coins
+            .passes
+            .iter()
+            .filter(|pass| pass.finding.reason.as_deref() == Some(NEEDS_DURATIONS))
+            .map(|pass| pass.label.as_str())
+            .collect();
+        assert_eq!(needs.len(), 2, "{needs:?}");
+        assert!(needs.contains(&"switching") && needs.contains(&"quantized"));
+        // Every other figure is the durations' own, the one-sided passes' costs included.
+        let others = |comparison: &Comparison| -> Vec<PassComparison> {
+            comparison.passes.iter().filter(|pass| !needs.contains(&pass.label.as_str())).cloned().collect()
+        };
+        assert_eq!(others(&from_coins), others(&expected));
+        assert_eq!(from_coins.frame, expected.frame);
+        // Without the passes that need durations, the comparison is the same whole.
+        let without = |samples: &Samples| {
+            let mut kept = samples.clone();
+            kept.passes.retain(|pass| !needs.contains(&pass.key.1.as_str()));
+            kept
+        };
+        let (a, b) = (without(&a), without(&b));
+        let (coins_a, coins_b) = (without(&coins_a), without(&coins_b));
+        assert_eq!(
+            try_compare(&coins_a, &coins_b, &CompareOptions::default()),
+            Some(compare(&a, &b, &CompareOptions::default()))
+        );
+    }
 }

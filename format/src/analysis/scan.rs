@@ -42,7 +42,11 @@
 //! Now a pass with one span in the first frame of every chunk (the usual pass) gets a
 //! series sized for the whole range beforehand, and each chunk writes its part of it in
 //! place (`Plan::in_place_series`); any other pass, or one that turns out otherwise,
-//! goes on as before, so the samples stay exactly [`Samples::collect`]'s.
+//! goes on as before, so the samples stay exactly [`Samples::collect`]'s. With
+//! [`ScanOptions::coins`], that part holds each frame's code against the pass's median
+//! window instead (below, inside, above, or no span), and the scan's end turns the codes
+//! into coins with the durations inside the window, kept in frame order, and the median
+//! it selected: the comparison's terms, a byte a frame.
 //!
 //! How the order statistics stay exact in one pass: a systematic sample of the range
 //! (every k-th frame, about [`SAMPLE_FRAMES`] of them, decoded beforehand; about 2 % of
@@ -85,7 +89,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::compare::Samples;
-use super::compare::{ChunkPart, ChunkSamples, bandwidth, unknown_pass};
+use super::compare::{ChunkPart, ChunkSamples, Durations, Part, RangeSeries, bandwidth, codes_to_coins, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
 use super::isa;
 use super::{Key, PassStats, StatsReport, pass_key, pass_stats, sort_passes};
@@ -130,6 +134,15 @@ pub struct ScanOptions {
     /// Whether to collect the comparison engine's per-frame samples too, from the same
     /// decode: exactly what [`Samples::collect`] gives over the range.
     pub samples: bool,
+    /// With `samples`, keep the usual pass (one span in every frame) as coins rather than
+    /// durations: each frame's span only as at or below the pass's median or not, beside
+    /// the order statistics the scan selects. A byte a frame where a duration takes four,
+    /// and nothing for the comparison to read again; compare them with
+    /// [`try_compare`](crate::compare::try_compare), which says where a figure needs the
+    /// durations after all. [`Scan::samples`] is `None` where the scan could not keep
+    /// coins (a pass in place turned out otherwise, a frame was skipped, or a window missed
+    /// a median or the ends of its bandwidth): scan again without them.
+    pub coins: bool,
 }
 
 /// How [`scan`] places the windows whose durations it keeps for the median and the p95.
@@ -147,7 +160,7 @@ pub enum Windows {
 
 impl Default for ScanOptions {
     fn default() -> Self {
-        Self { chunks: 1, frame_timing: true, windows: Windows::Auto, samples: false }
+        Self { chunks: 1, frame_timing: true, windows: Windows::Auto, samples: false, coins: false }
     }
 }
 
@@ -162,7 +175,8 @@ pub struct Scan {
     /// Whether a median or p95 fell outside its window, so the statistics were read
     /// again, by [`pass_stats`]: the same figures, two more decodes of the range.
     pub reread: bool,
-    /// With [`ScanOptions::samples`], the comparison engine's samples of the range.
+    /// With [`ScanOptions::samples`], the comparison engine's samples of the range (with
+    /// [`ScanOptions::coins`], where it could keep them).
     pub samples: Option<Samples>,
 }
 
@@ -293,6 +307,7 @@ struct Plan<'c, 'a> {
     windows: Vec<[Window; 2]>,
     frame_timing: bool,
     samples: bool,
+    coins: bool,
 }
 
 /// Each topology's slot table: shared by the chunks, and by whoever scans pieces of the
@@ -424,6 +439,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             windows: Vec::new(),
             frame_timing: options.frame_timing,
             samples: options.samples,
+            coins: options.samples && options.coins,
         };
         let entries = &capture.frames()[range.clone()];
         let mut slot_of: HashMap<Key, u32> = HashMap::new();
@@ -555,7 +571,7 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// chunks (see [`ChunkSamples`]), for each pass with exactly one span in the first frame
     /// of every chunk: a guess, which costs a copy where it is wrong and changes nothing.
     /// Sized beforehand, so the series is not copied as it grows either.
-    fn in_place_series(&self) -> Vec<Option<Vec<u32>>> {
+    fn in_place_series(&self) -> Vec<Option<RangeSeries>> {
         if !self.samples {
             return Vec::new();
         }
@@ -576,28 +592,32 @@ impl<'c, 'a> Plan<'c, 'a> {
             }
         }
         let chunks = self.chunks.iter().filter(|chunk| !chunk.is_empty()).count() as u32;
-        spans.into_iter().map(|spans| (spans == chunks && chunks > 0).then(|| vec![0; self.range.len()])).collect()
+        let len = self.range.len();
+        let series =
+            || if self.coins { RangeSeries::Codes(vec![0; len]) } else { RangeSeries::Durations(vec![0; len]) };
+        spans.into_iter().map(|spans| (spans == chunks && chunks > 0).then(series)).collect()
     }
 
     /// Per chunk, its part of each series of `in_place`, by slot.
-    fn split<'b>(&self, in_place: &'b mut [Option<Vec<u32>>]) -> Vec<Vec<Option<&'b mut [u32]>>> {
-        let mut parts: Vec<Vec<Option<&'b mut [u32]>>> =
+    fn split<'b>(&self, in_place: &'b mut [Option<RangeSeries>]) -> Vec<Vec<Option<Part<'b>>>> {
+        let mut parts: Vec<Vec<Option<Part<'b>>>> =
             self.chunks.iter().map(|_| Vec::with_capacity(in_place.len())).collect();
         for series in in_place.iter_mut() {
-            let mut rest = series.as_deref_mut();
-            for (chunk, part) in self.chunks.iter().zip(&mut parts) {
-                part.push(rest.take().map(|values| {
-                    let (own, later) = values.split_at_mut(chunk.len());
-                    rest = Some(later);
-                    own
-                }));
+            match series {
+                Some(series) => {
+                    let own = series.split(self.chunks.iter().map(ExactSizeIterator::len));
+                    for (part, own) in parts.iter_mut().zip(own) {
+                        part.push(Some(own));
+                    }
+                }
+                None => parts.iter_mut().for_each(|part| part.push(None)),
             }
         }
         parts
     }
 
     /// Accumulates chunk `at`; `in_place` holds its part of each series written in place.
-    fn run(&self, at: usize, in_place: Vec<Option<&mut [u32]>>, progress: &(dyn Fn(u64) + Sync)) -> Chunk<'c, 'a> {
+    fn run(&self, at: usize, in_place: Vec<Option<Part<'_>>>, progress: &(dyn Fn(u64) + Sync)) -> Chunk<'c, 'a> {
         let mut run = self.start(at, in_place);
         let chunk = self.chunks[at].clone();
         for start in chunk.clone().step_by(PROGRESS_EVERY) {
@@ -613,13 +633,17 @@ impl<'c, 'a> Plan<'c, 'a> {
 
     /// Chunk `at`, before its first frame; `in_place` holds its part of each series
     /// written in place.
-    fn start<'b>(&self, at: usize, in_place: Vec<Option<&'b mut [u32]>>) -> ChunkRun<'c, 'a, 'b> {
+    fn start<'b>(&self, at: usize, in_place: Vec<Option<Part<'b>>>) -> ChunkRun<'c, 'a, 'b> {
         ChunkRun {
             chunk: Chunk::new(
                 &self.windows,
                 self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
             ),
-            samples: self.samples.then(|| ChunkSamples::new(self.keys.len(), self.chunks[at].len(), in_place)),
+            samples: self.samples.then(|| {
+                let windows =
+                    |slot: usize| self.windows.get(slot).map_or([0, u64::MAX], |[median, _]| [median.low, median.high]);
+                ChunkSamples::new(self.keys.len(), self.chunks[at].len(), in_place, windows)
+            }),
             frame: Frame::default(),
             spans: Vec::new(),
             last: None,
@@ -655,7 +679,7 @@ impl<'c, 'a> Plan<'c, 'a> {
     fn finish<T: Threads>(
         self,
         chunks: Vec<Chunk<'c, 'a>>,
-        in_place: Vec<Option<Vec<u32>>>,
+        in_place: Vec<Option<RangeSeries>>,
         selected: Option<Vec<Option<[u64; 2]>>>,
     ) -> Scan {
         let mut report = StatsReport::default();
@@ -681,7 +705,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         }
         report.range = range.unwrap_or(0..0);
         let probes = self.samples.then(|| self.probes());
-        let (capture, frame_timing, with_samples) = (self.capture, self.frame_timing, self.samples);
+        let (capture, frame_timing, with_samples, coins) = (self.capture, self.frame_timing, self.samples, self.coins);
         let keys = self.keys.clone();
         let ((timing, mut samples), rows) = T::join(
             move || {
@@ -690,35 +714,60 @@ impl<'c, 'a> Plan<'c, 'a> {
                     timings.into_iter().for_each(|later| timing.merge(later));
                     timing.finish()
                 });
-                let samples = probes.map(|probes| ChunkPart::finish(capture, samples, in_place, keys, &probes));
+                let samples = probes.and_then(|probes| ChunkPart::finish(capture, samples, in_place, keys, &probes));
                 (timing, samples)
             },
             move || match selected {
                 Some(figures) => {
-                    rows.into_iter().map(merged).zip(figures).map(|(row, figures)| (row, figures, None)).collect()
+                    rows.into_iter().map(merged).zip(figures).map(|(row, figures)| (row, figures, None, None)).collect()
                 }
                 None => T::map(rows, |parts| {
                     let mut row = merged(parts);
+                    // With coins, the durations in the median's window in frame order, before
+                    // the selection reorders them: what a coin inside it needs.
+                    let inside = coins.then(|| row.median_window_durations());
                     // With the samples, the comparison's order statistics beside the figures.
                     let (figures, known) = if with_samples {
                         row.order_and_known().map_or((None, None), |(figures, known)| (Some(figures), known))
                     } else {
                         (row.order(), None)
                     };
-                    (row, figures, known)
+                    (row, figures, known, inside)
                 }),
             },
         );
-        if rows.iter().any(|(row, figures, _)| row.count > 0 && figures.is_none()) {
-            // A rank outside its window: the sample misled. The two-pass figures are exact.
+        if rows.iter().any(|(row, figures, ..)| row.count > 0 && figures.is_none()) {
+            // A rank outside its window: the sample misled. The two-pass figures are exact;
+            // coins need the median inside its window.
+            let samples = samples.filter(|_| !coins);
             return Scan { stats: pass_stats(self.capture, self.range), timing, reread: true, samples };
         }
-        if let Some(samples) = &mut samples {
-            for (pass, (_, _, known)) in samples.passes.iter_mut().zip(&rows) {
-                pass.known = *known;
+        if let Some(passes) = samples.as_mut().map(|samples| &mut samples.passes) {
+            // Each pass of codes with what turns them into coins: the figures the comparison
+            // reads and each duration inside the window; passes side by side.
+            let coined: Vec<_> = passes
+                .iter_mut()
+                .zip(&rows)
+                .filter_map(|(pass, (_, figures, known, inside))| {
+                    pass.known = *known;
+                    pass.series.coins()?;
+                    let with = match (known, figures, inside) {
+                        (Some(_), Some([median, _]), Some(inside)) => Some((inside.as_slice(), *median)),
+                        _ => None,
+                    };
+                    Some((&mut pass.series, with))
+                })
+                .collect();
+            let coined = T::map(coined, |(series, with)| {
+                let Durations::Coins { coins: codes, .. } = &mut series.values else { return false };
+                let spans = with.and_then(|(inside, median)| codes_to_coins(codes, inside, median));
+                spans.inspect(|&spans| series.coined(spans)).is_some()
+            });
+            if !coined.into_iter().all(|complete| complete) {
+                samples = None;
             }
         }
-        for ((row, figures, _), key) in rows.iter().zip(self.keys) {
+        for ((row, figures, ..), key) in rows.iter().zip(self.keys) {
             let Some([median_ns, p95_ns]) = figures.filter(|_| row.count > 0) else { continue };
             report.spans += row.count;
             report.zero_spans += row.zero_count;
@@ -1351,7 +1400,7 @@ mod tests {
             let capture = Capture::open(&bytes).expect("opens");
             for windows in [Windows::All, Windows::SampleEvery(3), Windows::SampleEvery(40)] {
                 for chunks in [1, 3] {
-                    let options = ScanOptions { chunks, frame_timing: false, windows, samples: true };
+                    let options = ScanOptions { chunks, frame_timing: false, windows, samples: true, coins: false };
                     let scanned = scan(&capture, 0..capture.frames().len(), &options);
                     for pass in scanned.samples.expect("asked for").passes {
                         if pass.series.len() == 0 {

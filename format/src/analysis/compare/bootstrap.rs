@@ -43,7 +43,7 @@
 //! in integers (`terms`), 5 %, and exact: its standard errors differ from the summed
 //! ones from about the twelfth significant digit, the summed ones' rounding.
 
-use super::samples::{Durations, Series};
+use super::samples::{Durations, NO_SPAN, Series};
 #[cfg(test)]
 use super::terms::{self, LAGS};
 use super::terms::{Coins, FrameTerms, Moments};
@@ -320,8 +320,9 @@ pub(crate) fn median_error_ranks(n: usize) -> [usize; 3] {
 pub(crate) trait Order {
     /// The lower median, `d[(n − 1) / 2]`: the one `sgpt stats` shows.
     fn lower_median(&mut self) -> u64;
-    /// The value at probability `p` (nearest rank).
-    fn quantile(&mut self, p: f64) -> u64;
+    /// The value at probability `p` (nearest rank); `None` where neither the scan selected
+    /// it nor the series keeps its durations.
+    fn quantile(&mut self, p: f64) -> Option<u64>;
     /// How many values are at or below the lower median.
     fn at_or_below_median(&mut self) -> usize;
 }
@@ -330,8 +331,8 @@ impl Order for OrderStats<'_> {
     fn lower_median(&mut self) -> u64 {
         OrderStats::lower_median(self)
     }
-    fn quantile(&mut self, p: f64) -> u64 {
-        OrderStats::quantile(self, p)
+    fn quantile(&mut self, p: f64) -> Option<u64> {
+        Some(OrderStats::quantile(self, p))
     }
     fn at_or_below_median(&mut self) -> usize {
         OrderStats::at_or_below_median(self)
@@ -409,6 +410,7 @@ impl<'v> OrderStats<'v> {
                 buffers.wide.extend_from_slice(values);
                 Copied::Wide(&mut buffers.wide)
             }
+            Durations::Coins { .. } => panic!("a series of coins keeps no durations to order"),
         };
         Self { values, known: [0; KNOWN], len: 0 }
     }
@@ -419,6 +421,7 @@ impl<'v> OrderStats<'v> {
         let values = match &series.values {
             Durations::Narrow(_) => Copied::Narrow(&mut buffers.narrow),
             Durations::Wide(_) => Copied::Wide(&mut buffers.wide),
+            Durations::Coins { .. } => panic!("a series of coins keeps no durations to order"),
         };
         let resumed = Self { values, known: selected.known, len: selected.len };
         debug_assert_eq!(resumed.len(), series.len(), "the buffers hold another series' copy");
@@ -526,40 +529,59 @@ fn ar1_variance_of(n: usize, moments: Moments) -> Option<(f64, f64)> {
 pub(crate) fn median_error(series: &Series, frames: usize, block: usize) -> MedianError {
     let mut buffers = Buffers::default();
     median_error_of(series, frames, block, &mut OrderStats::copy(series, &mut buffers), &mut Terms::default())
+        .expect("a copy gives every order statistic")
 }
 
 /// The median of `series` (over `frames` analysed frames) and its standard error when
 /// frames are resampled in blocks of `block`, from `order`, its order statistics (a copy
 /// of its values, any ranks already selected there reused, or those a scan selected),
-/// with `terms`' buffers.
+/// with `terms`' buffers. `None` where it needs an order statistic that `order` cannot
+/// give: one past the bandwidth, of a series of coins.
 pub(crate) fn median_error_of(
     series: &Series,
     frames: usize,
     block: usize,
     order: &mut impl Order,
     terms: &mut Terms,
-) -> MedianError {
+) -> Option<MedianError> {
     let n = series.len();
     let median = order.lower_median();
     let h = bandwidth(n);
-    let low = order.quantile(0.5 - h);
-    let high = order.quantile(0.5 + h);
+    let low = order.quantile(0.5 - h)?;
+    let high = order.quantile(0.5 + h)?;
     let degrees_of_freedom = (1.5 * frames as f64 / block.max(1) as f64).max(1.0);
     if high == low {
-        return MedianError { median, standard_error: None, degrees_of_freedom };
+        return Some(MedianError { median, standard_error: None, degrees_of_freedom });
     }
     // Per frame: spans at or below the median less the share expected of its span count.
-    match series.one_span_per_frame() {
+    let order = (order, median, h, [low, high]);
+    match (series.coins(), series.one_span_per_frame()) {
+        // The usual pass of a scan with coins, a span in every frame: its coins as the scan
+        // made them.
+        (Some(coins), _) if coins.len() == frames && n == frames => {
+            spread(n, block, frames, &Coins::new(coins), &mut terms.correlations, order)
+        }
+        // Coins with frames without a span: each frame's term as the durations' general
+        // form below gives it (`below − share · total`, both 0 where there is no span).
+        (Some(coins), _) => {
+            let share = order.0.at_or_below_median() as f64 / n as f64;
+            terms.u.clear();
+            terms.u.extend(coins.iter().map(|&coin| {
+                let (below, total) = if coin == NO_SPAN { (0.0, 0.0) } else { (f64::from(coin), 1.0) };
+                below - share * total
+            }));
+            spread(n, block, frames, &terms.u[..], &mut terms.correlations, order)
+        }
         // The usual pass: a frame's term is 1 or 0 less the share, `below − share · 1`,
         // the share the coins' own count.
-        Some(values) if values.len() == frames => {
+        (_, Some(values)) if values.len() == frames => {
             terms.coins.clear();
             terms.coins.extend(values.iter().map(|&v| u8::from(u64::from(v) <= median)));
             let coins = Coins::new(&terms.coins);
-            spread(n, block, frames, &coins, &mut terms.correlations, (order, median, h, [low, high]))
+            spread(n, block, frames, &coins, &mut terms.correlations, order)
         }
         _ => {
-            let share = order.at_or_below_median() as f64 / n as f64;
+            let share = order.0.at_or_below_median() as f64 / n as f64;
             terms.u.clear();
             terms.u.extend((0..frames).map(|frame| {
                 let spans = series.spans_of(frame..frame + 1);
@@ -567,7 +589,7 @@ pub(crate) fn median_error_of(
                 let below = spans.filter(|&at| series.values.get(at) <= median).count();
                 below as f64 - share * total as f64
             }));
-            spread(n, block, frames, &terms.u[..], &mut terms.correlations, (order, median, h, [low, high]))
+            spread(n, block, frames, &terms.u[..], &mut terms.correlations, order)
         }
     }
 }
@@ -581,7 +603,7 @@ fn spread<T: FrameTerms + ?Sized>(
     u: &T,
     correlations: &mut Vec<f64>,
     (order, median, h, [low, high]): (&mut impl Order, u64, f64, [u64; 2]),
-) -> MedianError {
+) -> Option<MedianError> {
     // The capture's length comes from its frame times, but on lavapipe a small pass can
     // switch between two levels (3 µs and 24 µs) for a hundred frames at a time while the
     // frame time barely shows it: the blocks must also fit the dependence of this
@@ -614,12 +636,12 @@ fn spread<T: FrameTerms + ?Sized>(
     let standard_error = if reach > h {
         // The farther end from the median, so the symmetric interval the caller makes
         // still reaches it (a median between two levels is far from one of them).
-        let (low, high) = (order.quantile(0.5 - reach), order.quantile(0.5 + reach));
+        let (low, high) = (order.quantile(0.5 - reach)?, order.quantile(0.5 + reach)?);
         (high - median).max(median - low) as f64 / WOODRUFF_Z
     } else {
         share_error * (high - low) as f64 / (2.0 * h)
     };
-    MedianError { median, standard_error: Some(standard_error), degrees_of_freedom }
+    Some(MedianError { median, standard_error: Some(standard_error), degrees_of_freedom })
 }
 
 #[cfg(test)]

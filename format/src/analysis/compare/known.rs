@@ -12,25 +12,10 @@
 //! order statistics of the same values.
 
 use super::bootstrap::{Buffers, Order, OrderStats, median_error_ranks, quantile_rank};
+use super::order::KnownOrder;
 use super::samples::Series;
 
-/// A pass's order statistics over its `count` durations, as its scan selected them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct KnownOrder {
-    pub(crate) count: usize,
-    /// The values at [`median_error_ranks`]`(count)`.
-    pub(crate) values: [u64; 3],
-    pub(crate) zeros: usize,
-    /// Durations equal to the median.
-    pub(crate) tied: usize,
-    pub(crate) at_or_below_median: usize,
-}
-
 impl KnownOrder {
-    pub(crate) fn median(&self) -> u64 {
-        self.values[0]
-    }
-
     /// The value of rank `rank`, where it is one the scan selected.
     fn at(&self, rank: usize) -> Option<u64> {
         median_error_ranks(self.count).iter().zip(self.values).find_map(|(&at, value)| (at == rank).then_some(value))
@@ -58,12 +43,16 @@ impl<'s, 'v> WithKnown<'s, 'v> {
         Self { known, series, buffers: Some(buffers), copy: None }
     }
 
-    fn copy(&mut self) -> &mut OrderStats<'v> {
+    /// The copy, made once, where the series keeps its durations.
+    fn copy(&mut self) -> Option<&mut OrderStats<'v>> {
         let series = self.series;
+        if !series.values.kept() {
+            return None;
+        }
         let buffers = &mut self.buffers;
-        self.copy.get_or_insert_with(|| {
+        Some(self.copy.get_or_insert_with(|| {
             OrderStats::copy(series, buffers.take().expect("the buffers lent once, for the one copy"))
-        })
+        }))
     }
 }
 
@@ -72,10 +61,10 @@ impl Order for WithKnown<'_, '_> {
         self.known.median()
     }
 
-    fn quantile(&mut self, p: f64) -> u64 {
+    fn quantile(&mut self, p: f64) -> Option<u64> {
         match self.known.at(quantile_rank(p, self.known.count)) {
-            Some(value) => value,
-            None => self.copy().quantile(p),
+            Some(value) => Some(value),
+            None => self.copy().map(|copy| copy.quantile(p)),
         }
     }
 
@@ -102,6 +91,7 @@ mod tests {
             zeros: sorted.iter().filter(|&&v| v == 0).count(),
             tied: sorted.iter().filter(|&&v| v == median).count(),
             at_or_below_median: sorted.iter().filter(|&&v| v <= median).count(),
+            total_ns: sorted.iter().map(|&v| u128::from(v)).sum(),
         }
     }
 

@@ -8,7 +8,8 @@
 //! [`compare`]: super::compare
 
 use super::bootstrap::{Buffers, MedianError, OrderStats, Selected, Terms, median_error_of};
-use super::known::{KnownOrder, WithKnown};
+use super::known::WithKnown;
+use super::order::KnownOrder;
 use super::samples::Series;
 
 /// Fewest frames a capture needs, and fewest frames a pass must run in on each side.
@@ -26,9 +27,24 @@ pub(super) struct Estimate {
     pub(super) degrees_of_freedom: f64,
 }
 
-/// What a test found: its estimate, or why it is inconclusive. The comparison turns it
-/// into a finding, so this file needs none of its types.
-pub(super) type Outcome = Result<Estimate, String>;
+/// What a test found: its estimate, or why it has none. The comparison turns it into a
+/// finding, so this file needs none of its types.
+pub(super) type Outcome = Result<Estimate, Undecided>;
+
+/// Why a test has no estimate.
+#[derive(Debug, PartialEq)]
+pub(super) enum Undecided {
+    /// The data cannot support a verdict, for this reason: inconclusive.
+    Because(String),
+    /// A figure needs durations that a side's series of coins does not keep: the
+    /// comparison is to be made from samples that keep them.
+    NeedsDurations,
+}
+
+/// An outcome of inconclusive for `reason`.
+fn because(reason: String) -> Outcome {
+    Err(Undecided::Because(reason))
+}
 
 /// What preparing a test works in, kept from one test to the next so that a pass
 /// allocates nothing: a copy of each side's values to select in, and the per-frame terms.
@@ -78,16 +94,21 @@ impl PassTest {
         match stage {
             0 => self.check_and_median(input, scratch, 0),
             1 => self.check_and_median(input, scratch, 1).or_else(|| self.ties(input)),
-            2 => {
-                self.error_a = Some(self.error(input, scratch, 0));
-                None
-            }
+            2 => match self.error(input, scratch, 0) {
+                Some(error) => {
+                    self.error_a = Some(error);
+                    None
+                }
+                None => Some(Err(Undecided::NeedsDurations)),
+            },
             _ => {
                 let error_a = match self.error_a {
-                    Some(error) => error,
+                    Some(error) => Some(error),
                     None => self.error(input, scratch, 0),
                 };
-                let error_b = self.error(input, scratch, 1);
+                let Some((error_a, error_b)) = error_a.zip(self.error(input, scratch, 1)) else {
+                    return Some(Err(Undecided::NeedsDurations));
+                };
                 Some(self.estimate(input, [error_a, error_b]))
             }
         }
@@ -114,12 +135,12 @@ impl PassTest {
         if side == 0
             && let Some(reason) = input.too_little
         {
-            return Some(Err(reason.to_owned()));
+            return Some(because(reason.to_owned()));
         }
         if side == 0 {
             for (name, (series, _)) in ["A", "B"].into_iter().zip(input.sides) {
                 if series.frames_present < MIN_FRAMES {
-                    return Some(Err(format!(
+                    return Some(because(format!(
                         "the {} ran in {} frames of {name}; at least {MIN_FRAMES} are needed",
                         input.what, series.frames_present
                     )));
@@ -129,6 +150,8 @@ impl PassTest {
         let series = input.sides[side].0;
         let (median, zeros, tied) = match known(input, side) {
             Some(known) => (known.median(), known.zeros, known.tied),
+            // Coins without the order statistics of the durations they stand for.
+            None if !series.values.kept() => return Some(Err(Undecided::NeedsDurations)),
             None => {
                 let mut order = OrderStats::copy(series, &mut scratch.values[side]);
                 let median = order.lower_median();
@@ -147,7 +170,8 @@ impl PassTest {
     fn ties(&self, input: &TestInput<'_>) -> Option<Outcome> {
         let limit = 100.0 * MAX_TIED_SHARE;
         (self.zero_share.iter().chain(&self.tied_share).any(|&share| share > limit)).then(|| {
-            Err(format!(
+            let Some(step) = step_quoted(input) else { return Err(Undecided::NeedsDurations) };
+            because(format!(
                 "{:.1} % of spans in A and {:.1} % in B read exactly their median ({} ns, {} ns), {:.1} % and {:.1} % \
                  read 0 ns, and the recorded values step by {}: the medians cannot resolve a shift this fine",
                 self.tied_share[0],
@@ -156,13 +180,14 @@ impl PassTest {
                 self.medians[1],
                 self.zero_share[0],
                 self.zero_share[1],
-                step_quoted(input),
+                step,
             ))
         })
     }
 
-    /// `side`'s bootstrap, on its copy as its median's stage left it.
-    fn error(&self, input: &TestInput<'_>, scratch: &mut Scratch, side: usize) -> MedianError {
+    /// `side`'s bootstrap, on its copy as its median's stage left it, or on the order
+    /// statistics its scan selected; `None` where it needs durations its coins do not keep.
+    fn error(&self, input: &TestInput<'_>, scratch: &mut Scratch, side: usize) -> Option<MedianError> {
         let (series, frames) = input.sides[side];
         let block = input.block_frames[side];
         match known(input, side) {
@@ -182,18 +207,19 @@ impl PassTest {
         let what = input.what;
         let (Some(se_a), Some(se_b)) = (error_a.standard_error, error_b.standard_error) else {
             let side = if error_a.standard_error.is_none() { "A" } else { "B" };
-            return Err(format!(
+            let Some(step) = step_quoted(input) else { return Err(Undecided::NeedsDurations) };
+            return because(format!(
                 "the spans of {side} around its median all read one value, so its interval would be degenerate; \
-                 {:.1} % and {:.1} % of spans read 0 ns, and the recorded values step by {}",
-                self.zero_share[0],
-                self.zero_share[1],
-                step_quoted(input),
+                 {:.1} % and {:.1} % of spans read 0 ns, and the recorded values step by {step}",
+                self.zero_share[0], self.zero_share[1],
             ));
         };
         let (variance_a, variance_b) = (se_a * se_a, se_b * se_b);
         let variance = variance_a + variance_b;
         if variance <= 0.0 {
-            return Err(format!("every frame of the {what} gives the same share below its median: no spread to judge"));
+            return because(format!(
+                "every frame of the {what} gives the same share below its median: no spread to judge"
+            ));
         }
         // Welch–Satterthwaite: the degrees of freedom of a sum of two estimated variances.
         let degrees_of_freedom = variance * variance
@@ -216,10 +242,12 @@ fn known(input: &TestInput<'_>, side: usize) -> Option<KnownOrder> {
     input.known[side].filter(|known| known.fits(input.sides[side].0))
 }
 
-/// The smallest step between the recorded values of either side, as a reason quotes it.
-fn step_quoted(input: &TestInput<'_>) -> String {
+/// The smallest step between the recorded values of either side, as a reason quotes it;
+/// `None` where a side keeps coins, not durations.
+fn step_quoted(input: &TestInput<'_>) -> Option<String> {
     let [(a, _), (b, _)] = input.sides;
-    smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns"))
+    (a.values.kept() && b.values.kept())
+        .then(|| smallest_step(a, b).map_or_else(|| "nothing (a single value)".to_owned(), |step| format!("{step} ns")))
 }
 
 /// The smallest positive difference between two recorded values of either side: quoted

@@ -37,8 +37,9 @@ use std::collections::{HashMap, HashSet};
 use super::bootstrap::{OrderStats, block_length, median_error_of};
 use super::samples::Series;
 use super::{
-    CompareOptions, Comparison, Correction, Estimate, Finding, MAX_TIED_SHARE, MIN_FRAMES, PassComparison, Prepared,
-    Samples, Scratch, Verdict, compare, cost_per_frame, holm, inconclusive, percent, sort_passes, too_little,
+    CompareOptions, Comparison, Correction, Estimate, Finding, MAX_TIED_SHARE, MIN_FRAMES, NEEDS_DURATIONS,
+    PassComparison, Prepared, Samples, Scratch, Verdict, compare, cost_per_frame, holm, inconclusive, percent,
+    sort_passes, too_little,
 };
 use crate::analysis::Key;
 
@@ -98,7 +99,7 @@ impl RecordingSummary {
                     key: pass.key.clone(),
                     figure: ran.then(|| recording_median(&pass.series, frames, block_frames, "pass", &mut scratch)),
                     culled: pass.culled && !ran,
-                    cost_per_frame_ns: cost_per_frame(&pass.series, frames),
+                    cost_per_frame_ns: cost_per_frame(pass, frames),
                 }
             })
             .collect();
@@ -243,6 +244,9 @@ fn recording_median(series: &Series, frames: usize, block: usize, what: &str, sc
     if series.frames_present < MIN_FRAMES {
         return Err(format!("the {what} ran in {} frames; at least {MIN_FRAMES} are needed", series.frames_present));
     }
+    if !series.values.kept() {
+        return Err(NEEDS_DURATIONS.to_owned());
+    }
     let mut order = OrderStats::copy(series, &mut scratch.values[0]);
     let median = order.lower_median();
     let (zeros, tied) = order.zeros_and(median);
@@ -254,7 +258,8 @@ fn recording_median(series: &Series, frames: usize, block: usize, what: &str, sc
              the medians cannot resolve a shift this fine"
         ));
     }
-    let error = median_error_of(series, frames, block, &mut order, &mut scratch.terms);
+    let error = median_error_of(series, frames, block, &mut order, &mut scratch.terms)
+        .expect("a copy of the durations gives every order statistic");
     match error.standard_error {
         Some(se) if se > 0.0 => Ok((median, se * se)),
         _ => Err("its spans around the median all read one value, so its interval would be degenerate".into()),

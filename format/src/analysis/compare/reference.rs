@@ -269,11 +269,11 @@ mod tests {
                     // Fresh, and with the scratch of the series before.
                     let fresh = bootstrap::median_error(&series, n, block);
                     let mut order = OrderStats::copy(&series, &mut buffer);
-                    let reused = median_error_of(&series, n, block, &mut order, &mut terms);
+                    let reused = median_error_of(&series, n, block, &mut order, &mut terms).expect("a copy");
                     // Ranks selected beforehand, in another order, as `prepare` does.
                     let mut order = OrderStats::copy(&series, &mut buffer);
                     let _ = order.lower_median();
-                    let picked = median_error_of(&series, n, block, &mut order, &mut terms);
+                    let picked = median_error_of(&series, n, block, &mut order, &mut terms).expect("a copy");
                     // Bit for bit where the terms are summed; where they are counted
                     // (one span a frame), to rounding.
                     let counted = series.one_span_per_frame().is_some_and(|values| values.len() == n);

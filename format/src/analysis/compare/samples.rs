@@ -3,8 +3,10 @@
 //!
 //! Memory: 4 bytes a span (8 for a pass with any span over `u32::MAX` ns, 4.29 s), plus
 //! 4 bytes a frame for a pass that runs, but not exactly once in every analysed frame,
-//! plus 8 bytes a frame for the frame time; a pass that never runs stores nothing. Two hour-long captures of the standard workload
-//! (216,000 frames × 200 passes) hold 2 × 173 MB.
+//! plus 8 bytes a frame for the frame time; a pass that never runs stores nothing. Two
+//! hour-long captures of the standard workload (216,000 frames × 200 passes) hold
+//! 2 × 173 MB. A scan with coins keeps a pass of at most one span a frame as a byte a
+//! frame instead ([`Durations::Coins`]): 2 × 43 MB.
 
 mod frame_block;
 mod in_place;
@@ -12,19 +14,30 @@ mod in_place;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::known::KnownOrder;
+use super::order::KnownOrder;
 use crate::analysis::{Key, pass_key};
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
 use frame_block::FrameBlock;
 use in_place::InPlace;
+pub(crate) use in_place::{NO_SPAN, Part, RangeSeries, codes_to_coins};
 
-/// Durations in ns, narrow while every one fits in a `u32`.
+/// Durations in ns, narrow while every one fits in a `u32`; or, for the usual pass of a
+/// scan with coins, no durations at all.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Durations {
     Narrow(Vec<u32>),
     Wide(Vec<u64>),
+    /// At most one span a frame, known only as at or below the pass's median (1), above it
+    /// (0), or absent ([`NO_SPAN`]), and the spans' count: all the block bootstrap reads
+    /// of a pass whose order statistics its scan selected (see `scan`'s `coins`). A byte a
+    /// frame where a duration takes four. Nothing reads a duration from it: a figure that
+    /// needs one is left to samples that keep them.
+    Coins {
+        coins: Vec<u8>,
+        spans: usize,
+    },
 }
 
 impl Default for Durations {
@@ -46,6 +59,7 @@ impl Durations {
                 }
             },
             Durations::Wide(values) => values.push(value),
+            Durations::Coins { .. } => unreachable!("coins are made whole, never pushed"),
         }
     }
 
@@ -53,6 +67,7 @@ impl Durations {
         match self {
             Durations::Narrow(values) => values.reserve(additional),
             Durations::Wide(values) => values.reserve(additional),
+            Durations::Coins { .. } => {}
         }
     }
 
@@ -60,21 +75,31 @@ impl Durations {
         match self {
             Durations::Narrow(values) => values.len(),
             Durations::Wide(values) => values.len(),
+            Durations::Coins { spans, .. } => *spans,
         }
     }
 
+    /// Whether the durations themselves are kept (not only coins).
+    pub(crate) fn kept(&self) -> bool {
+        !matches!(self, Durations::Coins { .. })
+    }
+
+    /// Duration `at`. Coins keep none: callers ask [`Durations::kept`] first.
     pub(crate) fn get(&self, at: usize) -> u64 {
         match self {
             Durations::Narrow(values) => u64::from(values[at]),
             Durations::Wide(values) => values[at],
+            Durations::Coins { .. } => panic!("a series of coins keeps no durations"),
         }
     }
 
-    /// Appends the durations at `range` to `out`.
+    /// Appends the durations at `range` to `out`. Coins keep none: callers ask
+    /// [`Durations::kept`] first.
     pub(crate) fn extend_into(&self, range: Range<usize>, out: &mut Vec<u64>) {
         match self {
             Durations::Narrow(values) => out.extend(values[range].iter().map(|&v| u64::from(v))),
             Durations::Wide(values) => out.extend_from_slice(&values[range]),
+            Durations::Coins { .. } => panic!("a series of coins keeps no durations"),
         }
     }
 }
@@ -217,6 +242,40 @@ impl Series {
 
     pub(crate) fn len(&self) -> usize {
         self.values.len()
+    }
+
+    /// A series of at most one span in each of `coins.len()` frames, each known only as at
+    /// or below the median (1), above it (0) or absent ([`NO_SPAN`]).
+    #[cfg(test)]
+    pub(crate) fn of_coins(coins: Vec<u8>) -> Self {
+        let spans = coins.iter().filter(|&&coin| coin != NO_SPAN).count();
+        let mut series = Series::of_codes(coins);
+        series.coined(spans);
+        series
+    }
+
+    /// A series of each frame's code against its pass's median window, for the scan to
+    /// turn into coins ([`codes_to_coins`]) and then say how many spans they hold
+    /// ([`Series::coined`]).
+    pub(crate) fn of_codes(codes: Vec<u8>) -> Self {
+        let frames = codes.len();
+        Series { values: Durations::Coins { coins: codes, spans: 0 }, starts: None, frames, frames_present: 0 }
+    }
+
+    /// Records that a series of coins holds `spans` spans, one in as many frames.
+    pub(crate) fn coined(&mut self, spans: usize) {
+        if let Durations::Coins { spans: held, .. } = &mut self.values {
+            *held = spans;
+            self.frames_present = spans;
+        }
+    }
+
+    /// The coins, for a series that keeps only them.
+    pub(crate) fn coins(&self) -> Option<&[u8]> {
+        match &self.values {
+            Durations::Coins { coins, .. } => Some(coins),
+            _ => None,
+        }
     }
 
     /// The values, one per frame so far, when every frame has exactly one and all are
@@ -529,6 +588,9 @@ pub(crate) struct ChunkSamples<'b> {
     room: usize,
     /// Recent frames' spans that go in place, held to be written there a block at a time.
     block: FrameBlock,
+    /// Whether a part of codes had to leave its place: the frames it coded have no
+    /// durations to move, so the chunk's samples are incomplete.
+    lost: bool,
 }
 
 /// A chunk's samples once its frames are all added: no longer borrowing the range's series.
@@ -544,20 +606,33 @@ pub(crate) struct ChunkPart {
     frames: usize,
     /// The chunk's frames, analysed or not: the length of its part of each range series.
     room: usize,
+    /// Whether a part of codes had to leave its place (see [`ChunkSamples`]).
+    lost: bool,
 }
 
 impl<'b> ChunkSamples<'b> {
     /// For a chunk of `frames` frames; `in_place` holds, per slot, the chunk's part of the
-    /// range's series (`frames` long) for a pass expected to have one span in every frame.
-    pub(crate) fn new(slots: usize, frames: usize, mut in_place: Vec<Option<&'b mut [u32]>>) -> Self {
+    /// range's series (`frames` long) for a pass expected to have one span in every frame,
+    /// and `windows` each slot's median window, which parts of codes code against.
+    pub(crate) fn new(
+        slots: usize,
+        frames: usize,
+        mut in_place: Vec<Option<Part<'b>>>,
+        windows: impl Fn(usize) -> [u64; 2],
+    ) -> Self {
         in_place.resize_with(slots, || None);
         Self {
             series: vec![Series::default(); slots],
-            in_place: in_place.into_iter().map(|part| part.map(|values| InPlace { values, next: 0 })).collect(),
+            in_place: in_place
+                .into_iter()
+                .enumerate()
+                .map(|(slot, part)| part.map(|values| InPlace { values, next: 0, window: windows(slot) }))
+                .collect(),
             frame_ns: Vec::with_capacity(frames),
             defects: Vec::new(),
             room: frames,
             block: FrameBlock::default(),
+            lost: false,
         }
     }
 
@@ -595,12 +670,8 @@ impl<'b> ChunkSamples<'b> {
     fn push_beside_block(&mut self, slot: usize, duration: u64) {
         let frame = self.frame_ns.len();
         if let Some(part) = &mut self.in_place[slot] {
-            // This frame's first span, every frame before it with one: its value's place.
-            if part.next == frame
-                && let (Some(value), Ok(narrow)) = (part.values.get_mut(frame), u32::try_from(duration))
-            {
-                *value = narrow;
-                part.next += 1;
+            // This frame's first span: its value's place.
+            if part.place(frame, duration) {
                 return;
             }
             self.spill(slot);
@@ -610,19 +681,18 @@ impl<'b> ChunkSamples<'b> {
 
     /// Moves slot `slot`'s frames written in place into its own series, where the rest of
     /// the chunk's spans of it go.
+    /// A part of codes has no durations to move: the chunk's samples are then incomplete.
     #[cold]
     fn spill(&mut self, slot: usize) {
-        if let Some(part) = self.in_place[slot].take()
-            && part.next > 0
-        {
-            let mut values = Vec::with_capacity(self.room.max(part.next));
-            values.extend_from_slice(&part.values[..part.next]);
-            self.series[slot] = Series {
-                values: Durations::Narrow(values),
-                starts: None,
-                frames: part.next,
-                frames_present: part.next,
-            };
+        match self.in_place[slot].take() {
+            Some(InPlace { values: Part::Durations(values), next, .. }) if next > 0 => {
+                let mut moved = Vec::with_capacity(self.room.max(next));
+                moved.extend_from_slice(&values[..next]);
+                self.series[slot] =
+                    Series { values: Durations::Narrow(moved), starts: None, frames: next, frames_present: next };
+            }
+            Some(InPlace { values: Part::Codes(_), .. }) => self.lost = true,
+            _ => {}
         }
     }
 
@@ -644,11 +714,8 @@ impl<'b> ChunkSamples<'b> {
     pub(crate) fn seal(mut self) -> ChunkPart {
         self.block.close(&mut self.in_place);
         let frames = self.frame_ns.len();
-        let in_place: Vec<bool> = self
-            .in_place
-            .iter()
-            .map(|part| part.as_ref().is_some_and(|part| part.next == frames && frames == part.values.len()))
-            .collect();
+        let in_place: Vec<bool> =
+            self.in_place.iter_mut().map(|part| part.as_mut().is_some_and(|part| part.end(frames))).collect();
         for (slot, &kept) in in_place.iter().enumerate() {
             if !kept {
                 self.spill(slot);
@@ -661,6 +728,7 @@ impl<'b> ChunkSamples<'b> {
             defects: self.defects,
             frames,
             room: self.room,
+            lost: self.lost,
         }
     }
 }
@@ -669,14 +737,20 @@ impl ChunkPart {
     /// The samples of consecutive chunks, in order. `keys` names the slots; `in_place`
     /// holds, per slot, the range's series the chunks wrote in place (each chunk its part,
     /// in order), if any; `probes` holds, per slot, `(frame index, graph pass index)` of
-    /// the first frame of each topology of the range holding it.
+    /// the first frame of each topology of the range holding it. A range series of codes
+    /// becomes a series of coins still holding its codes, which the scan turns into coins
+    /// once it knows the median. `None` where a chunk lost the durations of frames it
+    /// coded.
     pub(crate) fn finish(
         capture: &Capture<'_>,
         mut chunks: Vec<ChunkPart>,
-        in_place: Vec<Option<Vec<u32>>>,
+        in_place: Vec<Option<RangeSeries>>,
         keys: Vec<Key>,
         probes: &[Vec<(usize, usize)>],
-    ) -> Samples {
+    ) -> Option<Samples> {
+        if chunks.iter().any(|chunk| chunk.lost) {
+            return None;
+        }
         let mut frame_ns = Vec::with_capacity(chunks.iter().map(|chunk| chunk.frame_ns.len()).sum());
         let mut defects = Vec::new();
         for chunk in &mut chunks {
@@ -689,11 +763,20 @@ impl ChunkPart {
             let range_series = in_place.next().flatten();
             let series = match range_series {
                 // Every chunk wrote its frames in place: that is the series, copied nowhere.
-                Some(values) if chunks.iter().all(|chunk| chunk.in_place[slot]) => {
+                Some(RangeSeries::Durations(values)) if chunks.iter().all(|chunk| chunk.in_place[slot]) => {
                     let frames = values.len();
                     Series { values: Durations::Narrow(values), starts: None, frames, frames_present: frames }
                 }
+                Some(RangeSeries::Codes(codes)) if chunks.iter().all(|chunk| chunk.in_place[slot]) => {
+                    Series::of_codes(codes)
+                }
+                // Codes some chunk did not keep in place: never without a chunk lost.
+                Some(RangeSeries::Codes(_)) => return None,
                 range_series => {
+                    let range_series = match range_series {
+                        Some(RangeSeries::Durations(values)) => Some(values),
+                        _ => None,
+                    };
                     let mut parts = Vec::with_capacity(chunks.len());
                     let mut offset = 0;
                     for chunk in &mut chunks {
@@ -719,7 +802,7 @@ impl ChunkPart {
             passes.push(PassSamples { key, series, culled: false, known: None });
         }
         mark_culled(capture, &mut passes, probes);
-        Samples { frames: frame_ns.len(), frame_ns, passes, defects }
+        Some(Samples { frames: frame_ns.len(), frame_ns, passes, defects })
     }
 }
 
@@ -757,7 +840,7 @@ mod tests {
     #[test]
     fn frames_held_in_a_block_land_where_span_by_span_puts_them() {
         let mut rng = crate::synth::Rng::new(41);
-        let mut held_frames = 0;
+        let (mut held_frames, mut lost) = (0, 0);
         for trial in 0..500 {
             let slots_n = 1 + rng.below(8) as usize;
             let frames = 1 + rng.below(70) as usize;
@@ -787,14 +870,20 @@ mod tests {
                 }
                 shapes.push(shape);
             }
-            let mut stores: [Vec<Option<Vec<u32>>>; 2] =
-                std::array::from_fn(|_| parts.iter().map(|len| len.map(|len| vec![0; len])).collect());
+            // Half the trials write codes against a window, as a scan with coins does.
+            let codes = trial % 2 == 1;
+            let range = |len: usize| {
+                if codes { RangeSeries::Codes(vec![0; len]) } else { RangeSeries::Durations(vec![0; len]) }
+            };
+            let mut stores: [Vec<Option<RangeSeries>>; 2] =
+                std::array::from_fn(|_| parts.iter().map(|len| len.map(range)).collect());
             let [by_block_store, by_span_store] = &mut stores;
-            fn borrow(store: &mut [Option<Vec<u32>>]) -> Vec<Option<&mut [u32]>> {
-                store.iter_mut().map(|part| part.as_deref_mut()).collect()
+            fn borrow(store: &mut [Option<RangeSeries>]) -> Vec<Option<Part<'_>>> {
+                store.iter_mut().map(|part| part.as_mut().map(RangeSeries::whole)).collect()
             }
-            let mut by_block = ChunkSamples::new(slots_n, frames, borrow(by_block_store));
-            let mut by_span = ChunkSamples::new(slots_n, frames, borrow(by_span_store));
+            let windows = |slot: usize| [1 << 18, (1 << 19) + slot as u64];
+            let mut by_block = ChunkSamples::new(slots_n, frames, borrow(by_block_store), windows);
+            let mut by_span = ChunkSamples::new(slots_n, frames, borrow(by_span_store), windows);
             for frame in 0..frames as u64 {
                 if rng.below(16) == 0 {
                     let defect = Defect::new(DefectKind::Malformed, frame, format!("frame {frame} skipped"));
@@ -823,6 +912,7 @@ mod tests {
                 by_span.end_frame(frame * 3);
             }
             let (held, spanned) = (by_block.seal(), by_span.seal());
+            assert_eq!(held.lost, spanned.lost, "trial {trial}");
             assert_eq!(held.series, spanned.series, "trial {trial}");
             assert_eq!(held.in_place, spanned.in_place, "trial {trial}");
             assert_eq!(
@@ -834,8 +924,10 @@ mod tests {
                     assert_eq!(stores[0][slot], stores[1][slot], "trial {trial}, slot {slot}");
                 }
             }
+            lost += usize::from(held.lost);
         }
         assert!(held_frames > 10_000, "{held_frames} frames went through the block");
+        assert!(lost > 10 && lost < 250, "{lost} trials of codes lost a part");
     }
 
     #[test]

@@ -79,7 +79,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
     /// as `windows` says. Walks the range's index once (no frame is decoded).
     #[must_use]
     pub fn new(capture: &'c Capture<'a>, frames: Range<usize>, windows: Windows) -> Self {
-        let options = ScanOptions { chunks: 1, frame_timing: false, windows, samples: false };
+        let options = ScanOptions { chunks: 1, frame_timing: false, windows, samples: false, coins: false };
         let (plan, stride) = Plan::layout(capture, frames, 1, &options);
         let range = plan.range.clone();
         let sampled = stride.map_or(0, |stride| range.len().div_ceil(stride));

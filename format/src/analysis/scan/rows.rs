@@ -134,8 +134,16 @@ impl SlotAcc {
             zeros: usize::try_from(self.zero_count).unwrap_or(usize::MAX),
             tied,
             at_or_below_median: usize::try_from(self.below[0]).unwrap_or(usize::MAX) + at_or_below,
+            total_ns: self.total,
         };
         Some(([median, p95], Some(known)))
+    }
+
+    /// The kept durations inside the median's window, in the order they were added (frame
+    /// order, across chunks merged in order); before [`SlotAcc::order`] reorders them.
+    pub(super) fn median_window_durations(&self) -> Vec<u64> {
+        let (low, width) = (self.low[0], self.width[0]);
+        self.kept.durations().into_iter().filter(|duration| duration.wrapping_sub(low) <= width).collect()
     }
 
     /// How many kept durations lie in each window.

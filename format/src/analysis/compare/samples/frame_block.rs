@@ -19,7 +19,7 @@
 //! frames on average, a call to copy each short run, and a shape opened for each: 17 %
 //! of `sgpt diff` on two hours, one thread; now 9 %.)
 
-use super::in_place::InPlace;
+use super::in_place::{InPlace, Part, code_run};
 
 /// Frames held at most before they are written out: a cache line of `u32` per pass.
 const FRAMES: usize = 16;
@@ -191,7 +191,7 @@ impl FrameBlock {
             let once = self.seen.get(slot as usize) == Some(&1);
             let part = in_place.get(slot as usize).and_then(Option::as_ref);
             if let Some(part) = part.filter(|part| once && part.next == frame) {
-                room = room.min(part.values.len());
+                room = room.min(part.len());
                 self.column_of[slot as usize] = self.slot_of.len() as u32;
                 self.slot_of.push(slot);
             }
@@ -218,11 +218,17 @@ impl FrameBlock {
             // Nothing else touches a held slot while the block is open, so it stays in
             // place; `hold` checked each has room.
             let part = in_place[slot as usize].as_mut().expect("a held slot is in place");
-            let to = &mut part.values[part.next..part.next + frames];
-            // A whole block as one fixed-size copy, inlined rather than a call per pass.
-            match <&mut [u32; FRAMES]>::try_from(&mut *to) {
-                Ok(whole) => *whole = <[u32; FRAMES]>::try_from(column).expect("a column is a block"),
-                Err(_) => to.copy_from_slice(&column[..frames]),
+            let at = part.next..part.next + frames;
+            match &mut part.values {
+                Part::Durations(values) => {
+                    let to = &mut values[at];
+                    // A whole block as one fixed-size copy, inlined rather than a call per pass.
+                    match <&mut [u32; FRAMES]>::try_from(&mut *to) {
+                        Ok(whole) => *whole = <[u32; FRAMES]>::try_from(column).expect("a column is a block"),
+                        Err(_) => to.copy_from_slice(&column[..frames]),
+                    }
+                }
+                Part::Codes(codes) => code_run(&mut codes[at], &column[..frames], part.window),
             }
             part.next += frames;
         }

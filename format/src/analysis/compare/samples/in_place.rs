@@ -1,9 +1,281 @@
-//! A chunk's part of a range's series, written in place (see `ChunkSamples`).
+//! A chunk's part of a range's series, written in place (see `ChunkSamples`): each
+//! frame's duration, or, in a scan with coins, each frame's code.
 
-/// A chunk's part of a series of one narrow span a frame, written from its start.
+/// A range's series of one span a frame, sized beforehand, for the chunks to write in
+/// place: the durations (narrow), or each frame's code against its pass's median window.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum RangeSeries {
+    Durations(Vec<u32>),
+    Codes(Vec<u8>),
+}
+
+/// A chunk's part of a [`RangeSeries`].
+#[derive(Debug)]
+pub(crate) enum Part<'b> {
+    Durations(&'b mut [u32]),
+    Codes(&'b mut [u8]),
+}
+
+impl RangeSeries {
+    /// The whole series as one part.
+    #[cfg(test)]
+    pub(crate) fn whole(&mut self) -> Part<'_> {
+        match self {
+            RangeSeries::Durations(values) => Part::Durations(values),
+            RangeSeries::Codes(codes) => Part::Codes(codes),
+        }
+    }
+
+    /// The series' parts, `lens` frames each in turn (together no more than its length).
+    pub(crate) fn split(&mut self, lens: impl Iterator<Item = usize>) -> Vec<Part<'_>> {
+        fn parts<'b, T>(
+            mut rest: &'b mut [T],
+            lens: impl Iterator<Item = usize>,
+            part: fn(&'b mut [T]) -> Part<'b>,
+        ) -> Vec<Part<'b>> {
+            lens.map(|len| {
+                let (own, later) = std::mem::take(&mut rest).split_at_mut(len);
+                rest = later;
+                part(own)
+            })
+            .collect()
+        }
+        match self {
+            RangeSeries::Durations(values) => parts(values, lens, Part::Durations),
+            RangeSeries::Codes(codes) => parts(codes, lens, Part::Codes),
+        }
+    }
+}
+
+/// Where a frame's span of a pass lies against the pass's median window: below it, inside
+/// it, above it. A frame inside needs its duration, kept with the window's, to tell
+/// whether it is at or below the median; the others do not.
+pub(crate) const BELOW: u8 = 0;
+pub(crate) const INSIDE: u8 = 1;
+pub(crate) const ABOVE: u8 = 2;
+/// A frame without a span of the pass: its code, and its coin.
+pub(crate) const NO_SPAN: u8 = 3;
+
+/// `duration`'s code against the window `low..=high`: no branch, as near an end of the
+/// window that is a coin toss.
+#[inline(always)]
+pub(crate) fn code(duration: u64, [low, high]: [u64; 2]) -> u8 {
+    u8::from(duration >= low) + u8::from(duration > high)
+}
+
+/// [`code`] of each of `durations` into `to`: in 32 bits, so the vector units take many
+/// at once.
+pub(super) fn code_run(to: &mut [u8], durations: &[u32], [low, high]: [u64; 2]) {
+    // A window that starts past 32 bits has every narrow duration below it, and one that
+    // ends there none above it (`u32::MAX` is then never more than its end).
+    let low_reached = u8::from(u32::try_from(low).is_ok());
+    let (low, high) = (u32::try_from(low).unwrap_or(u32::MAX), u32::try_from(high).unwrap_or(u32::MAX));
+    for (to, &duration) in to.iter_mut().zip(durations) {
+        *to = (u8::from(duration >= low) & low_reached) + u8::from(duration > high);
+    }
+}
+
+/// Turns each frame's code into its coin, in place: below the window 1, above it 0,
+/// inside it whether its duration (the next of `inside`, the durations inside the window
+/// in frame order) is at most `median`, and a frame without a span stays so. The frames
+/// with a span; `None` where `inside` does not hold exactly one duration a frame inside.
+pub(crate) fn codes_to_coins(codes: &mut [u8], inside: &[u64], median: u64) -> Option<usize> {
+    // Eight codes a word: the frames below, inside and without a span found for all of
+    // them at once, and only the frames inside (a few in ten) visited one by one.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let (mut next, mut absent) = (0, 0);
+    let mut words = codes.chunks_exact_mut(8);
+    for word in &mut words {
+        let codes = u64::from_le_bytes(<[u8; 8]>::try_from(&*word).expect("a chunk of eight"));
+        if codes & !(3 * ONES) != 0 {
+            return None;
+        }
+        let no_span = zero_bytes(codes ^ (u64::from(NO_SPAN) * ONES)) >> 7;
+        absent += no_span.count_ones() as usize;
+        // 1 below the window, no span as it is, 0 above it and (until read) inside it.
+        let mut coins = (zero_bytes(codes) >> 7) | (u64::from(NO_SPAN) * no_span);
+        let mut inside_bytes = zero_bytes(codes ^ (u64::from(INSIDE) * ONES));
+        while inside_bytes != 0 {
+            let &duration = inside.get(next)?;
+            coins |= u64::from(duration <= median) << (inside_bytes.trailing_zeros() - 7);
+            next += 1;
+            inside_bytes &= inside_bytes - 1;
+        }
+        word.copy_from_slice(&coins.to_le_bytes());
+    }
+    for code in words.into_remainder() {
+        *code = match *code {
+            INSIDE => {
+                let &duration = inside.get(next)?;
+                next += 1;
+                u8::from(duration <= median)
+            }
+            NO_SPAN => {
+                absent += 1;
+                NO_SPAN
+            }
+            BELOW => 1,
+            ABOVE => 0,
+            _ => return None,
+        };
+    }
+    (next == inside.len()).then_some(codes.len() - absent)
+}
+
+/// Per byte of `word`, `0x80` where the byte is zero and 0 where it is not, exactly.
+fn zero_bytes(word: u64) -> u64 {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // A byte's low seven bits plus 0x7f reach its high bit unless they are all zero, and
+    // never carry into the next byte.
+    !(((word & LOW) + LOW) | word) & !LOW
+}
+
+/// A chunk's part of a series of one span a frame, written from its start.
 #[derive(Debug)]
 pub(super) struct InPlace<'b> {
-    pub(super) values: &'b mut [u32],
+    pub(super) values: Part<'b>,
     /// Frames written so far: value `f` is analysed frame `f`'s.
     pub(super) next: usize,
+    /// The median window codes are taken against (for [`Part::Codes`]).
+    pub(super) window: [u64; 2],
+}
+
+impl InPlace<'_> {
+    /// Frames the part has room for.
+    pub(super) fn len(&self) -> usize {
+        match &self.values {
+            Part::Durations(values) => values.len(),
+            Part::Codes(codes) => codes.len(),
+        }
+    }
+
+    /// Writes analysed frame `frame`'s span, its first: its duration, which needs every
+    /// frame before it written, or its code, the frames since the last written marked as
+    /// without a span. `false`, writing nothing, where it cannot (no room, a frame without
+    /// a duration, a duration past 32 bits, a second span in the frame).
+    #[inline]
+    pub(super) fn place(&mut self, frame: usize, duration: u64) -> bool {
+        match &mut self.values {
+            Part::Durations(values) => match (values.get_mut(frame), u32::try_from(duration)) {
+                (Some(value), Ok(narrow)) if self.next == frame => *value = narrow,
+                _ => return false,
+            },
+            Part::Codes(codes) => match codes.get_mut(self.next..=frame) {
+                Some(gap) if self.next <= frame => {
+                    let (to, gap) = gap.split_last_mut().expect("the range holds the frame");
+                    gap.fill(NO_SPAN);
+                    *to = code(duration, self.window);
+                }
+                _ => return false,
+            },
+        }
+        self.next = frame + 1;
+        true
+    }
+
+    /// Ends the part after `frames` analysed frames: a part of codes marks the frames it
+    /// has not written as without a span. Whether it then holds every frame of its chunk.
+    pub(super) fn end(&mut self, frames: usize) -> bool {
+        if let Part::Codes(codes) = &mut self.values
+            && let Some(gap) = codes.get_mut(self.next..frames)
+        {
+            gap.fill(NO_SPAN);
+            self.next = frames;
+        }
+        self.next == frames && frames == self.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_place_a_duration_below_inside_or_above_its_window() {
+        let window = [10, 20];
+        let codes: Vec<u8> = [0, 9, 10, 15, 20, 21, u64::MAX].iter().map(|&d| code(d, window)).collect();
+        assert_eq!(codes, [BELOW, BELOW, INSIDE, INSIDE, INSIDE, ABOVE, ABOVE]);
+        assert_eq!(code(0, [0, u64::MAX]), INSIDE);
+        assert_eq!(code(u64::MAX, [0, u64::MAX]), INSIDE);
+    }
+
+    #[test]
+    fn a_run_of_narrow_durations_codes_as_each_alone() {
+        let durations = [0, 1, 9, 10, 11, 19, 20, 21, u32::MAX - 1, u32::MAX];
+        let big = u64::from(u32::MAX);
+        for window in [[10, 20], [0, 0], [0, u64::MAX], [big, big], [big - 1, big + 5], [big + 1, u64::MAX], [20, big]]
+        {
+            let mut run = [9u8; 10];
+            code_run(&mut run, &durations, window);
+            let each: Vec<u8> = durations.iter().map(|&d| code(u64::from(d), window)).collect();
+            assert_eq!(run.as_slice(), each, "{window:?}");
+        }
+    }
+
+    /// [`codes_to_coins`] a code at a time.
+    fn codes_to_coins_each(codes: &mut [u8], inside: &[u64], median: u64) -> Option<usize> {
+        let (mut next, mut spans) = (0, 0);
+        for code in codes.iter_mut() {
+            spans += usize::from(*code != NO_SPAN);
+            *code = match *code {
+                BELOW => 1,
+                INSIDE => {
+                    next += 1;
+                    u8::from(*inside.get(next - 1)? <= median)
+                }
+                ABOVE => 0,
+                NO_SPAN => NO_SPAN,
+                _ => return None,
+            };
+        }
+        (next == inside.len()).then_some(spans)
+    }
+
+    #[test]
+    fn a_word_of_codes_becomes_the_coins_each_code_gives() {
+        let mut rng = crate::synth::Rng::new(5);
+        for trial in 0..2_000 {
+            let len = rng.below(40) as usize;
+            let mut codes: Vec<u8> = (0..len).map(|_| rng.below(4) as u8).collect();
+            if trial % 50 == 0 && len > 0 {
+                codes[rng.below(len as u64) as usize] = 4 + rng.below(250) as u8;
+            }
+            let inside_frames = codes.iter().filter(|&&code| code == INSIDE).count();
+            // Now and then one duration too few or too many.
+            let durations = (inside_frames + 1).saturating_sub(rng.below(3) as usize);
+            let inside: Vec<u64> = (0..durations).map(|_| rng.below(20)).collect();
+            let (mut words, mut each) = (codes.clone(), codes.clone());
+            let (got, expected) = (codes_to_coins(&mut words, &inside, 9), codes_to_coins_each(&mut each, &inside, 9));
+            assert_eq!(got, expected, "trial {trial}: {codes:?}");
+            if expected.is_some() {
+                assert_eq!(words, each, "trial {trial}: {codes:?}");
+            }
+        }
+        assert_eq!(zero_bytes(0x00ff_0100_8000_7f01), 0x8000_0080_0080_0000);
+    }
+
+    #[test]
+    fn codes_become_coins_with_the_durations_inside_in_turn() {
+        let mut codes = vec![BELOW, INSIDE, ABOVE, NO_SPAN, INSIDE, INSIDE, BELOW];
+        assert_eq!(codes_to_coins(&mut codes, &[15, 16, 14], 15), Some(6));
+        assert_eq!(codes, [1, 1, 0, NO_SPAN, 0, 1, 1]);
+        // One duration too few, or too many, or a code that is none.
+        assert_eq!(codes_to_coins(&mut [INSIDE, INSIDE], &[1], 5), None);
+        assert_eq!(codes_to_coins(&mut [INSIDE], &[1, 2], 5), None);
+        assert_eq!(codes_to_coins(&mut [7], &[], 5), None);
+    }
+
+    #[test]
+    fn a_range_series_splits_into_its_chunks_parts() {
+        let mut series = RangeSeries::Codes(vec![0; 10]);
+        let parts = series.split([3, 0, 7].into_iter());
+        let lens: Vec<usize> = parts
+            .iter()
+            .map(|part| match part {
+                Part::Codes(codes) => codes.len(),
+                Part::Durations(values) => values.len(),
+            })
+            .collect();
+        assert_eq!(lens, [3, 0, 7]);
+    }
 }
