@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
-use sgpt_format::compare::{CompareOptions, compare};
+use sgpt_format::compare::{CompareOptions, try_compare};
 use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::{Capture, Frame, synth};
 
@@ -227,24 +227,28 @@ fn main() {
             time.as_secs_f64() / stats.as_secs_f64()
         );
     }
-    // Where diff's time goes, in process: the two scans (statistics and samples, one after
-    // the other as `sgpt diff` runs them), then the comparison engine on their samples; and
-    // the same scans without samples, for what collecting them costs.
+    // Where diff's time goes, in process: the two scans (statistics and samples, the usual
+    // passes as coins, one after the other as `sgpt diff` runs them), then the comparison
+    // engine on their samples; and the same scans without samples, for what collecting
+    // them costs.
     let bytes2 = std::fs::read(&run2).expect("read the second run");
     let capture2 = Capture::open(&bytes2).expect("open the second run");
     println!(
-        "  in process, as a share of `sgpt stats --json` on as many threads: both scans with samples (without), then `compare`"
+        "  in process, as a share of `sgpt stats --json` on as many threads: both scans with samples as coins (without), then `try_compare`"
     );
     for (threads, stats) in [1, 2].into_iter().zip(stats_times) {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
-        let options = ScanOptions { chunks: 0, frame_timing: false, samples: true, ..ScanOptions::default() };
+        let options =
+            ScanOptions { chunks: 0, frame_timing: false, samples: true, coins: true, ..ScanOptions::default() };
         let whole = |capture: &Capture<'_>| {
-            scan_parallel(capture, 0..capture.frames().len(), &options, &|_| {}).samples.expect("asked for")
+            scan_parallel(capture, 0..capture.frames().len(), &options, &|_| {})
+                .samples
+                .expect("the workload keeps coins")
         };
         let mut samples = None;
         let scans = median_time(|| samples = Some(pool.install(|| (whole(&capture), whole(&capture2)))));
         let (a, b) = samples.expect("scanned");
-        let plain = ScanOptions { samples: false, ..options };
+        let plain = ScanOptions { samples: false, coins: false, ..options };
         let without = median_time(|| {
             pool.install(|| {
                 for capture in [&capture, &capture2] {
@@ -252,7 +256,9 @@ fn main() {
                 }
             });
         });
-        let engine = median_time(|| drop(black_box(pool.install(|| compare(&a, &b, &CompareOptions::default())))));
+        let compared =
+            || try_compare(&a, &b, &CompareOptions::default()).expect("the workload's coins tell every figure");
+        let engine = median_time(|| drop(black_box(pool.install(compared))));
         println!(
             "    {threads} thread{}: scans {:.3} s ({:.2} ×; without samples {:.2} ×), compare {:.3} s ({:.2} ×)",
             if threads == 1 { " " } else { "s" },
