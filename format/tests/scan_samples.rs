@@ -198,10 +198,15 @@ const IN_PLACE_FRAMES: u64 = 84;
 /// Three passes of one topology over [`IN_PLACE_FRAMES`] frames; per frame, the spans of
 /// pass `pass` from `spans`.
 fn one_topology_capture(spans: impl Fn(u64, usize) -> Vec<u64>) -> Vec<u8> {
+    capture_of(IN_PLACE_FRAMES, spans)
+}
+
+/// [`one_topology_capture`] of `frames` frames.
+fn capture_of(frames: u64, spans: impl Fn(u64, usize) -> Vec<u64>) -> Vec<u8> {
     let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
     let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
     let id = writer.topology(&topology(&["a", "b", "c"], &[false; 3])).expect("a Vec");
-    for number in 0..IN_PLACE_FRAMES {
+    for number in 0..frames {
         let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
         let mut t = 20_000_000 * number;
         for pass in 0..3 {
@@ -289,6 +294,28 @@ fn coins_are_kept_for_passes_of_at_most_one_span_a_frame() {
         assert!(coins(&twice).is_none(), "{chunks} chunks: a second span in a frame");
         assert!(coins(&damaged).is_none(), "{chunks} chunks: a skipped frame");
     }
+}
+
+/// A sample that saw mostly short spans where most frames hold long ones: the median
+/// lies in the p95's window, not in its own, so the statistics stand (no second read) but
+/// the codes, taken against the median's window, cannot tell a long span's coin, and the
+/// scan keeps no coins.
+#[test]
+fn coins_are_not_kept_against_a_median_outside_their_window() {
+    let frames = 3_000;
+    let bytes = capture_of(frames, |frame, pass| {
+        // The sampled frames (every third) hold 80 % short spans, the others 10 %.
+        let short = if frame % 3 == 0 { (frame / 3) % 5 != 0 } else { frame % 10 == 1 };
+        vec![if short { 10_000 + (frame * 7_919 + pass as u64 * 104_729) % 500 } else { 50_000 }]
+    });
+    let capture = Capture::open(&bytes).expect("opens");
+    let options =
+        ScanOptions { chunks: 3, frame_timing: false, windows: Windows::SampleEvery(3), samples: true, coins: true };
+    let scanned = scan(&capture, 0..frames as usize, &options);
+    assert!(!scanned.reread, "every median lies in a window");
+    assert!(scanned.samples.is_none(), "a median outside its own window leaves no coins");
+    let durations = scan(&capture, 0..frames as usize, &ScanOptions { coins: false, ..options });
+    assert!(durations.samples == Some(Samples::collect(&capture, 0..frames as usize)));
 }
 
 #[test]

@@ -748,11 +748,15 @@ impl<'c, 'a> Plan<'c, 'a> {
             let coined: Vec<_> = passes
                 .iter_mut()
                 .zip(&rows)
-                .filter_map(|(pass, (_, figures, known, inside))| {
+                .filter_map(|(pass, (row, figures, known, inside))| {
                     pass.known = *known;
                     pass.series.coins()?;
+                    // The codes tell a frame's coin only against a median inside their window:
+                    // a median the p95's window found is no use to them.
                     let with = match (known, figures, inside) {
-                        (Some(_), Some([median, _]), Some(inside)) => Some((inside.as_slice(), *median)),
+                        (Some(_), Some([median, _]), Some(inside)) if row.in_median_window(*median) => {
+                            Some((inside.as_slice(), *median))
+                        }
                         _ => None,
                     };
                     Some((&mut pass.series, with))

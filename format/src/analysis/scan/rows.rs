@@ -146,6 +146,11 @@ impl SlotAcc {
         self.kept.durations().into_iter().filter(|duration| duration.wrapping_sub(low) <= width).collect()
     }
 
+    /// Whether `duration` lies in the median's window.
+    pub(super) fn in_median_window(&self, duration: u64) -> bool {
+        duration.wrapping_sub(self.low[0]) <= self.width[0]
+    }
+
     /// How many kept durations lie in each window.
     fn in_window(&self) -> [u64; 2] {
         let first = self.kept.count_within(self.low[0], self.width[0]);
