@@ -755,7 +755,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                     // a median the p95's window found is no use to them.
                     let with = match (known, figures, inside) {
                         (Some(_), Some([median, _]), Some(inside)) if row.in_median_window(*median) => {
-                            Some((inside.as_slice(), *median))
+                            Some((inside, *median))
                         }
                         _ => None,
                     };

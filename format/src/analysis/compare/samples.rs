@@ -21,7 +21,7 @@ use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
 use frame_block::FrameBlock;
 use in_place::InPlace;
-pub(crate) use in_place::{NO_SPAN, Part, RangeSeries, codes_to_coins};
+pub(crate) use in_place::{Inside, NO_SPAN, Part, RangeSeries, codes_to_coins};
 
 /// Durations in ns, narrow while every one fits in a `u32`; or, for the usual pass of a
 /// scan with coins, no durations at all.

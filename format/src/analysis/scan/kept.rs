@@ -6,6 +6,7 @@
 //! halves it; the figures are the same either way.
 
 use super::super::select_ranks;
+use crate::analysis::compare::Inside;
 
 /// A row's kept durations, in the narrowest form its windows allow.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,6 +144,21 @@ impl Kept {
                 _ => (0, 0),
             },
             Kept::Wide(values) => count(values, value),
+        }
+    }
+
+    /// The held durations inside the first window, `low..=low + width`, in the order held:
+    /// as the offsets from `low` they are held as, or whole.
+    pub(super) fn within_first(&self, low: u64, width: u64) -> Inside {
+        match self {
+            // The first window's low end is the base.
+            Kept::Narrow { base, values } => Inside::Offsets {
+                from: *base,
+                offsets: values.iter().copied().filter(|&offset| u64::from(offset) <= width).collect(),
+            },
+            Kept::Wide(values) => Inside::Durations(
+                values.iter().copied().filter(|duration| duration.wrapping_sub(low) <= width).collect(),
+            ),
         }
     }
 

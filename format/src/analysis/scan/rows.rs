@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::kept::Kept;
-use crate::analysis::compare::{KnownOrder, median_error_ranks};
+use crate::analysis::compare::{Inside, KnownOrder, median_error_ranks};
 use crate::analysis::ranks;
 
 /// Durations `low..=high` kept for selection; empty when `low > high`.
@@ -141,9 +141,8 @@ impl SlotAcc {
 
     /// The kept durations inside the median's window, in the order they were added (frame
     /// order, across chunks merged in order); before [`SlotAcc::order`] reorders them.
-    pub(super) fn median_window_durations(&self) -> Vec<u64> {
-        let (low, width) = (self.low[0], self.width[0]);
-        self.kept.durations().into_iter().filter(|duration| duration.wrapping_sub(low) <= width).collect()
+    pub(super) fn median_window_durations(&self) -> Inside {
+        self.kept.within_first(self.low[0], self.width[0])
     }
 
     /// Whether `duration` lies in the median's window.

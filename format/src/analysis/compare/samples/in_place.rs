@@ -76,10 +76,26 @@ pub(super) fn code_run(to: &mut [u8], durations: &[u32], [low, high]: [u64; 2]) 
 }
 
 /// Turns each frame's code into its coin, in place: below the window 1, above it 0,
-/// inside it whether its duration (the next of `inside`, the durations inside the window
-/// in frame order) is at most `median`, and a frame without a span stays so. The frames
+/// inside it whether its duration (the next of `inside`) is at most `median`, and a frame
+/// without a span stays so. The frames
 /// with a span; `None` where `inside` does not hold exactly one duration a frame inside.
-pub(crate) fn codes_to_coins(codes: &mut [u8], inside: &[u64], median: u64) -> Option<usize> {
+pub(crate) fn codes_to_coins(codes: &mut [u8], inside: &Inside, median: u64) -> Option<usize> {
+    match inside {
+        Inside::Offsets { from, offsets } => coins_of(codes, offsets, median.checked_sub(*from)?),
+        Inside::Durations(durations) => coins_of(codes, durations, median),
+    }
+}
+
+/// The durations inside a pass's median window, in frame order: as offsets from its low
+/// end where they fit in 32 bits (as the statistics keep them), else whole.
+#[derive(Debug)]
+pub(crate) enum Inside {
+    Offsets { from: u64, offsets: Vec<u32> },
+    Durations(Vec<u64>),
+}
+
+/// [`codes_to_coins`] with `inside` and `median` on one scale.
+fn coins_of<T: Copy + Into<u64>>(codes: &mut [u8], inside: &[T], median: u64) -> Option<usize> {
     // Eight codes a word: the frames below, inside and without a span found for all of
     // them at once, and only the frames inside (a few in ten) visited one by one.
     const ONES: u64 = 0x0101_0101_0101_0101;
@@ -97,7 +113,7 @@ pub(crate) fn codes_to_coins(codes: &mut [u8], inside: &[u64], median: u64) -> O
         let mut inside_bytes = zero_bytes(codes ^ (u64::from(INSIDE) * ONES));
         while inside_bytes != 0 {
             let &duration = inside.get(next)?;
-            coins |= u64::from(duration <= median) << (inside_bytes.trailing_zeros() - 7);
+            coins |= u64::from(duration.into() <= median) << (inside_bytes.trailing_zeros() - 7);
             next += 1;
             inside_bytes &= inside_bytes - 1;
         }
@@ -108,7 +124,7 @@ pub(crate) fn codes_to_coins(codes: &mut [u8], inside: &[u64], median: u64) -> O
             INSIDE => {
                 let &duration = inside.get(next)?;
                 next += 1;
-                u8::from(duration <= median)
+                u8::from(duration.into() <= median)
             }
             NO_SPAN => {
                 absent += 1;
@@ -245,7 +261,10 @@ mod tests {
             let durations = (inside_frames + 1).saturating_sub(rng.below(3) as usize);
             let inside: Vec<u64> = (0..durations).map(|_| rng.below(20)).collect();
             let (mut words, mut each) = (codes.clone(), codes.clone());
-            let (got, expected) = (codes_to_coins(&mut words, &inside, 9), codes_to_coins_each(&mut each, &inside, 9));
+            let (got, expected) = (
+                codes_to_coins(&mut words, &Inside::Durations(inside.clone()), 9),
+                codes_to_coins_each(&mut each, &inside, 9),
+            );
             assert_eq!(got, expected, "trial {trial}: {codes:?}");
             if expected.is_some() {
                 assert_eq!(words, each, "trial {trial}: {codes:?}");
@@ -256,13 +275,19 @@ mod tests {
 
     #[test]
     fn codes_become_coins_with_the_durations_inside_in_turn() {
-        let mut codes = vec![BELOW, INSIDE, ABOVE, NO_SPAN, INSIDE, INSIDE, BELOW];
-        assert_eq!(codes_to_coins(&mut codes, &[15, 16, 14], 15), Some(6));
-        assert_eq!(codes, [1, 1, 0, NO_SPAN, 0, 1, 1]);
-        // One duration too few, or too many, or a code that is none.
-        assert_eq!(codes_to_coins(&mut [INSIDE, INSIDE], &[1], 5), None);
-        assert_eq!(codes_to_coins(&mut [INSIDE], &[1, 2], 5), None);
-        assert_eq!(codes_to_coins(&mut [7], &[], 5), None);
+        let codes = [BELOW, INSIDE, ABOVE, NO_SPAN, INSIDE, INSIDE, BELOW];
+        let (mut whole, mut offset) = (codes, codes);
+        assert_eq!(codes_to_coins(&mut whole, &Inside::Durations(vec![15, 16, 14]), 15), Some(6));
+        assert_eq!(whole, [1, 1, 0, NO_SPAN, 0, 1, 1]);
+        // The same as offsets from the window's low end, 10.
+        let offsets = Inside::Offsets { from: 10, offsets: vec![5, 6, 4] };
+        assert_eq!(codes_to_coins(&mut offset, &offsets, 15), Some(6));
+        assert_eq!(offset, whole);
+        // A median below the window, one duration too few, or too many, or a code that is none.
+        assert_eq!(codes_to_coins(&mut [INSIDE], &Inside::Offsets { from: 10, offsets: vec![1] }, 9), None);
+        assert_eq!(codes_to_coins(&mut [INSIDE, INSIDE], &Inside::Durations(vec![1]), 5), None);
+        assert_eq!(codes_to_coins(&mut [INSIDE], &Inside::Durations(vec![1, 2]), 5), None);
+        assert_eq!(codes_to_coins(&mut [7], &Inside::Durations(Vec::new()), 5), None);
     }
 
     #[test]
