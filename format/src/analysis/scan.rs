@@ -237,6 +237,24 @@ fn windows(mut sample: Vec<u64>, around_median: f64) -> [Window; 2] {
     [median, p95]
 }
 
+/// Share of a sample at its median, or at 0, past which a pass keeps its durations rather
+/// than coins: the comparison quotes the step between durations where over 5 % of them
+/// tie so, and a sample of continuous durations ties far less than this.
+const TIED_SAMPLE: f64 = 0.01;
+
+/// Whether over [`TIED_SAMPLE`] of `sample` reads its median, or 0; reorders it.
+fn tied(sample: &mut [u64]) -> bool {
+    if sample.is_empty() {
+        return false;
+    }
+    let at = (sample.len() - 1) / 2;
+    let median = *sample.select_nth_unstable(at).1;
+    let (zeros, at_median) =
+        sample.iter().fold((0, 0), |(zeros, at), &v| (zeros + usize::from(v == 0), at + usize::from(v == median)));
+    let limit = TIED_SAMPLE * sample.len() as f64;
+    zeros as f64 > limit || at_median as f64 > limit
+}
+
 /// The values of rank `ranks` (where given) in `values` sorted, `values` reordered:
 /// each selected among those above the last, ranks in ascending order, which reads the
 /// sample about a third as often as sorting it does.
@@ -308,6 +326,10 @@ struct Plan<'c, 'a> {
     frame_timing: bool,
     samples: bool,
     coins: bool,
+    /// With coins, per slot, whether its sample reads so many ties (quantized timestamps)
+    /// that the comparison will quote the step between its durations: such a pass keeps
+    /// them. Empty without a sample.
+    tied: Vec<bool>,
 }
 
 /// Each topology's slot table: shared by the chunks, and by whoever scans pieces of the
@@ -403,14 +425,19 @@ impl<'c, 'a> Plan<'c, 'a> {
             }
             // The bandwidth is widest for the fewest durations: half the sample's estimate
             // of the row's count is a margin no row falls below.
-            let with_samples = plan.samples;
-            T::map(samples, move |sample| {
+            let (with_samples, coins) = (plan.samples, plan.coins);
+            T::map(samples, move |mut sample| {
                 let around = if with_samples { bandwidth((sample.len() * stride / 2).max(1)) } else { 0.0 };
-                windows(sample, around)
+                let tied = coins && tied(&mut sample);
+                (windows(sample, around), tied)
             })
         });
         match samples {
-            Some(windows) => plan.windows = windows,
+            Some(placed) => {
+                let (windows, tied): (Vec<_>, Vec<_>) = placed.into_iter().unzip();
+                plan.windows = windows;
+                plan.tied = tied;
+            }
             None => plan.place_windows(None),
         }
         plan
@@ -440,6 +467,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             frame_timing: options.frame_timing,
             samples: options.samples,
             coins: options.samples && options.coins,
+            tied: Vec::new(),
         };
         let entries = &capture.frames()[range.clone()];
         let mut slot_of: HashMap<Key, u32> = HashMap::new();
@@ -572,6 +600,7 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// of every chunk: a guess, which costs a copy where it is wrong and changes nothing.
     /// Sized beforehand, so the series is not copied as it grows either.
     fn in_place_series(&self) -> Vec<Option<RangeSeries>> {
+        let coined = |slot: usize| self.coins && !self.tied.get(slot).copied().unwrap_or(false);
         if !self.samples {
             return Vec::new();
         }
@@ -594,8 +623,12 @@ impl<'c, 'a> Plan<'c, 'a> {
         let chunks = self.chunks.iter().filter(|chunk| !chunk.is_empty()).count() as u32;
         let len = self.range.len();
         let series =
-            || if self.coins { RangeSeries::Codes(vec![0; len]) } else { RangeSeries::Durations(vec![0; len]) };
-        spans.into_iter().map(|spans| (spans == chunks && chunks > 0).then(series)).collect()
+            |slot| if coined(slot) { RangeSeries::Codes(vec![0; len]) } else { RangeSeries::Durations(vec![0; len]) };
+        spans
+            .into_iter()
+            .enumerate()
+            .map(|(slot, spans)| (spans == chunks && chunks > 0).then(|| series(slot)))
+            .collect()
     }
 
     /// Per chunk, its part of each series of `in_place`, by slot.
@@ -1430,6 +1463,41 @@ mod tests {
         }
         // Every pass but where a sparse sample's window missed the bandwidth's ends.
         assert!(known * 10 >= passes * 9, "known for {known} of {passes} passes");
+    }
+
+    #[test]
+    fn passes_whose_sample_ties_keep_their_durations_and_the_rest_keep_coins() {
+        use crate::compare::{CompareOptions, compare, try_compare};
+        use crate::synth::{SynthChanges, SynthOptions, workload_with};
+        // Timestamps floored to 300 ns: the short passes' samples tie, the long ones' hardly.
+        let options =
+            SynthOptions { frames: 1_200, passes: 30, seed: 6, quantize_ns: Some(300), ..SynthOptions::default() };
+        let [a, b] = [1, 2].map(|run| {
+            workload_with(&options, &SynthChanges { run: Some(run), ..SynthChanges::default() })
+                .write(Vec::new())
+                .expect("a Vec")
+        });
+        let [a, b] = [&a, &b].map(|bytes| Capture::open(bytes).expect("opens"));
+        let scan_options = ScanOptions {
+            chunks: 3,
+            frame_timing: false,
+            windows: Windows::SampleEvery(3),
+            samples: true,
+            coins: true,
+        };
+        let [coins_a, coins_b] =
+            [&a, &b].map(|capture| scan(capture, 0..capture.frames().len(), &scan_options).samples.expect("kept"));
+        let kinds = |samples: &Samples| {
+            let ran = samples.passes.iter().filter(|pass| pass.series.len() > 0);
+            ran.fold((0, 0), |(coins, durations), pass| {
+                if pass.series.coins().is_some() { (coins + 1, durations) } else { (coins, durations + 1) }
+            })
+        };
+        let (coined, kept) = kinds(&coins_a);
+        assert!(coined > 0 && kept > 0, "{coined} passes as coins, {kept} with durations");
+        let [full_a, full_b] = [&a, &b].map(|capture| Samples::collect(capture, 0..capture.frames().len()));
+        let expected = compare(&full_a, &full_b, &CompareOptions::default());
+        assert_eq!(try_compare(&coins_a, &coins_b, &CompareOptions::default()), Some(expected));
     }
 
     #[test]

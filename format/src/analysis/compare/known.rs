@@ -9,7 +9,9 @@
 //! values at or below it. Only Woodruff's interval, for a pass whose share below the
 //! median is itself uncertain, reads ranks farther out: those are selected in a copy of
 //! the series, as before. Every figure is the one the copy gives: these are the same
-//! order statistics of the same values.
+//! order statistics of the same values. A series of coins (`Durations::Coins`) has no
+//! durations to copy: a rank past the bandwidth is then not given, and the comparison
+//! says it needs durations.
 
 use super::bootstrap::{Buffers, Order, OrderStats, median_error_ranks, quantile_rank};
 use super::order::KnownOrder;

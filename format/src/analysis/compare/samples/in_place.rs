@@ -2,7 +2,8 @@
 //! frame's duration, or, in a scan with coins, each frame's code.
 
 /// A range's series of one span a frame, sized beforehand, for the chunks to write in
-/// place: the durations (narrow), or each frame's code against its pass's median window.
+/// place: the durations (narrow), or each frame's code against its pass's median window
+/// (where a frame may also have no span).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum RangeSeries {
     Durations(Vec<u32>),
