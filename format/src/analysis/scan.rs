@@ -1541,5 +1541,12 @@ mod tests {
             (known.count, known.values, known.zeros, known.tied, known.at_or_below_median),
             (102, [49, 23, 75], 2, 2, 52)
         );
+        // A median the p95's window found (rank 49; the bandwidth's 24 and 75 inside the
+        // windows too): the figures, and no order, whose counts would miss the durations
+        // between the windows.
+        let mut slot = SlotAcc::new([Window { low: 0, high: 30 }, Window { low: 40, high: 99 }]);
+        durations.iter().for_each(|&duration| slot.add(duration, 0));
+        slot.kept.truncate(slot.kept_len);
+        assert_eq!(slot.order_and_known(), Some(([49, 94], None)));
     }
 }

@@ -127,6 +127,11 @@ impl SlotAcc {
             return Some((self.kept.select([median, p95]), None));
         };
         let [low, median, high, p95] = self.kept.select_ascending([at[0], at[1], at[2], at[3]].map(|at| at as usize));
+        // The counts at and below the median are whole only where it lies in its own window:
+        // one the p95's window found leaves the durations between the windows uncounted.
+        if !self.in_median_window(median) {
+            return Some(([median, p95], None));
+        }
         let (tied, at_or_below) = self.kept.count_at_and_below(median);
         let known = KnownOrder {
             count,
