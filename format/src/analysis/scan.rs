@@ -781,15 +781,13 @@ impl<'c, 'a> Plan<'c, 'a> {
             let coined: Vec<_> = passes
                 .iter_mut()
                 .zip(&rows)
-                .filter_map(|(pass, (row, figures, known, inside))| {
+                .filter_map(|(pass, (_, figures, known, inside))| {
                     pass.known = *known;
                     pass.series.coins()?;
-                    // The codes tell a frame's coin only against a median inside their window:
-                    // a median the p95's window found is no use to them.
+                    // The codes tell a frame's coin only against a median inside their window;
+                    // a row hands over its order only for such a median (`order_and_known`).
                     let with = match (known, figures, inside) {
-                        (Some(_), Some([median, _]), Some(inside)) if row.in_median_window(*median) => {
-                            Some((inside, *median))
-                        }
+                        (Some(_), Some([median, _]), Some(inside)) => Some((inside, *median)),
                         _ => None,
                     };
                     Some((&mut pass.series, with))
