@@ -120,6 +120,12 @@ const WIDTH_SIGMAS: f64 = 5.0;
 const FEW_TOPOLOGIES: usize = 16;
 /// Frames between progress reports.
 const PROGRESS_EVERY: usize = 1024;
+/// Durations the sample's rows make room for beforehand, at most: where rows are many
+/// (thousands of passes), each grows as it fills instead.
+const MOST_SAMPLE_ROOM: usize = 1 << 22;
+/// The room a chunk makes for the durations it keeps, over what its sample's rate
+/// projects: a little over, so that a chunk that keeps a few more seldom needs more.
+const KEPT_ROOM_FACTOR: f64 = 1.05;
 
 /// What to compute, and in how many chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,7 +221,7 @@ pub fn scan_parallel(
 /// disjoint, the median's first. The median's reaches `around_median` further each way
 /// (as a share of the durations): with the comparison's samples, the ends of the
 /// density's bandwidth, so the scan selects those too (see `compare::known`).
-fn windows(mut sample: Vec<u64>, around_median: f64) -> [Window; 2] {
+fn windows(sample: &mut [u64], around_median: f64) -> [Window; 2] {
     if sample.is_empty() {
         return [ALL, EMPTY];
     }
@@ -228,13 +234,21 @@ fn windows(mut sample: Vec<u64>, around_median: f64) -> [Window; 2] {
         [(low >= 0.0).then_some(low as usize), (high < n).then_some(high as usize)]
     });
     let ranks = [median_ranks[0], median_ranks[1], p95_ranks[0], p95_ranks[1]];
-    let values = values_at_ranks(&mut sample, ranks);
+    let values = values_at_ranks(sample, ranks);
     let [median, mut p95] =
         [0, 2].map(|at| Window { low: values[at].unwrap_or(0), high: values[at + 1].unwrap_or(u64::MAX) });
     if p95.low <= median.high {
         p95 = if median.high == u64::MAX { EMPTY } else { Window { low: median.high + 1, high: p95.high } };
     }
     [median, p95]
+}
+
+/// How many of `sample`'s durations lie in `windows`.
+fn inside(sample: &[u64], windows: [Window; 2]) -> usize {
+    sample
+        .iter()
+        .filter(|&&duration| windows.iter().any(|window| (window.low..=window.high).contains(&duration)))
+        .count()
 }
 
 /// Share of a sample at its median, or at 0, past which a pass keeps its durations rather
@@ -330,6 +344,9 @@ struct Plan<'c, 'a> {
     /// that the comparison will quote the step between its durations: such a pass keeps
     /// them. Empty without a sample.
     tied: Vec<bool>,
+    /// Per slot, how many of its durations a frame puts in its windows, as its sample
+    /// read: the room each chunk makes for what it keeps. Empty without a sample.
+    kept_per_frame: Vec<f64>,
 }
 
 /// Each topology's slot table: shared by the chunks, and by whoever scans pieces of the
@@ -419,24 +436,29 @@ impl<'c, 'a> Plan<'c, 'a> {
             // windows select ranks in each row's sample, so its order cannot matter.
             let frames: Vec<usize> = plan.range.clone().step_by(stride).collect();
             let (first, second) = frames.split_at(frames.len() / 2);
-            let (mut samples, later) = T::join(|| plan.sample(first), || plan.sample(second));
+            // The first half's rows have room for the second's, which join them.
+            let (mut samples, later) =
+                T::join(|| plan.sample(first, frames.len()), || plan.sample(second, second.len()));
             for (sample, later) in samples.iter_mut().zip(later) {
                 sample.extend(later);
             }
             // The bandwidth is widest for the fewest durations: half the sample's estimate
             // of the row's count is a margin no row falls below.
-            let (with_samples, coins) = (plan.samples, plan.coins);
+            let (with_samples, coins, sampled) = (plan.samples, plan.coins, frames.len() as f64);
             T::map(samples, move |mut sample| {
                 let around = if with_samples { bandwidth((sample.len() * stride / 2).max(1)) } else { 0.0 };
                 let tied = coins && tied(&mut sample);
-                (windows(sample, around), tied)
+                let windows = windows(&mut sample, around);
+                (windows, tied, inside(&sample, windows) as f64 / sampled)
             })
         });
         match samples {
             Some(placed) => {
-                let (windows, tied): (Vec<_>, Vec<_>) = placed.into_iter().unzip();
-                plan.windows = windows;
-                plan.tied = tied;
+                for (windows, tied, kept) in placed {
+                    plan.windows.push(windows);
+                    plan.tied.push(tied);
+                    plan.kept_per_frame.push(kept);
+                }
             }
             None => plan.place_windows(None),
         }
@@ -468,6 +490,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             samples: options.samples,
             coins: options.samples && options.coins,
             tied: Vec::new(),
+            kept_per_frame: Vec::new(),
         };
         let entries = &capture.frames()[range.clone()];
         let mut slot_of: HashMap<Key, u32> = HashMap::new();
@@ -523,7 +546,7 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// without a sample; for a scan without the comparison's samples (`ScanJob`'s).
     fn place_windows(&mut self, samples: Option<Vec<Vec<u64>>>) {
         self.windows = match samples {
-            Some(samples) => samples.into_iter().map(|sample| windows(sample, 0.0)).collect(),
+            Some(samples) => samples.into_iter().map(|mut sample| windows(&mut sample, 0.0)).collect(),
             None => vec![[ALL, EMPTY]; self.keys.len()],
         };
     }
@@ -533,9 +556,12 @@ impl<'c, 'a> Plan<'c, 'a> {
         self.tables.of(self.capture.frames()[index].topology)
     }
 
-    /// The durations of `frames`, per slot, of those the statistics would analyse.
-    fn sample(&self, frames: &[usize]) -> Vec<Vec<u64>> {
-        let mut samples = vec![Vec::new(); self.keys.len()];
+    /// The durations of `frames`, per slot, of those the statistics would analyse; each
+    /// slot's made room for `room` of them (a frame's one span of a pass), grown past it
+    /// only for more.
+    fn sample(&self, frames: &[usize], room: usize) -> Vec<Vec<u64>> {
+        let room = if self.keys.len().saturating_mul(room) <= MOST_SAMPLE_ROOM { room } else { 0 };
+        let mut samples: Vec<Vec<u64>> = (0..self.keys.len()).map(|_| Vec::with_capacity(room)).collect();
         let (mut spans, mut held) = (Vec::new(), Held::default());
         for &index in frames {
             if !self.sample_durations(index, &mut held, &mut samples) {
@@ -667,11 +693,14 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// Chunk `at`, before its first frame; `in_place` holds its part of each series
     /// written in place.
     fn start<'b>(&self, at: usize, in_place: Vec<Option<Part<'b>>>) -> ChunkRun<'c, 'a, 'b> {
+        let mut chunk =
+            Chunk::new(&self.windows, self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)));
+        let frames = self.chunks[at].len();
+        for (slot, rate) in chunk.slots.iter_mut().zip(&self.kept_per_frame) {
+            slot.kept.make_room((rate * frames as f64 * KEPT_ROOM_FACTOR).ceil() as usize);
+        }
         ChunkRun {
-            chunk: Chunk::new(
-                &self.windows,
-                self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)),
-            ),
+            chunk,
             samples: self.samples.then(|| {
                 let windows =
                     |slot: usize| self.windows.get(slot).map_or([0, u64::MAX], |[median, _]| [median.low, median.high]);
@@ -1500,18 +1529,18 @@ mod tests {
 
     #[test]
     fn windows_surround_the_sample_quantiles_and_do_not_overlap() {
-        let sample: Vec<u64> = (0..10_000).rev().collect();
-        let [median, p95] = windows(sample.clone(), 0.0);
+        let mut sample: Vec<u64> = (0..10_000).rev().collect();
+        let [median, p95] = windows(&mut sample.clone(), 0.0);
         assert!(median.low < 5_000 && 5_000 < median.high, "{median:?}");
         assert!(p95.low < 9_500 && 9_500 < p95.high, "{p95:?}");
         assert!(median.high < p95.low);
         // Reaching 10 % further each way around the median, and still short of the p95's.
-        let [wider, p95_beside] = windows(sample, 0.1);
+        let [wider, p95_beside] = windows(&mut sample, 0.1);
         assert!(wider.low + 1_000 == median.low && wider.high == median.high + 1_000, "{wider:?}");
         assert_eq!(p95_beside, p95);
         // A small sample says little: the windows cover everything.
-        assert_eq!(windows(vec![7, 3, 5], 0.0), [ALL, EMPTY]);
-        assert_eq!(windows(Vec::new(), 0.1), [ALL, EMPTY]);
+        assert_eq!(windows(&mut [7, 3, 5], 0.0), [ALL, EMPTY]);
+        assert_eq!(windows(&mut [], 0.1), [ALL, EMPTY]);
     }
 
     #[test]

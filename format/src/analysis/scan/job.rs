@@ -137,7 +137,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                         if !more() {
                             return false;
                         }
-                        windows.extend(samples.next().map(|sample| super::windows(sample, 0.0)));
+                        windows.extend(samples.next().map(|mut sample| super::windows(&mut sample, 0.0)));
                     }
                     let State::Placing { mut plan, windows, .. } = std::mem::replace(&mut self.state, State::Moving)
                     else {

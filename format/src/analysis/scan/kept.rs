@@ -60,6 +60,16 @@ impl Kept {
         }
     }
 
+    /// Makes room for `room` durations before any is kept: zeroed memory as the allocator
+    /// hands it out, whose pages are touched only as durations are written to them.
+    pub(super) fn make_room(&mut self, room: usize) {
+        match self {
+            Kept::Narrow { values, .. } if values.is_empty() => *values = vec![0; room],
+            Kept::Wide(values) if values.is_empty() => *values = vec![0; room],
+            _ => {}
+        }
+    }
+
     pub(super) fn reserve_exact(&mut self, additional: usize) {
         match self {
             Kept::Narrow { values, .. } => values.reserve_exact(additional),
@@ -265,6 +275,24 @@ mod tests {
             assert_eq!(kept.count_at_and_below(5_000_001_000), (0, 801));
         }
         assert_eq!(selected, [[5_000_000_500, 5_000_000_860]; 2]);
+    }
+
+    #[test]
+    fn room_made_beforehand_holds_what_is_kept_and_more_grows_past_it() {
+        for room in [0, 3, 5, 100] {
+            let mut forms = [Kept::Narrow { base: 10, values: Vec::new() }, Kept::Wide(Vec::new())];
+            for kept in &mut forms {
+                kept.make_room(room);
+                assert!(kept.capacity() >= room);
+                // Every other duration inside: 20 kept of 40 written.
+                let len = (0..40).fold(0, |len, i| len + kept.keep(len, 10 + i, i % 2 == 0));
+                kept.truncate(len);
+                assert_eq!(kept.durations(), (0..20).map(|i| 10 + 2 * i).collect::<Vec<u64>>(), "room {room}");
+                // Room is made only for a row that holds nothing yet.
+                kept.make_room(1_000);
+                assert_eq!(kept.len(), 20);
+            }
+        }
     }
 
     #[test]
