@@ -124,12 +124,17 @@ impl Sample {
 
     /// Adds `later`'s values after this sample's, as though they had been added here.
     /// Exact only when `later` kept every value it saw (an unbounded chunk sample).
-    pub(crate) fn append(&mut self, later: &Sample) {
+    pub(crate) fn append(&mut self, later: Sample) {
         debug_assert!(later.stride <= 1, "only a sample that kept every value replays exactly");
         // While every value is kept and the limit is not reached, adding one only keeps it
         // and moves the minimum and maximum: those values go at once.
         let keeps_every = self.seen == 0 || self.stride == 1;
         let room = if self.unbounded { usize::MAX } else { SAMPLE_LIMIT.saturating_sub(self.values.len()) };
+        if self.seen == 0 && later.values.len() <= room {
+            // Nothing here yet, and all of it fits: the same values, taken rather than copied.
+            *self = Sample { unbounded: self.unbounded, ..later };
+            return;
+        }
         let (now, rest) = later.values.split_at(if keeps_every { room.min(later.values.len()) } else { 0 });
         if let (Some(&low), Some(&high)) = (now.iter().min(), now.iter().max()) {
             if self.seen == 0 {
@@ -148,14 +153,19 @@ impl Sample {
     /// The order statistics, `None` without values.
     #[must_use]
     pub fn summary(&self) -> Option<Summary> {
+        self.clone().into_summary()
+    }
+
+    /// [`Sample::summary`], selecting among its own values rather than a copy of them.
+    fn into_summary(mut self) -> Option<Summary> {
         if self.seen == 0 {
             return None;
         }
         // Selecting the two nearest ranks gives the figures a full sort would, in linear time.
-        let mut values = self.values.clone();
+        let values = &mut self.values;
         let n = values.len();
         let p95 = (95 * n).div_ceil(100) - 1;
-        let [median, p95] = crate::analysis::select_ranks(&mut values, [((n - 1) / 2) as u64, p95 as u64]);
+        let [median, p95] = crate::analysis::select_ranks(values, [((n - 1) / 2) as u64, p95 as u64]);
         Some(Summary { count: self.seen, min: self.min, median, p95, max: self.max, exact: self.stride == 1 })
     }
 }
@@ -574,14 +584,14 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.frames_with_submit += later.frames_with_submit;
         self.frames_with_readback += later.frames_with_readback;
         self.frames_with_cpu += later.frames_with_cpu;
-        self.gpu_interval.append(&later.gpu_interval);
-        self.cpu_interval.append(&later.cpu_interval);
-        self.cpu_frame_time.append(&later.cpu_frame_time);
-        self.latency.append(&later.latency);
-        self.coverage.append(&later.coverage);
+        self.gpu_interval.append(later.gpu_interval);
+        self.cpu_interval.append(later.cpu_interval);
+        self.cpu_frame_time.append(later.cpu_frame_time);
+        self.latency.append(later.latency);
+        self.coverage.append(later.coverage);
         self.covered_ns += later.covered_ns;
         self.interval_ns += later.interval_ns;
-        self.recorder_cost.append(&later.recorder_cost);
+        self.recorder_cost.append(later.recorder_cost);
         self.recorder_cost_nonzero += later.recorder_cost_nonzero;
         self.gpu_unordered_pairs += later.gpu_unordered_pairs;
         self.cpu_unordered_pairs += later.cpu_unordered_pairs;
@@ -616,8 +626,14 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
 
     /// The figures over the frames added; each figure without a value names why.
     #[must_use]
-    pub fn finish(self) -> FrameTiming {
-        let figure = |sample: &Sample, reason: &dyn Fn() -> String| match sample.summary() {
+    pub fn finish(mut self) -> FrameTiming {
+        // The samples taken out, to be selected in without a copy.
+        let take = std::mem::take::<Sample>;
+        let (gpu_interval, cpu_interval, cpu_frame_time) =
+            (take(&mut self.gpu_interval), take(&mut self.cpu_interval), take(&mut self.cpu_frame_time));
+        let (latency, coverage, recorder_cost) =
+            (take(&mut self.latency), take(&mut self.coverage), take(&mut self.recorder_cost));
+        let figure = |sample: Sample, reason: &dyn Fn() -> String| match sample.into_summary() {
             Some(summary) => Figure::Measured(summary),
             None => Figure::Unavailable(reason()),
         };
@@ -649,20 +665,20 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         let cost_reason = no_frames;
         FrameTiming {
             frames: self.frames,
-            gpu_interval: figure(&self.gpu_interval, &gpu_reason),
-            cpu_interval: figure(&self.cpu_interval, &cpu_reason),
+            gpu_interval: figure(gpu_interval, &gpu_reason),
+            cpu_interval: figure(cpu_interval, &cpu_reason),
             cpu_frame_time: if self.frames_with_cpu == 0 && self.frames > 0 {
                 Figure::Unavailable("no CPU times in this capture (every frame's begin and end are 0)".to_owned())
             } else {
-                figure(&self.cpu_frame_time, &cpu_frame_reason)
+                figure(cpu_frame_time, &cpu_frame_reason)
             },
-            latency: figure(&self.latency, &latency_reason),
-            coverage_ppm: figure(&self.coverage, &gpu_reason),
+            latency: figure(latency, &latency_reason),
+            coverage_ppm: figure(coverage, &gpu_reason),
             coverage_overall: (self.interval_ns > 0).then(|| self.covered_ns as f64 / self.interval_ns as f64),
             recorder_cost: if self.recorder_cost_nonzero == 0 && self.frames > 0 {
                 Figure::Unavailable("recorder_cost_ns is 0 in every frame: the writer recorded no cost".to_owned())
             } else {
-                figure(&self.recorder_cost, &cost_reason)
+                figure(recorder_cost, &cost_reason)
             },
             gpu_unordered_pairs: self.gpu_unordered_pairs,
             cpu_unordered_pairs: self.cpu_unordered_pairs,
@@ -961,7 +977,7 @@ mod tests {
             for part in cuts.windows(2) {
                 let mut chunk = Sample { unbounded: true, ..Sample::default() };
                 (part[0]..part[1]).for_each(|i| chunk.add(value(i)));
-                merged.append(&chunk);
+                merged.append(chunk);
             }
             assert_eq!(merged.values, whole.values, "cut at {cuts:?}");
             let state = |sample: &Sample| (sample.stride, sample.seen, sample.min, sample.max);
