@@ -785,15 +785,15 @@ impl<'c, 'a> Plan<'c, 'a> {
                 }
                 None => T::map(rows, |parts| {
                     let mut row = merged(parts);
-                    // With coins, the durations in the median's window in frame order, before
-                    // the selection reorders them: what a coin inside it needs.
-                    let inside = coins.then(|| row.median_window_durations());
                     // With the samples, the comparison's order statistics beside the figures.
                     let (figures, known) = if with_samples {
                         row.order_and_known().map_or((None, None), |(figures, known)| (Some(figures), known))
                     } else {
                         (row.order(), None)
                     };
+                    // With coins, the durations in the median's window in frame order (the
+                    // selection leaves them so): what a coin inside it needs.
+                    let inside = coins.then(|| row.take_median_window());
                     (row, figures, known, inside)
                 }),
             },

@@ -122,20 +122,23 @@ impl Kept {
         }
     }
 
-    /// The durations at sorted positions `ranks` (the first no greater than the second);
-    /// reorders what is held.
-    pub(super) fn select(&mut self, ranks: [u64; 2]) -> [u64; 2] {
+    /// The durations at sorted positions `ranks` (the first no greater than the second),
+    /// what is held left in its order: offsets are counted, durations selected in a copy.
+    pub(super) fn select(&self, [median, p95]: [u64; 2]) -> [u64; 2] {
         match self {
-            Kept::Narrow { base, values } => select_ranks(values, ranks).map(|offset| *base + u64::from(offset)),
-            Kept::Wide(values) => select_ranks(values, ranks),
+            Kept::Narrow { base, values } => {
+                count_select(values, [median as usize, p95 as usize]).map(|offset| *base + u64::from(offset))
+            }
+            Kept::Wide(values) => select_ranks(&mut values.clone(), [median, p95]),
         }
     }
 
-    /// The durations at sorted positions `ranks`, ascending; reorders what is held.
-    pub(super) fn select_ascending<const N: usize>(&mut self, ranks: [usize; N]) -> [u64; N] {
+    /// The durations at sorted positions `ranks`, ascending, what is held left in its
+    /// order, as [`Kept::select`].
+    pub(super) fn select_ascending<const N: usize>(&self, ranks: [usize; N]) -> [u64; N] {
         match self {
-            Kept::Narrow { base, values } => select_ascending(values, ranks).map(|offset| *base + u64::from(offset)),
-            Kept::Wide(values) => select_ascending(values, ranks),
+            Kept::Narrow { base, values } => count_select(values, ranks).map(|offset| *base + u64::from(offset)),
+            Kept::Wide(values) => select_ascending(&mut values.clone(), ranks),
         }
     }
 
@@ -157,14 +160,16 @@ impl Kept {
         }
     }
 
-    /// The held durations inside the first window, `low..=low + width`, in the order held:
-    /// as the offsets from `low` they are held as, or whole.
-    pub(super) fn within_first(&self, low: u64, width: u64) -> Inside {
+    /// The held durations inside the first window, `low..=low + width`, in the order held,
+    /// taken: the offsets held, as they are (those past `width` are the second window's),
+    /// or the durations inside, copied.
+    pub(super) fn take_first(&mut self, low: u64, width: u64) -> Inside {
         match self {
-            // The first window's low end is the base.
+            // The first window's low end is the base, and its width fits the offsets.
             Kept::Narrow { base, values } => Inside::Offsets {
                 from: *base,
-                offsets: values.iter().copied().filter(|&offset| u64::from(offset) <= width).collect(),
+                offsets: std::mem::take(values),
+                within: u32::try_from(width).unwrap_or(u32::MAX),
             },
             Kept::Wide(values) => Inside::Durations(
                 values.iter().copied().filter(|duration| duration.wrapping_sub(low) <= width).collect(),
@@ -217,6 +222,51 @@ fn select_ascending<T: Ord + Copy, const N: usize>(values: &mut [T], ranks: [usi
         from = rank + 1;
         value
     })
+}
+
+/// High bits of an offset counted, at most, to find the run of offsets a rank lies in.
+const COUNTED_BITS: u32 = 12;
+
+/// The values at sorted positions `ranks` (ascending, each below `values.len()`) of
+/// `values`, which stay as they are: each value is counted by its high bits (at most
+/// [`COUNTED_BITS`] of them), which tells the run of values sharing them that holds each
+/// rank, and only those runs are copied out and selected in. Two reads of the values and
+/// no writes to them, where selecting in place moves most of them a few times over; the
+/// order held is what a pass's coins read afterwards.
+fn count_select<const N: usize>(values: &[u32], ranks: [usize; N]) -> [u32; N] {
+    const { assert!(N < u8::MAX as usize, "a run's number fits a byte") };
+    let top = values.iter().copied().max().unwrap_or(0);
+    let shift = (u32::BITS - top.leading_zeros()).saturating_sub(COUNTED_BITS);
+    let mut counts = vec![0usize; (top >> shift) as usize + 1];
+    for &value in values {
+        counts[(value >> shift) as usize] += 1;
+    }
+    // Each rank's run of values, and its rank among them.
+    let (mut below, mut run) = (0, 0);
+    let found = ranks.map(|rank| {
+        while run + 1 < counts.len() && below + counts[run] <= rank {
+            below += counts[run];
+            run += 1;
+        }
+        (run, rank - below)
+    });
+    // The runs the ranks lie in, copied out in one more read.
+    const NONE: u8 = u8::MAX;
+    let mut which = vec![NONE; counts.len()];
+    let mut runs: Vec<Vec<u32>> = Vec::with_capacity(N);
+    for &(run, _) in &found {
+        if which[run] == NONE {
+            which[run] = runs.len() as u8;
+            runs.push(Vec::with_capacity(counts[run]));
+        }
+    }
+    for &value in values {
+        let at = which[(value >> shift) as usize];
+        if at != NONE {
+            runs[at as usize].push(value);
+        }
+    }
+    found.map(|(run, rank)| *runs[which[run] as usize].select_nth_unstable(rank).1)
 }
 
 /// [`Kept::keep`] for one form: `values` grows (doubling) to hold index `len`.
@@ -292,6 +342,29 @@ mod tests {
                 kept.make_room(1_000);
                 assert_eq!(kept.len(), 20);
             }
+        }
+    }
+
+    #[test]
+    fn counting_selects_what_sorting_puts_at_each_rank_and_moves_nothing() {
+        let mut rng = crate::synth::Rng::new(21);
+        for trial in 0..600 {
+            let len = 1 + rng.below(3_000) as usize;
+            // Spreads from all ties to all 32 bits; a few far above the rest now and then,
+            // as a p95 window far above the median's puts most values in one run.
+            let spread = [1, 7, 1_000, 1 << 20, u64::from(u32::MAX)][trial % 5];
+            let mut values: Vec<u32> = (0..len).map(|_| rng.below(spread) as u32).collect();
+            if trial % 7 == 0 {
+                values[rng.below(len as u64) as usize] = u32::MAX - rng.below(10) as u32;
+            }
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            let held = values.clone();
+            let mut ranks: [usize; 4] = std::array::from_fn(|_| rng.below(len as u64) as usize);
+            ranks.sort_unstable();
+            assert_eq!(super::count_select(&values, ranks), ranks.map(|rank| sorted[rank]), "trial {trial}");
+            assert_eq!(super::count_select(&values, [0, len - 1]), [sorted[0], sorted[len - 1]], "trial {trial}");
+            assert_eq!(values, held, "trial {trial}: the values stay in their order");
         }
     }
 

@@ -146,8 +146,8 @@ impl SlotAcc {
 
     /// The kept durations inside the median's window, in the order they were added (frame
     /// order, across chunks merged in order); before [`SlotAcc::order`] reorders them.
-    pub(super) fn median_window_durations(&self) -> Inside {
-        self.kept.within_first(self.low[0], self.width[0])
+    pub(super) fn take_median_window(&mut self) -> Inside {
+        self.kept.take_first(self.low[0], self.width[0])
     }
 
     /// Whether `duration` lies in the median's window.

@@ -82,8 +82,11 @@ pub(super) fn code_run(to: &mut [u8], durations: &[u32], [low, high]: [u64; 2]) 
 /// with a span; `None` where `inside` does not hold exactly one duration a frame inside.
 pub(crate) fn codes_to_coins(codes: &mut [u8], inside: &Inside, median: u64) -> Option<usize> {
     match inside {
-        Inside::Offsets { from, offsets } => coins_of(codes, offsets, median.checked_sub(*from)?),
-        Inside::Durations(durations) => coins_of(codes, durations, median),
+        Inside::Offsets { from, offsets, within } => {
+            let inside = offsets.iter().filter(|&offset| offset <= within).map(|&offset| u64::from(offset));
+            coins_of(codes, inside, median.checked_sub(*from)?)
+        }
+        Inside::Durations(durations) => coins_of(codes, durations.iter().copied(), median),
     }
 }
 
@@ -91,16 +94,23 @@ pub(crate) fn codes_to_coins(codes: &mut [u8], inside: &Inside, median: u64) -> 
 /// end where they fit in 32 bits (as the statistics keep them), else whole.
 #[derive(Debug)]
 pub(crate) enum Inside {
-    Offsets { from: u64, offsets: Vec<u32> },
+    /// The window's durations are the offsets of at most `within`, in the order held;
+    /// others, past the window, are skipped (the statistics keep the p95's window's too,
+    /// and hand over what they hold rather than copy the median's out of it).
+    Offsets {
+        from: u64,
+        offsets: Vec<u32>,
+        within: u32,
+    },
     Durations(Vec<u64>),
 }
 
 /// [`codes_to_coins`] with `inside` and `median` on one scale.
-fn coins_of<T: Copy + Into<u64>>(codes: &mut [u8], inside: &[T], median: u64) -> Option<usize> {
+fn coins_of(codes: &mut [u8], mut inside: impl Iterator<Item = u64>, median: u64) -> Option<usize> {
     // Eight codes a word: the frames below, inside and without a span found for all of
     // them at once, and only the frames inside (a few in ten) visited one by one.
     const ONES: u64 = 0x0101_0101_0101_0101;
-    let (mut next, mut absent) = (0, 0);
+    let mut absent = 0;
     let mut words = codes.chunks_exact_mut(8);
     for word in &mut words {
         let codes = u64::from_le_bytes(<[u8; 8]>::try_from(&*word).expect("a chunk of eight"));
@@ -113,20 +123,15 @@ fn coins_of<T: Copy + Into<u64>>(codes: &mut [u8], inside: &[T], median: u64) ->
         let mut coins = (zero_bytes(codes) >> 7) | (u64::from(NO_SPAN) * no_span);
         let mut inside_bytes = zero_bytes(codes ^ (u64::from(INSIDE) * ONES));
         while inside_bytes != 0 {
-            let &duration = inside.get(next)?;
-            coins |= u64::from(duration.into() <= median) << (inside_bytes.trailing_zeros() - 7);
-            next += 1;
+            let duration = inside.next()?;
+            coins |= u64::from(duration <= median) << (inside_bytes.trailing_zeros() - 7);
             inside_bytes &= inside_bytes - 1;
         }
         word.copy_from_slice(&coins.to_le_bytes());
     }
     for code in words.into_remainder() {
         *code = match *code {
-            INSIDE => {
-                let &duration = inside.get(next)?;
-                next += 1;
-                u8::from(duration.into() <= median)
-            }
+            INSIDE => u8::from(inside.next()? <= median),
             NO_SPAN => {
                 absent += 1;
                 NO_SPAN
@@ -136,7 +141,7 @@ fn coins_of<T: Copy + Into<u64>>(codes: &mut [u8], inside: &[T], median: u64) ->
             _ => return None,
         };
     }
-    (next == inside.len()).then_some(codes.len() - absent)
+    inside.next().is_none().then_some(codes.len() - absent)
 }
 
 /// Per byte of `word`, `0x80` where the byte is zero and 0 where it is not, exactly.
@@ -280,12 +285,13 @@ mod tests {
         let (mut whole, mut offset) = (codes, codes);
         assert_eq!(codes_to_coins(&mut whole, &Inside::Durations(vec![15, 16, 14]), 15), Some(6));
         assert_eq!(whole, [1, 1, 0, NO_SPAN, 0, 1, 1]);
-        // The same as offsets from the window's low end, 10.
-        let offsets = Inside::Offsets { from: 10, offsets: vec![5, 6, 4] };
+        // The same as offsets from the window's low end, 10, beside those past it (the
+        // p95's window's), which are skipped.
+        let offsets = Inside::Offsets { from: 10, offsets: vec![30, 5, 6, 31, 4], within: 10 };
         assert_eq!(codes_to_coins(&mut offset, &offsets, 15), Some(6));
         assert_eq!(offset, whole);
         // A median below the window, one duration too few, or too many, or a code that is none.
-        assert_eq!(codes_to_coins(&mut [INSIDE], &Inside::Offsets { from: 10, offsets: vec![1] }, 9), None);
+        assert_eq!(codes_to_coins(&mut [INSIDE], &Inside::Offsets { from: 10, offsets: vec![1], within: 5 }, 9), None);
         assert_eq!(codes_to_coins(&mut [INSIDE, INSIDE], &Inside::Durations(vec![1]), 5), None);
         assert_eq!(codes_to_coins(&mut [INSIDE], &Inside::Durations(vec![1, 2]), 5), None);
         assert_eq!(codes_to_coins(&mut [7], &Inside::Durations(Vec::new()), 5), None);
