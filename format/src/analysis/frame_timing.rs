@@ -552,9 +552,11 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         }
     }
 
-    /// An accumulator for one chunk of a range: its samples keep every value, so that
-    /// [`FrameTimingAccumulator::merge`] can replay them exactly.
-    pub(crate) fn for_chunk(capture: &'c Capture<'a>) -> Self {
+    /// An accumulator for one chunk of a range, of `frames` frames: its samples keep every
+    /// value, so that [`FrameTimingAccumulator::merge`] can replay them exactly. Each has
+    /// room for one value a frame, the most any takes, so none is grown by copying; the
+    /// room past what a chunk fills is never touched.
+    pub(crate) fn for_chunk(capture: &'c Capture<'a>, frames: usize) -> Self {
         let mut chunk = Self::new(capture);
         for sample in [
             &mut chunk.gpu_interval,
@@ -565,6 +567,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             &mut chunk.recorder_cost,
         ] {
             sample.unbounded = true;
+            sample.values.reserve_exact(frames);
         }
         chunk
     }

@@ -693,8 +693,10 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// Chunk `at`, before its first frame; `in_place` holds its part of each series
     /// written in place.
     fn start<'b>(&self, at: usize, in_place: Vec<Option<Part<'b>>>) -> ChunkRun<'c, 'a, 'b> {
-        let mut chunk =
-            Chunk::new(&self.windows, self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture)));
+        let mut chunk = Chunk::new(
+            &self.windows,
+            self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture, self.chunks[at].len())),
+        );
         let frames = self.chunks[at].len();
         for (slot, rate) in chunk.slots.iter_mut().zip(&self.kept_per_frame) {
             slot.kept.make_room((rate * frames as f64 * KEPT_ROOM_FACTOR).ceil() as usize);
