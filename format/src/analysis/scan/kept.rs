@@ -230,9 +230,10 @@ const COUNTED_BITS: u32 = 12;
 /// The values at sorted positions `ranks` (ascending, each below `values.len()`) of
 /// `values`, which stay as they are: each value is counted by its high bits (at most
 /// [`COUNTED_BITS`] of them), which tells the run of values sharing them that holds each
-/// rank, and only those runs are copied out and selected in. Two reads of the values and
-/// no writes to them, where selecting in place moves most of them a few times over; the
-/// order held is what a pass's coins read afterwards.
+/// rank, and only those runs are copied out and selected in. Three reads of the values
+/// (their top, their counts, the runs) and no writes to them, where selecting in place
+/// moves most of them a few times over; the order held is what a pass's coins read
+/// afterwards.
 fn count_select<const N: usize>(values: &[u32], ranks: [usize; N]) -> [u32; N] {
     const { assert!(N < u8::MAX as usize, "a run's number fits a byte") };
     let top = values.iter().copied().max().unwrap_or(0);
