@@ -126,10 +126,10 @@ fn automatic_length_in<T: FrameTerms + ?Sized>(values: &T, sum: f64, correlation
     length
 }
 
-/// Politis and White's `b̂` found a sweep over the values at a time (a batch of [`LAGS`]
-/// lags each), so that a caller that must yield can stop between sweeps: each costs `n`
-/// per lag, and a long, drifting capture needs hundreds of lags. Run to the end it is
-/// [`automatic_length`], sum for sum.
+/// Politis and White's `b̂` found a sweep over the values at a time (a batch of
+/// [`LAGS`](super::terms::LAGS) lags each), so that a caller that must yield can stop
+/// between sweeps: each costs `n` per lag, and a long, drifting capture needs hundreds of
+/// lags. Run to the end it is [`automatic_length`], sum for sum.
 #[derive(Debug)]
 pub(crate) struct LengthSearch {
     n: usize,

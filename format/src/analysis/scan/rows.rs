@@ -100,7 +100,7 @@ impl SlotAcc {
     }
 
     /// The median and p95 (nearest rank, as `PassStats` defines them), `None` when either
-    /// fell outside the windows; reorders the kept durations.
+    /// fell outside the windows; the kept durations stay in their order.
     pub(super) fn order(&mut self) -> Option<[u64; 2]> {
         if self.count == 0 {
             return Some([0, 0]);
@@ -145,7 +145,8 @@ impl SlotAcc {
     }
 
     /// The kept durations inside the median's window, in the order they were added (frame
-    /// order, across chunks merged in order); before [`SlotAcc::order`] reorders them.
+    /// order, across chunks merged in order, which the selections leave as it is), taken
+    /// from the row: call it once the figures are selected.
     pub(super) fn take_median_window(&mut self) -> Inside {
         self.kept.take_first(self.low[0], self.width[0])
     }
