@@ -693,11 +693,11 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// Chunk `at`, before its first frame; `in_place` holds its part of each series
     /// written in place.
     fn start<'b>(&self, at: usize, in_place: Vec<Option<Part<'b>>>) -> ChunkRun<'c, 'a, 'b> {
+        let frames = self.chunks[at].len();
         let mut chunk = Chunk::new(
             &self.windows,
-            self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture, self.chunks[at].len())),
+            self.frame_timing.then(|| FrameTimingAccumulator::for_chunk(self.capture, frames)),
         );
-        let frames = self.chunks[at].len();
         for (slot, rate) in chunk.slots.iter_mut().zip(&self.kept_per_frame) {
             slot.kept.make_room((rate * frames as f64 * KEPT_ROOM_FACTOR).ceil() as usize);
         }
@@ -706,7 +706,7 @@ impl<'c, 'a> Plan<'c, 'a> {
             samples: self.samples.then(|| {
                 let windows =
                     |slot: usize| self.windows.get(slot).map_or([0, u64::MAX], |[median, _]| [median.low, median.high]);
-                ChunkSamples::new(self.keys.len(), self.chunks[at].len(), in_place, windows)
+                ChunkSamples::new(self.keys.len(), frames, in_place, windows)
             }),
             frame: Frame::default(),
             spans: Vec::new(),
