@@ -13,6 +13,7 @@ pub mod keys;
 pub mod memory;
 pub mod memory_lane;
 pub mod pass_detail;
+pub mod progress_pace;
 pub mod resources;
 pub mod search;
 pub mod session;

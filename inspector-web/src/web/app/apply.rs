@@ -134,8 +134,11 @@ impl App {
                 self.draw_sparkline();
             }
             Update::StatsProgress(progress) => {
+                // The panel shows whole percents: rebuilt only when the one shown changes.
+                let shown = |progress: Option<f64>| progress.map(|p| format!("{:.0}", p * 100.0));
+                let moved = shown(self.ui.borrow().stats_progress) != shown(Some(progress));
                 self.ui.borrow_mut().stats_progress = Some(progress);
-                if self.ui.borrow().state.tab == Tab::Stats {
+                if moved && self.ui.borrow().state.tab == Tab::Stats {
                     self.render_stats();
                 }
             }

@@ -36,6 +36,7 @@ use crate::strip::{StripData, StripLayout};
 use crate::structure::Structure;
 use crate::timeline::{TimelineModel, Viewport};
 use crate::url_state::{Tab, ViewState};
+use progress_line::ProgressLine;
 
 thread_local! {
     // The page's one inspector lives as long as the page: kept here rather than leaked,
@@ -143,16 +144,20 @@ pub struct App {
     mailbox: RefCell<Rc<Mailbox>>,
     /// The hash as this page last wrote it, so only edits from outside are applied.
     last_hash: RefCell<String>,
+    /// The status line and progress bar, repainted at a pace.
+    progress_line: Rc<ProgressLine>,
 }
 
 /// Wires the page up and opens `?file=` if given.
 pub fn start() -> Result<(), Error> {
     let dom = Dom::new()?;
+    let (status, progress): (HtmlElement, HtmlElement) = (dom.find("status")?, dom.find("progress")?);
     let app = Rc::new(App {
         body: dom.document.body().ok_or(Error::MissingElement("body"))?,
         input: dom.find("file-input")?.dyn_into().map_err(|_| Error::MissingElement("file-input"))?,
-        status: dom.find("status")?,
-        progress: dom.find("progress")?,
+        progress_line: ProgressLine::new(status.clone(), progress.clone()),
+        status,
+        progress,
         error: dom.find("error")?,
         banners: dom.find("banners")?,
         workspace: dom.find("workspace")?,
@@ -356,29 +361,16 @@ impl App {
     }
 
     fn show_idle(&self) {
+        self.progress_line.drop_held();
         self.set_data("state", "idle");
         self.status.set_text_content(Some("Drop a capture (.sgpt or .sgpt.gz) anywhere on this page, or pick one."));
     }
 
-    /// Long work reports progress every slice; only what changed is written, as each
-    /// change to the page costs a style, layout and paint before the next slice.
+    /// Long work reports progress every slice; only what changed is written, and within one
+    /// phase at most a few times a second (see `progress_pace`), as each change to the page
+    /// costs a frame's style, layout, paint and compositing.
     pub fn set_progress(&self, fraction: Option<f64>, text: &str) {
-        match fraction {
-            Some(value) => {
-                let value = format!("{:.3}", value.clamp(0.0, 1.0));
-                if self.progress.get_attribute("value").as_deref() != Some(value.as_str()) {
-                    let _ = self.progress.set_attribute("value", &value);
-                }
-                if self.progress.hidden() {
-                    self.progress.set_hidden(false);
-                }
-            }
-            None if !self.progress.hidden() => self.progress.set_hidden(true),
-            None => {}
-        }
-        if !text.is_empty() && self.status.text_content().as_deref() != Some(text) {
-            self.status.set_text_content(Some(text));
-        }
+        self.progress_line.set(fraction, text);
     }
 
     pub fn show_error(&self, message: &str) {
@@ -390,6 +382,7 @@ impl App {
         self.summary.set_hidden(true);
         crate::web::dom::clear(&self.summary);
         crate::web::dom::clear(&self.banners);
+        self.progress_line.drop_held();
         self.progress.set_hidden(true);
         let _ = self.export.set_attribute("disabled", "");
         self.error.set_text_content(Some(message));
@@ -485,6 +478,7 @@ mod details;
 mod finder;
 mod hash;
 mod overlays;
+mod progress_line;
 mod range_view;
 mod render;
 mod splitter;
