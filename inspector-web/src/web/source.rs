@@ -1,5 +1,6 @@
 //! Where a capture's bytes come from: a dropped or picked `File`, or a URL (`?file=`,
-//! including the `blob:` URLs the demo hands over). Bytes are copied into wasm memory a
+//! including the `blob:` URLs the demo hands over, whose request `index.html` may have
+//! begun already: [`take_early_fetch`]). Bytes are copied into wasm memory a
 //! chunk at a time, into one buffer sized up front, so a file never exists twice in
 //! full (once in JS, once in wasm) and the progress bar moves. Byte streams are read
 //! through one reused JS buffer ([`read_byob`]); otherwise each JS chunk is released as
@@ -185,7 +186,8 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>), job: &mut SoloJob
     };
     let window = web_sys::window().ok_or(Error::NoGlobal("window"))?;
     let url = allowed_url(url, &window.location().href().map_err(Error::from)?)?;
-    let response = JsFuture::from(window.fetch_with_str(&url)).await.map_err(|error| network(&error))?;
+    let request = take_early_fetch(&window, &url).unwrap_or_else(|| window.fetch_with_str(&url));
+    let response = JsFuture::from(request).await.map_err(|error| network(&error))?;
     let response: Response = response.dyn_into().map_err(Error::from)?;
     if !response.ok() {
         return Err(ReadError::Http { status: response.status(), status_text: response.status_text() });
@@ -221,4 +223,15 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>), job: &mut SoloJob
         progress(bytes.len() as u64, expected);
     }
     Ok(bytes)
+}
+
+/// The request `index.html` began for `url` as the page was parsed (its `?file=`), if it
+/// did and nothing took it yet: taken once, so a later open of the same URL fetches anew.
+fn take_early_fetch(window: &web_sys::Window, url: &str) -> Option<js_sys::Promise> {
+    let key = JsValue::from_str("__sgptEarlyFetch");
+    let early = js_sys::Reflect::get(window, &key).ok().filter(JsValue::is_object)?;
+    let _ = js_sys::Reflect::delete_property(window.unchecked_ref::<js_sys::Object>(), &key);
+    let began_for = js_sys::Reflect::get(&early, &JsValue::from_str("url")).ok()?.as_string()?;
+    let response = js_sys::Reflect::get(&early, &JsValue::from_str("response")).ok()?;
+    (began_for == url).then(|| response.dyn_into().ok()).flatten()
 }
