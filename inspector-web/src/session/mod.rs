@@ -311,9 +311,11 @@ impl<'c> Session<'c> {
     }
 
     /// Whether jobs of `kind` wait this slice: checking frames, while statistics are under
-    /// way and the workers take every core.
+    /// way and the workers take every core, and while a comparison is under way (both read
+    /// every frame on the page's one thread, and the verdicts are what a comparison's
+    /// reader waits for; the statistics and the comparison name what they could not read).
     fn held(&self, kind: JobKind) -> bool {
-        kind == JobKind::Verify && self.check_after_stats && self.stats.is_some()
+        kind == JobKind::Verify && ((self.check_after_stats && self.stats.is_some()) || self.compare.is_some())
     }
 
     /// The updates produced since the last call, oldest first.
