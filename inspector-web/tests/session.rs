@@ -494,6 +494,23 @@ fn statistics_handed_to_a_scanner_wait_for_it_and_are_the_analysis_exactly() {
 }
 
 #[test]
+fn frames_are_checked_once_a_comparison_under_way_is_shown() {
+    let bytes = capture_bytes(3_000);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "big.sgpt", None);
+    session.restore(&Restore { compare_now: true, ..Restore::default() });
+    let (updates, reports, _) = drain(&mut session);
+    let compared = reports.iter().position(|r| r.job == JobKind::Compare && r.why == Some(Yield::Done));
+    let before = &reports[..compared.expect("the comparison finishes")];
+    let checked_before: u64 = before.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
+    assert_eq!(checked_before, 0, "no frame checked while the comparison was under way");
+    let checked: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
+    assert_eq!(checked, 3_000, "every frame checked after all");
+    let at = |wanted: fn(&Update) -> bool| updates.iter().position(wanted).expect("shown");
+    assert!(at(|u| matches!(u, Update::Compare(_))) < at(|u| matches!(u, Update::Verified { .. })));
+}
+
+#[test]
 fn where_the_workers_take_every_core_frames_are_checked_once_the_statistics_are_shown() {
     let bytes = capture_bytes(9_000);
     let (capture, run, sent) = run_with_held(&bytes, true);
