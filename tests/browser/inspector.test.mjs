@@ -10,8 +10,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { baseUrl, chromiumForFile } from './chromium.mjs';
-import { collectUncaught, defectKinds, dropFile, fixtureBytes, openPage, outcome, verifiedDefects, watchCsp } from './inspector_helpers.mjs';
+import { chromiumForFile } from './chromium.mjs';
+import { defectKinds, dropFile, fixtureBytes, openPage, outcome, verifiedDefects } from './inspector_helpers.mjs';
 
 // Every element the inspector's page holds; a capture string parsed as HTML would add others.
 const ALLOWED_ELEMENTS = [
@@ -130,27 +130,23 @@ test('a failed fetch names the HTTP status, and the page stays usable', async (t
   assert.deepEqual(problems, []);
 });
 
-test('?file= is requested once, begun as the page is parsed, before its wasm runs', async (t) => {
+test('?file= is requested once, begun as the page is parsed, before its wasm arrives', async (t) => {
   const info = expected('minimal.sgpt');
-  const context = await browser.newContext();
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems = collectUncaught(page);
-  await watchCsp(page);
-  // Trunk's loader, a module script, runs only once the document is parsed: the page's
-  // own fetch could not begin before it.
-  await page.addInitScript(() => addEventListener('TrunkApplicationStarted', () => { window.__wasmStarted = performance.now(); }));
-  await page.goto(`${baseUrl()}/?file=/captures/minimal.sgpt`);
+  const { page, problems } = await openPage(browser, t, '?file=/captures/minimal.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
   assert.equal(Number(shown.frames), info.frames);
-  const fetched = await page.evaluate(() => ({
-    starts: performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/captures/minimal.sgpt')).map((e) => e.startTime),
-    wasmStarted: window.__wasmStarted,
-    left: '__sgptEarlyFetch' in window,
-  }));
+  const fetched = await page.evaluate(() => {
+    const entries = (suffix) => performance.getEntriesByType('resource').filter((e) => e.name.endsWith(suffix));
+    return {
+      starts: entries('/captures/minimal.sgpt').map((e) => e.startTime),
+      // The page's own code can fetch nothing before its wasm has arrived whole.
+      wasmArrived: Math.min(...entries('/sgpt-inspector_bg.wasm').map((e) => e.responseEnd)),
+      left: '__sgptEarlyFetch' in window,
+    };
+  });
   assert.equal(fetched.starts.length, 1, `one request for the capture: ${JSON.stringify(fetched)}`);
-  assert.ok(fetched.starts[0] < fetched.wasmStarted, `begun before the wasm ran: ${JSON.stringify(fetched)}`);
+  assert.ok(fetched.starts[0] < fetched.wasmArrived, `begun before the wasm arrived: ${JSON.stringify(fetched)}`);
   assert.equal(fetched.left, false, 'the page took the early request');
   // The inline script is allowed by its hash, not by a hole in the policy.
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
