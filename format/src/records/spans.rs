@@ -299,6 +299,7 @@ pub fn durations_two(
 }
 
 /// [`durations_two`] for one section alone.
+#[inline(always)]
 pub fn durations(stream: SpanStream<'_>, out: &mut Vec<u32>) -> Option<DurationColumn> {
     debug_assert!(stream.durations_alone());
     let (mut read, start) = ColumnRead::start(stream, out)?;

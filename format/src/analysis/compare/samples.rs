@@ -15,10 +15,11 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::order::KnownOrder;
-use crate::analysis::{Key, pass_key};
+use crate::analysis::{Key, isa, pass_key};
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
+use crate::spans;
 use frame_block::FrameBlock;
 use in_place::InPlace;
 pub(crate) use in_place::{Inside, NO_SPAN, Part, RangeSeries, codes_to_coins};
@@ -172,7 +173,9 @@ impl Series {
     }
 
     /// Adds the spans of this pass in analysed frame `frame` (at least one), every frame
-    /// before it without spans of this pass not yet added.
+    /// before it without spans of this pass not yet added: a frame's spans gathered
+    /// first, the form the tests build series in and check [`Series::push_span`] against.
+    #[cfg(test)]
     fn add_frame(&mut self, frame: usize, spans: &[u64]) {
         self.catch_up(frame);
         if self.starts.is_none() && (spans.len() != 1 || self.values.len() != self.frames) {
@@ -395,9 +398,8 @@ pub struct SampleCollector<'c, 'a> {
     frame_ns: Vec<u64>,
     defects: Vec<Defect>,
     scratch: Vec<(u32, u64)>,
-    /// One frame's durations per slot, and the slots the frame touched.
-    per_slot: Vec<Vec<u64>>,
-    touched: Vec<u32>,
+    /// A frame's durations, read alone (see [`SampleCollector::add_frame`]).
+    durations: Vec<u32>,
     /// Frames the caller means to add: a pass's series is sized for the rest of them when
     /// its first span arrives, so that 200 series filled in step are not all copied to
     /// twice their size in the same frame (hundreds of MB at once on eight hours).
@@ -425,8 +427,7 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             frame_ns: Vec::new(),
             defects: Vec::new(),
             scratch: Vec::new(),
-            per_slot: Vec::new(),
-            touched: Vec::new(),
+            durations: Vec::new(),
         }
     }
 
@@ -453,7 +454,6 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
                                 known: None,
                             });
                             self.probes.push(Vec::new());
-                            self.per_slot.push(Vec::new());
                             slot
                         }
                     };
@@ -490,41 +490,53 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             return;
         }
         let table = self.tables.get(&entry.topology).and_then(Option::as_ref).map_or(&[][..], Vec::as_slice);
-        let scratch = &mut self.scratch;
-        scratch.clear();
-        let mut unknown = None;
-        let decoded = capture.for_each_span(index, |span| {
-            match table.get((span.pass as usize).wrapping_mul(2) | span.kind as usize) {
-                Some(&slot) => scratch.push((slot, span.duration_ns())),
-                None => drop(unknown.get_or_insert(span.pass)),
-            }
-        });
-        if let Err(defect) = decoded {
-            self.defects.push(defect);
-            return;
-        }
-        if let Some(pass) = unknown {
-            self.defects.push(unknown_pass(entry.offset, entry.frame_number, pass));
-            return;
-        }
-        for &(slot, duration) in &self.scratch {
-            let spans = &mut self.per_slot[slot as usize];
-            if spans.is_empty() {
-                self.touched.push(slot);
-            }
-            spans.push(duration);
-        }
         let frame = self.frame_ns.len();
+        // Each series makes room for the frames still to come when its first span arrives,
+        // so that 200 series filled in step are not all copied to twice their size at once.
         let rest = self.expected_frames.saturating_sub(frame);
-        for slot in self.touched.drain(..) {
-            let spans = &mut self.per_slot[slot as usize];
-            let series = &mut self.passes[slot as usize].series;
-            if series.len() == 0 {
-                // One span a frame, the usual pass, for the frames still to come.
-                series.values.reserve(rest.max(spans.len()));
+        // Nearly every frame of a long capture stores passes 0, 1, 2, … in turn: its
+        // durations are read alone, as the statistics read them (`spans::durations`, which
+        // fails exactly where a whole decode does), and each goes straight to its series.
+        // Any other frame, or one with a duration past 32 bits, is decoded whole.
+        let alone = match capture.open_frame(index) {
+            Ok(open) if open.spans.durations_alone() && open.spans.len() <= table.len() / 2 => {
+                self.durations.clear();
+                let durations = &mut self.durations;
+                // Compiled for x86-64-v3 where the CPU has it, as the statistics' decode is.
+                isa::fastest(
+                    #[inline(always)]
+                    || spans::durations(open.spans, durations),
+                )
+                .is_some_and(|column| column.high == 0)
             }
-            series.add_frame(frame, spans);
-            spans.clear();
+            _ => false,
+        };
+        if alone {
+            for (position, &duration) in self.durations.iter().enumerate() {
+                self.passes[table[2 * position] as usize].series.push_span(frame, u64::from(duration), rest);
+            }
+        } else {
+            let scratch = &mut self.scratch;
+            scratch.clear();
+            let mut unknown = None;
+            let decoded = capture.for_each_span(index, |span| {
+                match table.get((span.pass as usize).wrapping_mul(2) | span.kind as usize) {
+                    Some(&slot) => scratch.push((slot, span.duration_ns())),
+                    None => drop(unknown.get_or_insert(span.pass)),
+                }
+            });
+            if let Err(defect) = decoded {
+                self.defects.push(defect);
+                return;
+            }
+            if let Some(pass) = unknown {
+                self.defects.push(unknown_pass(entry.offset, entry.frame_number, pass));
+                return;
+            }
+            // A frame's spans in their order: each series takes its own in turn.
+            for &(slot, duration) in &self.scratch {
+                self.passes[slot as usize].series.push_span(frame, duration, rest);
+            }
         }
         if self.frame_ns.capacity() == 0 {
             self.frame_ns.reserve_exact(rest);
@@ -835,6 +847,42 @@ mod tests {
         let mut never = Series::default();
         never.catch_up(216_000);
         assert!(never.starts.is_none() && never.len() == 0 && never.frames == 216_000);
+    }
+
+    #[test]
+    fn spans_pushed_one_by_one_make_the_series_their_frames_gathered_make() {
+        // The collector pushes each span of a frame in turn, to whichever series it is
+        // of, where it once gathered each series' spans of the frame first.
+        let mut rng = crate::synth::Rng::new(11);
+        for trial in 0..500 {
+            let (series_count, frames) = (1 + rng.below(4) as usize, rng.below(40) as usize);
+            let mut pushed = vec![Series::default(); series_count];
+            let mut gathered = vec![Series::default(); series_count];
+            for frame in 0..frames {
+                // A frame's spans in their order: any series, any number of times, some
+                // durations past 32 bits.
+                let spans: Vec<(usize, u64)> = (0..rng.below(5))
+                    .map(|_| {
+                        let wide = rng.below(10) == 0;
+                        (rng.below(series_count as u64) as usize, rng.below(100) + if wide { 1 << 33 } else { 0 })
+                    })
+                    .collect();
+                for &(series, duration) in &spans {
+                    pushed[series].push_span(frame, duration, frames);
+                }
+                for (series, gathered) in gathered.iter_mut().enumerate() {
+                    let own: Vec<u64> = spans.iter().filter(|(of, _)| *of == series).map(|&(_, d)| d).collect();
+                    if !own.is_empty() {
+                        gathered.add_frame(frame, &own);
+                    }
+                }
+            }
+            for (pushed, gathered) in pushed.iter_mut().zip(&mut gathered) {
+                pushed.catch_up(frames);
+                gathered.catch_up(frames);
+                assert_eq!(pushed, gathered, "trial {trial}");
+            }
+        }
     }
 
     #[test]
