@@ -1,7 +1,7 @@
 //! Search by name across the whole capture: every distinct GPU pass, graph pass and
 //! resource of every topology, ranked the way a Ctrl+K picker ranks: exact, prefix, word
 //! start, substring, then subsequence. The statistics table's filter uses the same rule
-//! ([`matches`]), so "the statistics filter is the same search".
+//! ([`matches()`]), so "the statistics filter is the same search".
 //!
 //! Names come from the capture and are untrusted: they stay plain text (the page renders
 //! text only) and are clipped to [`crate::summary::MAX_TEXT_CHARS`] characters per part

@@ -192,8 +192,8 @@ impl Series {
     }
 
     /// Adds one span of analysed frame `frame`, the spans of a frame in their order and
-    /// frames in order (no frame before it added since): what [`Series::add_frame`] of
-    /// the frame's spans gives, without gathering them first.
+    /// frames in order (no frame before it added since): what adding the frame's spans
+    /// gathered gives (the tests' `Series::add_frame`), without gathering them first.
     /// `room`: values to make room for when the first arrives, so that a long series is
     /// not copied as it grows.
     #[inline]
