@@ -1,8 +1,10 @@
-//! The investigative recorder: one opt-in capture at a time, controlled by
-//! [`Ledger::begin`], [`Ledger::checkpoint`], [`Ledger::end`], [`Ledger::export`] and
-//! [`Ledger::release`]. This file holds what a capture is and its locked state machine; the
-//! controls live with the ledger, which hands this state the values it needs (counters,
-//! names, loss evidence), so the state machine never reaches back into the ledger.
+//! The investigative recorder: one opt-in capture at a time, controlled by the ledger's
+//! [`begin`](crate::Ledger::begin), [`checkpoint`](crate::Ledger::checkpoint),
+//! [`end`](crate::Ledger::end), [`export`](crate::Ledger::export) and
+//! [`release`](crate::Ledger::release). This file holds what a capture is and its locked
+//! state machine; the controls live with the ledger, which hands this state the values it
+//! needs (counters, names, loss evidence), so the state machine never reaches back into
+//! the ledger.
 //!
 //! Storage (live table, journal, checkpoint pools) is allocated by `begin` before the
 //! capture attaches; nothing grows while recording, and a full table or journal loses
