@@ -507,7 +507,17 @@ fn frames_are_checked_once_a_comparison_under_way_is_shown() {
     let checked: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
     assert_eq!(checked, 3_000, "every frame checked after all");
     let at = |wanted: fn(&Update) -> bool| updates.iter().position(wanted).expect("shown");
-    assert!(at(|u| matches!(u, Update::Compare(_))) < at(|u| matches!(u, Update::Verified { .. })));
+    let compared = at(|u| matches!(u, Update::Compare(_)));
+    assert!(compared < at(|u| matches!(u, Update::Verified { .. })));
+    // Meanwhile the status line says what runs, not the check standing still: the check
+    // is named only once the comparison has ended.
+    let said: Vec<&str> = updates
+        .iter()
+        .filter_map(|u| if let Update::Progress { text, .. } = u { Some(text.as_str()) } else { None })
+        .collect();
+    let comparing = said.iter().rposition(|text| text.starts_with("Comparing, then checking every frame…"));
+    let checking = said.iter().position(|text| text.starts_with("Checking every frame"));
+    assert!(comparing.expect("said while comparing") < checking.expect("said while checking"), "{said:?}");
 }
 
 #[test]

@@ -486,6 +486,14 @@ impl<'c> Session<'c> {
                 fraction: Some(p),
                 text: format!("Computing statistics… {:.0} %", p * 100.0),
             });
+        } else if let Some(Job::Compare(job)) = self.compare.as_ref().filter(|_| self.verify.is_some()) {
+            // The check of every frame waits for the comparison (see `held`): the line
+            // says what runs, not the check standing still.
+            let p = job.progress();
+            self.updates.push(Update::Progress {
+                fraction: Some(p),
+                text: format!("Comparing, then checking every frame… {:.0} %", p * 100.0),
+            });
         } else if let Some(Job::Verify { next, .. }) = &self.verify {
             let total = self.capture.frames().len().max(1);
             let text = "Checking every frame for damage…".to_owned();
