@@ -36,10 +36,12 @@ export async function watchCsp(target) {
 }
 
 /** Waits until body's data-state is one of `states`; returns body's dataset. A page that
- *  never gets there fails with `log`, what it said meanwhile. */
+ *  never gets there fails with `log`, what it said meanwhile. A page just opened may still
+ *  be parsing its head, with no body yet (the parser may yield at its inline script):
+ *  that is a page not ready, not an error. */
 export async function waitForState(page, states, { timeout, log = [] } = {}) {
   await page
-    .waitForFunction((wanted) => wanted.includes(document.body.dataset.state), states, { timeout })
+    .waitForFunction((wanted) => wanted.includes(document.body?.dataset.state), states, { timeout })
     .catch((error) => {
       const where = new URL(page.url()).pathname;
       throw new Error(`${where} never reached ${states.join(' or ')}: ${error.message}\n${log.join('\n')}`);
@@ -49,7 +51,7 @@ export async function waitForState(page, states, { timeout, log = [] } = {}) {
 
 /** Waits until body's `data-<key>` reads `value`. */
 export async function waitData(page, key, value) {
-  await page.waitForFunction(([k, v]) => document.body.dataset[k] === v, [key, value]);
+  await page.waitForFunction(([k, v]) => document.body?.dataset[k] === v, [key, value]);
 }
 
 // ---- The inspector's page ----
@@ -93,8 +95,9 @@ async function currentLoad(page) {
 /** Waits for load number `load` (or a later one) to finish; returns body's dataset, the
  *  error shown and the capture's summary (null when hidden), a text node a line. */
 export async function outcome(page, load = 1) {
+  // A page just opened may have no body yet (see `waitForState`).
   await page.waitForFunction(
-    (n) => Number(document.body.dataset.load) >= n && ['ready', 'error'].includes(document.body.dataset.state),
+    (n) => Number(document.body?.dataset.load) >= n && ['ready', 'error'].includes(document.body?.dataset.state),
     load,
   );
   return page.evaluate(() => {
