@@ -32,6 +32,7 @@ use std::ops::Range;
 
 use crate::error::{Defect, DefectKind};
 use crate::model::{GpuPass, GpuPassKind, SpanKind, Topology, TopologyId};
+use crate::piece::OpenFrame;
 use crate::reader::Capture;
 
 /// Statistics of one GPU pass over a frame range.
@@ -253,6 +254,23 @@ pub(crate) fn pass_key(topology: &Topology, pass: &GpuPass, span_kind: SpanKind)
     let graph_pass =
         pass.graph_pass.and_then(|graph| topology.graph_passes.get(graph as usize)).map(|graph| graph.name.clone());
     (graph_pass, pass.label.clone(), pass.kind, span_kind)
+}
+
+/// The slots, in a slot table (slot of GPU pass `p`'s spans of kind `k` at `2 p + k`), of
+/// the first `count` passes' pass spans: a frame of passes 0, 1, 2, … in turn's, span by
+/// span. Fewer than `count` where the table has fewer passes: the frame then names one
+/// beyond them.
+pub(crate) fn pass_slots(table: &[u32], count: usize) -> impl ExactSizeIterator<Item = u32> + '_ {
+    table.iter().step_by(2).take(count).copied()
+}
+
+/// Whether `open`'s durations can be read alone, each to its position's slot of `table`
+/// ([`pass_slots`]): its spans are passes 0, 1, 2, … in turn, all pass spans, and the
+/// table holds every one of them. Shared by the statistics' sample and the comparison's
+/// collector, so both read alone exactly the frames a whole decode would read the same.
+pub(crate) fn reads_alone(open: &OpenFrame<'_>, table: &[u32]) -> bool {
+    let count = open.spans.len();
+    open.spans.durations_alone() && pass_slots(table, count).len() == count
 }
 
 /// Where finishing stands. Each stage works one unit (a slot or a frame) at a time.

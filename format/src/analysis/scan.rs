@@ -92,7 +92,7 @@ use super::compare::Samples;
 use super::compare::{ChunkPart, ChunkSamples, Durations, Part, RangeSeries, bandwidth, codes_to_coins, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
 use super::isa;
-use super::{Key, PassStats, StatsReport, pass_key, pass_stats, sort_passes};
+use super::{Key, PassStats, StatsReport, pass_key, pass_slots, pass_stats, reads_alone, sort_passes};
 use crate::directory::FrameEntry;
 use crate::error::{Defect, DefectKind};
 use crate::frame;
@@ -420,13 +420,6 @@ fn table_at(span: &Span) -> usize {
     (span.pass as usize).wrapping_mul(2) | span.kind as usize
 }
 
-/// The slots, in `table`, of the first `count` passes' pass spans (at `2 p`, see
-/// [`table_at`]): a frame of passes 0, 1, 2, … in turn's, span by span. Fewer than
-/// `count` where the table has fewer passes: the frame then names one beyond them.
-fn pass_slots(table: &[u32], count: usize) -> impl ExactSizeIterator<Item = u32> + '_ {
-    table.iter().step_by(2).take(count).copied()
-}
-
 impl<'c, 'a> Plan<'c, 'a> {
     /// The plan, its sample read and its windows placed as `T` runs parts.
     fn new<T: Threads>(capture: &'c Capture<'a>, frames: Range<usize>, chunks: usize, options: &ScanOptions) -> Self {
@@ -581,10 +574,10 @@ impl<'c, 'a> Plan<'c, 'a> {
         let Some(number) = self.tables.index(topology) else { return false };
         let table = &self.tables.tables[number];
         let Ok(open) = self.capture.open_frame(index) else { return false };
-        let count = open.spans.len();
-        if !open.spans.durations_alone() || pass_slots(table, count).len() < count {
+        if !reads_alone(&open, table) {
             return false;
         }
+        let count = open.spans.len();
         if held.shape != Some((number, count)) || held.frames == Held::FRAMES {
             held.flush(samples);
             if held.shape != Some((number, count)) {

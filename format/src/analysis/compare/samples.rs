@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::order::KnownOrder;
-use crate::analysis::{Key, isa, pass_key};
+use crate::analysis::{Key, isa, pass_key, pass_slots, reads_alone};
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
@@ -499,7 +499,7 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         // fails exactly where a whole decode does), and each goes straight to its series.
         // Any other frame, or one with a duration past 32 bits, is decoded whole.
         let alone = match capture.open_frame(index) {
-            Ok(open) if open.spans.durations_alone() && open.spans.len() <= table.len() / 2 => {
+            Ok(open) if reads_alone(&open, table) => {
                 self.durations.clear();
                 let durations = &mut self.durations;
                 // Compiled for x86-64-v3 where the CPU has it, as the statistics' decode is.
@@ -512,8 +512,8 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             _ => false,
         };
         if alone {
-            for (position, &duration) in self.durations.iter().enumerate() {
-                self.passes[table[2 * position] as usize].series.push_span(frame, u64::from(duration), rest);
+            for (slot, &duration) in pass_slots(table, self.durations.len()).zip(&self.durations) {
+                self.passes[slot as usize].series.push_span(frame, u64::from(duration), rest);
             }
         } else {
             let scratch = &mut self.scratch;
