@@ -19,7 +19,7 @@ use std::ops::Range;
 
 use super::pieces::{PieceScanner, Pieces, Progress};
 use super::threads::OneThread;
-use super::{Chunk, Plan, ScanOptions, Window, Windows};
+use super::{Chunk, Plan, SampleRows, ScanOptions, Window, Windows};
 use crate::analysis::{StatsAccumulator, StatsReport};
 use crate::model::Span;
 use crate::reader::Capture;
@@ -42,7 +42,7 @@ enum State<'c, 'a> {
         plan: Plan<'c, 'a>,
         stride: usize,
         next: usize,
-        samples: Vec<Vec<u64>>,
+        samples: SampleRows,
         spans: Vec<Span>,
     },
     /// Placing each row's windows from its sample, `windows` those placed: sorting a long
@@ -87,7 +87,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         let units = [sampled, placed, range.len(), plan.keys.len()];
         let state = match stride {
             Some(stride) => {
-                let samples = vec![Vec::new(); plan.keys.len()];
+                let samples = SampleRows::new(plan.keys.len(), sampled);
                 State::Sampling { plan, stride, next: range.start, samples, spans: Vec::new() }
             }
             None => {
@@ -129,8 +129,8 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                     else {
                         unreachable!("the state was just matched")
                     };
-                    let windows = Vec::with_capacity(samples.len());
-                    self.state = State::Placing { plan, samples: samples.into_iter(), windows };
+                    let windows = Vec::with_capacity(samples.rows.len());
+                    self.state = State::Placing { plan, samples: samples.rows.into_iter(), windows };
                 }
                 State::Placing { samples, windows, .. } => {
                     while samples.len() > 0 {
