@@ -846,7 +846,7 @@ impl<'c, 'a> Plan<'c, 'a> {
                 .collect();
             let coined = T::map(coined, |(series, with)| {
                 let Durations::Coins { coins: codes, .. } = &mut series.values else { return false };
-                let spans = with.and_then(|(inside, median)| codes_to_coins(codes, inside, median));
+                let spans = with.and_then(|(inside, median)| isa::fastest(|| codes_to_coins(codes, inside, median)));
                 spans.inspect(|&spans| series.coined(spans)).is_some()
             });
             if !coined.into_iter().all(|complete| complete) {
