@@ -195,6 +195,23 @@ fn and_count(a: &[u8], b: &[u8]) -> u64 {
         .sum()
 }
 
+/// `Σ window²` over a block's starts, the count `window` of its ones moving by the coin
+/// entering it less the one leaving after each: in 64-bit sums of `run` starts at most,
+/// where summing in 128 bits throughout had been the loop's slowest step.
+fn window_squares(window: &mut i64, entering: &[u8], leaving: &[u8], run: usize) -> u128 {
+    let mut total = 0u128;
+    for (entering, leaving) in entering.chunks(run).zip(leaving.chunks(run)) {
+        let mut squares = 0u64;
+        for (&enter, &leave) in entering.iter().zip(leaving) {
+            // A count of ones, never negative, and at most `block`.
+            squares += (*window * *window) as u64;
+            *window += i64::from(enter) - i64::from(leave);
+        }
+        total += u128::from(squares);
+    }
+    total
+}
+
 /// `numerator / denominator`, each rounded to an `f64` once.
 fn ratio(numerator: i128, denominator: i128) -> f64 {
     numerator as f64 / denominator as f64
@@ -234,15 +251,13 @@ impl FrameTerms for Coins<'_> {
         let block = block.clamp(1, frames);
         let coins = self.coins;
         let mut window = i64::try_from(ones(&coins[..block])).unwrap_or(i64::MAX);
-        let mut squares = 0u128;
-        for start in 0..frames - block {
-            squares += (window * window) as u128;
-            window += i64::from(coins[start + block]) - i64::from(coins[start]);
-        }
-        for start in frames - block..frames {
-            squares += (window * window) as u128;
-            window += i64::from(coins[start + block - frames]) - i64::from(coins[start]);
-        }
+        // Summed in 64 bits for as many starts as cannot overflow them: all of them, unless
+        // blocks run into the billions of frames.
+        let most = (block as u64).saturating_mul(block as u64).max(1);
+        let run = usize::try_from(u64::MAX / most).unwrap_or(usize::MAX).max(1);
+        // The window's far end wraps past the last frame: two runs.
+        let mut squares = window_squares(&mut window, &coins[block..], &coins[..frames - block], run);
+        squares += window_squares(&mut window, &coins[..block], &coins[frames - block..], run);
         let (n, l, k) = (frames as i128, block as i128, i128::from(self.ones));
         let squares = i128::try_from(squares).unwrap_or(i128::MAX);
         ratio(n * squares - l * l * k * k, n * l)
@@ -262,6 +277,28 @@ mod tests {
 
     fn close(counted: f64, summed: f64, scale: f64) -> bool {
         (counted - summed).abs() <= 1e-9 * scale.max(1.0)
+    }
+
+    #[test]
+    fn window_squares_summed_in_runs_are_the_whole_sum() {
+        let mut rng = Rng::new(3);
+        let coins: Vec<u8> = (0..500).map(|_| rng.below(2) as u8).collect();
+        let block = 17;
+        let start = i64::try_from(ones(&coins[..block])).expect("small");
+        let whole = {
+            let mut window = start;
+            let mut squares = 0u128;
+            for at in 0..coins.len() - block {
+                squares += (window * window) as u128;
+                window += i64::from(coins[at + block]) - i64::from(coins[at]);
+            }
+            (squares, window)
+        };
+        for run in [1, 2, 7, 64, 483, 484, usize::MAX] {
+            let mut window = start;
+            let squares = window_squares(&mut window, &coins[block..], &coins[..coins.len() - block], run);
+            assert_eq!((squares, window), whole, "runs of {run}");
+        }
     }
 
     #[test]
