@@ -596,7 +596,7 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// (see [`spans::durations_two`]), its durations read alone into `held`; `false`,
     /// having added nothing, for any other frame, or one that may be skipped or have a
     /// duration over 32 bits, for `sample_frame` to add or skip.
-    fn sample_durations(&self, index: usize, held: &mut Held, samples: &mut SampleRows) -> bool {
+    pub(super) fn sample_durations(&self, index: usize, held: &mut Held, samples: &mut SampleRows) -> bool {
         let topology = self.capture.frames()[index].topology;
         let Some(number) = self.tables.index(topology) else { return false };
         let table = &self.tables.tables[number];

@@ -19,7 +19,7 @@ use std::ops::Range;
 
 use super::pieces::{PieceScanner, Pieces, Progress};
 use super::threads::OneThread;
-use super::{Chunk, Plan, SampleRows, ScanOptions, Window, Windows};
+use super::{Chunk, Held, Plan, SampleRows, ScanOptions, Window, Windows};
 use crate::analysis::{StatsAccumulator, StatsReport};
 use crate::model::Span;
 use crate::reader::Capture;
@@ -37,12 +37,15 @@ pub struct ScanJob<'c, 'a> {
 
 #[derive(Debug)]
 enum State<'c, 'a> {
-    /// Reading every `stride`-th frame, `next` the next, to place the windows.
+    /// Reading every `stride`-th frame, `next` the next, to place the windows: its
+    /// durations alone where it stores its spans as passes in turn (held for a few dozen
+    /// frames, then handed to the rows), else decoded whole into `spans`.
     Sampling {
         plan: Plan<'c, 'a>,
         stride: usize,
         next: usize,
         samples: SampleRows,
+        held: Held,
         spans: Vec<Span>,
     },
     /// Placing each row's windows from its sample, `windows` those placed: sorting a long
@@ -88,7 +91,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         let state = match stride {
             Some(stride) => {
                 let samples = SampleRows::new(plan.keys.len(), sampled);
-                State::Sampling { plan, stride, next: range.start, samples, spans: Vec::new() }
+                State::Sampling { plan, stride, next: range.start, samples, held: Held::default(), spans: Vec::new() }
             }
             None => {
                 let mut plan = plan;
@@ -117,18 +120,22 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         self.waiting = false;
         loop {
             match &mut self.state {
-                State::Sampling { plan, stride, next, samples, spans } => {
+                State::Sampling { plan, stride, next, samples, held, spans } => {
                     while *next < plan.range.end {
                         if !more() {
                             return false;
                         }
-                        plan.sample_frame(*next, samples, spans);
+                        if !plan.sample_durations(*next, held, samples) {
+                            plan.sample_frame(*next, samples, spans);
+                        }
                         *next += *stride;
                     }
-                    let State::Sampling { plan, samples, .. } = std::mem::replace(&mut self.state, State::Moving)
+                    let State::Sampling { plan, mut samples, mut held, .. } =
+                        std::mem::replace(&mut self.state, State::Moving)
                     else {
                         unreachable!("the state was just matched")
                     };
+                    held.flush(&mut samples);
                     let windows = Vec::with_capacity(samples.rows.len());
                     self.state = State::Placing { plan, samples: samples.rows.into_iter(), windows };
                 }
@@ -257,7 +264,8 @@ impl<'c, 'a> ScanJob<'c, 'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ScanJob, State, Windows};
+    use super::super::threads::OneThread;
+    use super::{Plan, ScanJob, ScanOptions, State, Windows};
     use crate::reader::Capture;
     use crate::synth::{SynthOptions, generate};
 
@@ -284,6 +292,25 @@ mod tests {
                 State::Scanning(_) => assert_eq!(placed, rows, "every row placed before the scan"),
                 other => panic!("{other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn the_job_places_the_windows_the_scan_places() {
+        // Two topologies, most frames read by their durations alone; a frame of each shape
+        // that is not is decoded whole.
+        let bytes = generate(&SynthOptions { frames: 900, passes: 25, ..SynthOptions::default() });
+        let capture = Capture::open(&bytes).expect("synth opens");
+        for stride in [1, 3, 40] {
+            let windows = Windows::SampleEvery(stride);
+            let mut job = ScanJob::new(&capture, 0..900, windows);
+            while !matches!(job.state, State::Scanning(_)) {
+                assert!(!one_unit(&mut job));
+            }
+            let State::Scanning(pieces) = &job.state else { unreachable!("just matched") };
+            let options = ScanOptions { chunks: 1, frame_timing: false, windows, ..ScanOptions::default() };
+            let scan = Plan::new::<OneThread>(&capture, 0..900, 1, &options);
+            assert_eq!(pieces.plan.windows, scan.windows, "every {stride}");
         }
     }
 }
