@@ -235,6 +235,28 @@ impl Series {
         self.frames_present += 1;
     }
 
+    /// [`Series::push_span`] of each frame `held`, from analysed frame `first` on, its
+    /// one span of this pass at `position` of the frame: the usual pass's copied in one
+    /// run, any other's span by span.
+    fn push_column(&mut self, first: usize, held: &HeldFrames, position: usize, room: usize) {
+        let column = held.durations[position..].iter().step_by(held.count).take(held.frames);
+        if let (Durations::Narrow(values), None) = (&mut self.values, &self.starts)
+            && self.frames == first
+            && values.len() == first
+        {
+            if values.capacity() == 0 {
+                values.reserve(room);
+            }
+            values.extend(column);
+            self.frames += held.frames;
+            self.frames_present += held.frames;
+            return;
+        }
+        for (at, &duration) in column.enumerate() {
+            self.push_span(first + at, u64::from(duration), room.saturating_sub(at));
+        }
+    }
+
     /// The spans of analysed frames `frames`.
     pub(crate) fn spans_of(&self, frames: Range<usize>) -> Range<usize> {
         match &self.starts {
@@ -382,6 +404,51 @@ impl Samples {
     }
 }
 
+/// Frames of one shape (a topology's passes 0, 1, 2, … in turn, `count` of them) read
+/// alone, their durations frame after frame, for [`SampleCollector`] to write a pass at a
+/// time.
+#[derive(Debug, Default)]
+struct HeldFrames {
+    topology: TopologyId,
+    count: usize,
+    /// The analysed frame the first held frame is, and how many are held.
+    first: usize,
+    frames: usize,
+    durations: Vec<u32>,
+}
+
+impl HeldFrames {
+    /// Frames held at most: a few dozen KiB for 200 passes.
+    const MOST: usize = 16;
+
+    /// Writes the frames held into their passes' series (a pass's run at once), `room`
+    /// made for the frames still expected of `expected` when a series' first arrives.
+    fn flush(&mut self, tables: &HashMap<TopologyId, Option<Vec<u32>>>, passes: &mut [PassSamples], expected: usize) {
+        if self.frames > 0
+            && let Some(Some(table)) = tables.get(&self.topology)
+        {
+            let room = expected.saturating_sub(self.first);
+            for (position, slot) in pass_slots(table, self.count).enumerate() {
+                passes[slot as usize].series.push_column(self.first, self, position, room);
+            }
+        }
+        self.durations.clear();
+        self.frames = 0;
+    }
+
+    fn shape(&self) -> (TopologyId, usize) {
+        (self.topology, self.count)
+    }
+
+    /// Counts in analysed frame `frame`, of `shape`, whose durations were just appended.
+    fn hold(&mut self, (topology, count): (TopologyId, usize), frame: usize) {
+        if self.frames == 0 {
+            (self.topology, self.count, self.first) = (topology, count, frame);
+        }
+        self.frames += 1;
+    }
+}
+
 /// Builds [`Samples`] one frame at a time, so a caller can show progress or yield.
 /// Frames are skipped whole, as `sgpt stats` skips them, when they fail to decode, use a
 /// lost topology or name a GPU pass their topology lacks.
@@ -398,8 +465,8 @@ pub struct SampleCollector<'c, 'a> {
     frame_ns: Vec<u64>,
     defects: Vec<Defect>,
     scratch: Vec<(u32, u64)>,
-    /// A frame's durations, read alone (see [`SampleCollector::add_frame`]).
-    durations: Vec<u32>,
+    /// Frames read alone, held to be written a pass at a time.
+    held: HeldFrames,
     /// Frames the caller means to add: a pass's series is sized for the rest of them when
     /// its first span arrives, so that 200 series filled in step are not all copied to
     /// twice their size in the same frame (hundreds of MB at once on eight hours).
@@ -427,7 +494,7 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
             frame_ns: Vec::new(),
             defects: Vec::new(),
             scratch: Vec::new(),
-            durations: Vec::new(),
+            held: HeldFrames::default(),
         }
     }
 
@@ -496,26 +563,37 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         let rest = self.expected_frames.saturating_sub(frame);
         // Nearly every frame of a long capture stores passes 0, 1, 2, … in turn: its
         // durations are read alone, as the statistics read them (`spans::durations`, which
-        // fails exactly where a whole decode does), and each goes straight to its series.
-        // Any other frame, or one with a duration past 32 bits, is decoded whole.
+        // fails exactly where a whole decode does). Any other frame, or one with a
+        // duration past 32 bits, is decoded whole. Frames read alone are held, up to
+        // [`HeldFrames::MOST`] of one shape, and written a pass at a time: a frame's 200
+        // spans written one by one went to as many series, each store a page and cache
+        // line of its own (a sixth of collecting the hour-long capture's samples).
         let alone = match capture.open_frame(index) {
             Ok(open) if reads_alone(&open, table) => {
-                self.durations.clear();
-                let durations = &mut self.durations;
+                let shape = (entry.topology, open.spans.len());
+                if self.held.frames > 0 && (self.held.shape() != shape || self.held.frames == HeldFrames::MOST) {
+                    self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
+                }
+                let held = &mut self.held;
+                let before = held.durations.len();
                 // Compiled for x86-64-v3 where the CPU has it, as the statistics' decode is.
-                isa::fastest(
+                let read = isa::fastest(
                     #[inline(always)]
-                    || spans::durations(open.spans, durations),
+                    || spans::durations(open.spans, &mut held.durations),
                 )
-                .is_some_and(|column| column.high == 0)
+                .is_some_and(|column| column.high == 0);
+                if read {
+                    held.hold(shape, frame);
+                } else {
+                    held.durations.truncate(before);
+                }
+                read
             }
             _ => false,
         };
-        if alone {
-            for (slot, &duration) in pass_slots(table, self.durations.len()).zip(&self.durations) {
-                self.passes[slot as usize].series.push_span(frame, u64::from(duration), rest);
-            }
-        } else {
+        if !alone {
+            // Held frames come before this one in every series.
+            self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
             let scratch = &mut self.scratch;
             scratch.clear();
             let mut unknown = None;
@@ -544,9 +622,15 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         self.frame_ns.push(entry.gpu_duration_ns);
     }
 
+    /// Writes out the frames held, each pass's run at once.
+    fn flush_held(&mut self) {
+        self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
+    }
+
     /// The samples of every frame added.
     #[must_use]
     pub fn finish(mut self) -> Samples {
+        self.flush_held();
         let frames = self.frame_ns.len();
         for pass in &mut self.passes {
             pass.series.catch_up(frames);
