@@ -1,6 +1,8 @@
 //! A chunk's part of a range's series, written in place (see `ChunkSamples`): each
 //! frame's duration, or, in a scan with coins, each frame's code.
 
+use std::sync::LazyLock;
+
 /// A range's series of one span a frame, sized beforehand, for the chunks to write in
 /// place: the durations (narrow), or each frame's code against its pass's median window
 /// (where a frame may also have no span).
@@ -148,28 +150,19 @@ impl Verdicts {
 
 /// For each 8-bit set of positions and 8 bits, the bits placed at those positions in
 /// turn, lowest first (x86's `pdep` on a byte): a word's frames inside take their coins
-/// from the verdicts in one look.
-static DEPOSIT: [[u8; 256]; 256] = {
-    let mut table = [[0u8; 256]; 256];
-    let mut mask = 0;
-    while mask < 256 {
-        let mut bits = 0;
-        while bits < 256 {
-            let (mut out, mut next, mut position) = (0u8, 0, 0);
-            while position < 8 {
-                if mask & (1 << position) != 0 {
-                    out |= (((bits >> next) & 1) as u8) << position;
-                    next += 1;
-                }
-                position += 1;
-            }
-            table[mask][bits] = out;
-            bits += 1;
+/// from the verdicts in one look. Built on first use, so that the 64 KB are in no binary
+/// that never turns codes into coins (the web inspector's).
+static DEPOSIT: LazyLock<Box<[[u8; 256]]>> = LazyLock::new(|| {
+    let mut table = vec![[0u8; 256]; 256].into_boxed_slice();
+    for (mask, row) in table.iter_mut().enumerate() {
+        for (bits, placed) in row.iter_mut().enumerate() {
+            let positions = (0..8).filter(|position| mask & (1 << position) != 0);
+            *placed =
+                positions.enumerate().fold(0, |out, (next, position)| out | ((((bits >> next) & 1) as u8) << position));
         }
-        mask += 1;
     }
     table
-};
+});
 
 /// [`codes_to_coins`] with the verdicts of the frames inside.
 #[inline(always)]
@@ -178,6 +171,7 @@ fn coins_of(codes: &mut [u8], verdicts: &Verdicts) -> Option<usize> {
     // them at once, and the frames inside given their verdicts together.
     const ONES: u64 = 0x0101_0101_0101_0101;
     let (mut absent, mut read) = (0, 0);
+    let deposit: &[[u8; 256]] = &DEPOSIT;
     let mut words = codes.chunks_exact_mut(8);
     for word in &mut words {
         let codes = u64::from_le_bytes(<[u8; 8]>::try_from(&*word).expect("a chunk of eight"));
@@ -191,7 +185,7 @@ fn coins_of(codes: &mut [u8], verdicts: &Verdicts) -> Option<usize> {
         let inside = zero_bytes(codes ^ (u64::from(INSIDE) * ONES)) >> 7;
         // Each byte's low bit to a bit of its own: byte i's to bit 56 + i, the top byte's.
         let positions = (inside.wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
-        let placed = DEPOSIT[positions][usize::from(verdicts.eight(read))];
+        let placed = deposit[positions][usize::from(verdicts.eight(read))];
         coins |= spread(placed);
         read += positions.count_ones() as usize;
         word.copy_from_slice(&coins.to_le_bytes());
@@ -371,13 +365,14 @@ mod tests {
     #[test]
     fn bits_are_placed_and_spread_as_each_would_be_alone() {
         for (positions, row) in DEPOSIT.iter().enumerate() {
-            let chosen: Vec<usize> = (0..8).filter(|position| positions & (1 << position) != 0).collect();
             for (bits, &placed) in row.iter().enumerate() {
-                let expected = chosen
-                    .iter()
-                    .enumerate()
-                    .fold(0u8, |out, (next, &position)| out | ((((bits >> next) & 1) as u8) << position));
-                assert_eq!(placed, expected, "{positions:08b} {bits:08b}");
+                // Position p, where chosen, takes the bit numbered by the chosen below it.
+                for position in 0..8 {
+                    let chosen = positions & (1 << position) != 0;
+                    let number = (positions & ((1 << position) - 1)).count_ones();
+                    let expected = chosen && (bits >> number) & 1 == 1;
+                    assert_eq!(placed & (1 << position) != 0, expected, "{positions:08b} {bits:08b} at {position}");
+                }
             }
             let spread_alone = (0..8).fold(0u64, |word, byte| word | (((positions >> byte) & 1) as u64) << (8 * byte));
             assert_eq!(spread(positions as u8), spread_alone, "{positions:08b}");
