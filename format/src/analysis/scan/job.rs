@@ -297,8 +297,8 @@ mod tests {
 
     #[test]
     fn the_job_places_the_windows_the_scan_places() {
-        // Two topologies, most frames read by their durations alone; a frame of each shape
-        // that is not is decoded whole.
+        // Two topologies; the job samples a frame a step, the scan its frames in batches,
+        // each reading a frame's durations alone where it can.
         let bytes = generate(&SynthOptions { frames: 900, passes: 25, ..SynthOptions::default() });
         let capture = Capture::open(&bytes).expect("synth opens");
         for stride in [1, 3, 40] {
