@@ -622,15 +622,10 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         self.frame_ns.push(entry.gpu_duration_ns);
     }
 
-    /// Writes out the frames held, each pass's run at once.
-    fn flush_held(&mut self) {
-        self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
-    }
-
     /// The samples of every frame added.
     #[must_use]
     pub fn finish(mut self) -> Samples {
-        self.flush_held();
+        self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
         let frames = self.frame_ns.len();
         for pass in &mut self.passes {
             pass.series.catch_up(frames);
