@@ -22,6 +22,7 @@
 
 pub mod compare;
 pub mod frame_timing;
+mod held;
 pub(crate) mod isa;
 pub mod memory_analysis;
 pub mod scan;

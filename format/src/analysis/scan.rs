@@ -91,6 +91,7 @@ use serde::{Deserialize, Serialize};
 use super::compare::Samples;
 use super::compare::{ChunkPart, ChunkSamples, Durations, Part, RangeSeries, bandwidth, codes_to_coins, unknown_pass};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
+use super::held::HeldFrames;
 use super::isa;
 use super::{Key, PassStats, StatsReport, pass_key, pass_slots, pass_stats, reads_alone, sort_passes};
 use crate::directory::FrameEntry;
@@ -295,36 +296,13 @@ fn values_at_ranks<const N: usize>(values: &mut [u64], ranks: [Option<usize>; N]
     found
 }
 
-/// Sampled frames of one shape (one topology's passes 0, 1, 2, … in turn), their
-/// durations held frame after frame, and handed to each row's sample a run at a time:
-/// a frame's durations go to as many rows, which written one by one lands each on a
-/// page and line of its own.
-#[derive(Debug, Default)]
-struct Held {
-    /// The table's number and the frames' span count, and each position's row.
-    shape: Option<(usize, usize)>,
-    slots: Vec<u32>,
-    durations: Vec<u32>,
-    frames: usize,
-}
+/// Sampled frames read alone held at most before they are handed to the rows
+/// ([`HeldFrames`]): a few dozen KiB.
+const SAMPLE_HELD: usize = 64;
 
-impl Held {
-    /// Frames held at most: a few dozen KiB.
-    const FRAMES: usize = 64;
-
-    /// Hands the frames held to `samples`, row by row.
-    fn flush(&mut self, samples: &mut SampleRows) {
-        let count = self.slots.len();
-        for (position, &slot) in self.slots.iter().enumerate() {
-            let sample = samples.row(slot as usize);
-            sample.reserve(self.frames);
-            for frame in 0..self.frames {
-                sample.push(u64::from(self.durations[frame * count + position]));
-            }
-        }
-        self.durations.clear();
-        self.frames = 0;
-    }
+/// Hands the sampled frames `held` holds to `samples`, row by row.
+fn hand_over(held: &mut HeldFrames, samples: &mut SampleRows) {
+    held.drain(|slot, column| samples.row(slot as usize).extend(column.map(|&duration| u64::from(duration))));
 }
 
 /// A sample's durations, per row (slot).
@@ -582,13 +560,13 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// only for more.
     fn sample(&self, frames: &[usize], room: usize) -> Vec<Vec<u64>> {
         let mut samples = SampleRows::new(self.keys.len(), room);
-        let (mut spans, mut held) = (Vec::new(), Held::default());
+        let (mut spans, mut held) = (Vec::new(), HeldFrames::default());
         for &index in frames {
             if !self.sample_durations(index, &mut held, &mut samples) {
                 self.sample_frame(index, &mut samples, &mut spans);
             }
         }
-        held.flush(&mut samples);
+        hand_over(&mut held, &mut samples);
         samples.rows
     }
 
@@ -596,34 +574,20 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// (see [`spans::durations_two`]), its durations read alone into `held`; `false`,
     /// having added nothing, for any other frame, or one that may be skipped or have a
     /// duration over 32 bits, for `sample_frame` to add or skip.
-    pub(super) fn sample_durations(&self, index: usize, held: &mut Held, samples: &mut SampleRows) -> bool {
+    pub(super) fn sample_durations(&self, index: usize, held: &mut HeldFrames, samples: &mut SampleRows) -> bool {
         let topology = self.capture.frames()[index].topology;
-        let Some(number) = self.tables.index(topology) else { return false };
-        let table = &self.tables.tables[number];
+        let Some(table) = self.tables.of(topology) else { return false };
         let Ok(open) = self.capture.open_frame(index) else { return false };
         if !reads_alone(&open, table) {
             return false;
         }
         let count = open.spans.len();
-        if held.shape != Some((number, count)) || held.frames == Held::FRAMES {
-            held.flush(samples);
-            if held.shape != Some((number, count)) {
-                held.slots.clear();
-                held.slots.extend(pass_slots(table, count));
-                held.shape = Some((number, count));
-            }
+        if !held.joins(topology, count, SAMPLE_HELD) {
+            hand_over(held, samples);
         }
-        let before = held.durations.len();
-        match spans::durations(open.spans, &mut held.durations) {
-            Some(column) if column.high == 0 => {
-                held.frames += 1;
-                true
-            }
-            _ => {
-                held.durations.truncate(before);
-                false
-            }
-        }
+        held.hold((topology, table, count), index, |durations| {
+            spans::durations(open.spans, durations).is_some_and(|column| column.high == 0)
+        })
     }
 
     /// Adds frame `index`'s durations to `samples`, by slot, unless the frame would be

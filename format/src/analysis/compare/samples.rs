@@ -15,7 +15,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::order::KnownOrder;
-use crate::analysis::{Key, isa, pass_key, pass_slots, reads_alone};
+use crate::analysis::held::{Column, HeldFrames};
+use crate::analysis::{Key, isa, pass_key, reads_alone};
 use crate::error::{Defect, DefectKind};
 use crate::model::{Frame, SpanKind, TopologyId};
 use crate::reader::Capture;
@@ -235,11 +236,10 @@ impl Series {
         self.frames_present += 1;
     }
 
-    /// [`Series::push_span`] of each frame `held`, from analysed frame `first` on, its
-    /// one span of this pass at `position` of the frame: the usual pass's copied in one
-    /// run, any other's span by span.
-    fn push_column(&mut self, first: usize, held: &HeldFrames, position: usize, room: usize) {
-        let column = held.durations[position..].iter().step_by(held.count).take(held.frames);
+    /// [`Series::push_span`] of `frames` frames from analysed frame `first` on, each one
+    /// span of this pass, in `column`: the usual pass's copied in one run, any other's span
+    /// by span.
+    fn push_column(&mut self, first: usize, frames: usize, column: Column<'_>, room: usize) {
         if let (Durations::Narrow(values), None) = (&mut self.values, &self.starts)
             && self.frames == first
             && values.len() == first
@@ -248,8 +248,8 @@ impl Series {
                 values.reserve(room);
             }
             values.extend(column);
-            self.frames += held.frames;
-            self.frames_present += held.frames;
+            self.frames += frames;
+            self.frames_present += frames;
             return;
         }
         for (at, &duration) in column.enumerate() {
@@ -404,49 +404,16 @@ impl Samples {
     }
 }
 
-/// Frames of one shape (a topology's passes 0, 1, 2, … in turn, `count` of them) read
-/// alone, their durations frame after frame, for [`SampleCollector`] to write a pass at a
-/// time.
-#[derive(Debug, Default)]
-struct HeldFrames {
-    topology: TopologyId,
-    count: usize,
-    /// The analysed frame the first held frame is, and how many are held.
-    first: usize,
-    frames: usize,
-    durations: Vec<u32>,
-}
+/// Frames read alone the collector holds at most before writing them out
+/// ([`HeldFrames`]): a cache line of `u32` per pass.
+const COLLECTOR_HELD: usize = 16;
 
-impl HeldFrames {
-    /// Frames held at most: a few dozen KiB for 200 passes.
-    const MOST: usize = 16;
-
-    /// Writes the frames held into their passes' series (a pass's run at once), `room`
-    /// made for the frames still expected of `expected` when a series' first arrives.
-    fn flush(&mut self, tables: &HashMap<TopologyId, Option<Vec<u32>>>, passes: &mut [PassSamples], expected: usize) {
-        if self.frames > 0
-            && let Some(Some(table)) = tables.get(&self.topology)
-        {
-            let room = expected.saturating_sub(self.first);
-            for (position, slot) in pass_slots(table, self.count).enumerate() {
-                passes[slot as usize].series.push_column(self.first, self, position, room);
-            }
-        }
-        self.durations.clear();
-        self.frames = 0;
-    }
-
-    fn shape(&self) -> (TopologyId, usize) {
-        (self.topology, self.count)
-    }
-
-    /// Counts in analysed frame `frame`, of `shape`, whose durations were just appended.
-    fn hold(&mut self, (topology, count): (TopologyId, usize), frame: usize) {
-        if self.frames == 0 {
-            (self.topology, self.count, self.first) = (topology, count, frame);
-        }
-        self.frames += 1;
-    }
+/// Writes the frames `held` holds into their passes' series, a pass's run at once, `room`
+/// made for the frames still expected of `expected` when a series' first arrives.
+fn write_out(held: &mut HeldFrames, passes: &mut [PassSamples], expected: usize) {
+    let (first, frames) = held.held();
+    let room = expected.saturating_sub(first);
+    held.drain(|slot, column| passes[slot as usize].series.push_column(first, frames, column, room));
 }
 
 /// Builds [`Samples`] one frame at a time, so a caller can show progress or yield.
@@ -565,35 +532,29 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         // durations are read alone, as the statistics read them (`spans::durations`, which
         // fails exactly where a whole decode does). Any other frame, or one with a
         // duration past 32 bits, is decoded whole. Frames read alone are held, up to
-        // [`HeldFrames::MOST`] of one shape, and written a pass at a time: a frame's 200
+        // [`COLLECTOR_HELD`] of one shape, and written a pass at a time: a frame's 200
         // spans written one by one went to as many series, each store a page and cache
         // line of its own (a sixth of collecting the hour-long capture's samples).
         let alone = match capture.open_frame(index) {
             Ok(open) if reads_alone(&open, table) => {
-                let shape = (entry.topology, open.spans.len());
-                if self.held.frames > 0 && (self.held.shape() != shape || self.held.frames == HeldFrames::MOST) {
-                    self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
+                let count = open.spans.len();
+                if !self.held.joins(entry.topology, count, COLLECTOR_HELD) {
+                    write_out(&mut self.held, &mut self.passes, self.expected_frames);
                 }
-                let held = &mut self.held;
-                let before = held.durations.len();
-                // Compiled for x86-64-v3 where the CPU has it, as the statistics' decode is.
-                let read = isa::fastest(
-                    #[inline(always)]
-                    || spans::durations(open.spans, &mut held.durations),
-                )
-                .is_some_and(|column| column.high == 0);
-                if read {
-                    held.hold(shape, frame);
-                } else {
-                    held.durations.truncate(before);
-                }
-                read
+                self.held.hold((entry.topology, table, count), frame, |durations| {
+                    // Compiled for x86-64-v3 where the CPU has it, as the statistics' decode is.
+                    isa::fastest(
+                        #[inline(always)]
+                        || spans::durations(open.spans, durations),
+                    )
+                    .is_some_and(|column| column.high == 0)
+                })
             }
             _ => false,
         };
         if !alone {
             // Held frames come before this one in every series.
-            self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
+            write_out(&mut self.held, &mut self.passes, self.expected_frames);
             let scratch = &mut self.scratch;
             scratch.clear();
             let mut unknown = None;
@@ -625,7 +586,7 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
     /// The samples of every frame added.
     #[must_use]
     pub fn finish(mut self) -> Samples {
-        self.held.flush(&self.tables, &mut self.passes, self.expected_frames);
+        write_out(&mut self.held, &mut self.passes, self.expected_frames);
         let frames = self.frame_ns.len();
         for pass in &mut self.passes {
             pass.series.catch_up(frames);

@@ -19,7 +19,8 @@ use std::ops::Range;
 
 use super::pieces::{PieceScanner, Pieces, Progress};
 use super::threads::OneThread;
-use super::{Chunk, Held, Plan, SampleRows, ScanOptions, Window, Windows};
+use super::{Chunk, Plan, SampleRows, ScanOptions, Window, Windows, hand_over};
+use crate::analysis::held::HeldFrames;
 use crate::analysis::{StatsAccumulator, StatsReport};
 use crate::model::Span;
 use crate::reader::Capture;
@@ -45,7 +46,7 @@ enum State<'c, 'a> {
         stride: usize,
         next: usize,
         samples: SampleRows,
-        held: Held,
+        held: HeldFrames,
         spans: Vec<Span>,
     },
     /// Placing each row's windows from its sample, `windows` those placed: sorting a long
@@ -91,7 +92,14 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         let state = match stride {
             Some(stride) => {
                 let samples = SampleRows::new(plan.keys.len(), sampled);
-                State::Sampling { plan, stride, next: range.start, samples, held: Held::default(), spans: Vec::new() }
+                State::Sampling {
+                    plan,
+                    stride,
+                    next: range.start,
+                    samples,
+                    held: HeldFrames::default(),
+                    spans: Vec::new(),
+                }
             }
             None => {
                 let mut plan = plan;
@@ -135,7 +143,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                     else {
                         unreachable!("the state was just matched")
                     };
-                    held.flush(&mut samples);
+                    hand_over(&mut held, &mut samples);
                     let windows = Vec::with_capacity(samples.rows.len());
                     self.state = State::Placing { plan, samples: samples.rows.into_iter(), windows };
                 }
