@@ -562,19 +562,32 @@ impl<'c, 'a> Plan<'c, 'a> {
         let mut samples = SampleRows::new(self.keys.len(), room);
         let (mut spans, mut held) = (Vec::new(), HeldFrames::default());
         for &index in frames {
-            if !self.sample_durations(index, &mut held, &mut samples) {
-                self.sample_frame(index, &mut samples, &mut spans);
-            }
+            self.sample_one(index, &mut held, &mut samples, &mut spans);
         }
         hand_over(&mut held, &mut samples);
         samples.rows
+    }
+
+    /// Adds frame `index`'s durations to `samples`: read alone into `held` where it can
+    /// be ([`Self::sample_durations`]), else decoded whole into `spans`
+    /// ([`Self::sample_frame`]). What `held` keeps reaches `samples` through [`hand_over`].
+    pub(super) fn sample_one(
+        &self,
+        index: usize,
+        held: &mut HeldFrames,
+        samples: &mut SampleRows,
+        spans: &mut Vec<Span>,
+    ) {
+        if !self.sample_durations(index, held, samples) {
+            self.sample_frame(index, samples, spans);
+        }
     }
 
     /// [`Self::sample_frame`] for a frame whose spans are passes 0, 1, 2, … in turn
     /// (see [`spans::durations_two`]), its durations read alone into `held`; `false`,
     /// having added nothing, for any other frame, or one that may be skipped or have a
     /// duration over 32 bits, for `sample_frame` to add or skip.
-    pub(super) fn sample_durations(&self, index: usize, held: &mut HeldFrames, samples: &mut SampleRows) -> bool {
+    fn sample_durations(&self, index: usize, held: &mut HeldFrames, samples: &mut SampleRows) -> bool {
         let topology = self.capture.frames()[index].topology;
         let Some(table) = self.tables.of(topology) else { return false };
         let Ok(open) = self.capture.open_frame(index) else { return false };
@@ -592,7 +605,7 @@ impl<'c, 'a> Plan<'c, 'a> {
 
     /// Adds frame `index`'s durations to `samples`, by slot, unless the frame would be
     /// skipped; `spans` is room to decode in.
-    pub(super) fn sample_frame(&self, index: usize, samples: &mut SampleRows, spans: &mut Vec<Span>) {
+    fn sample_frame(&self, index: usize, samples: &mut SampleRows, spans: &mut Vec<Span>) {
         let Some(table) = self.table(index) else { return };
         spans.clear();
         if self.capture.for_each_span(index, |span| spans.push(span)).is_err()

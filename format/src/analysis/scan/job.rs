@@ -133,9 +133,7 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                         if !more() {
                             return false;
                         }
-                        if !plan.sample_durations(*next, held, samples) {
-                            plan.sample_frame(*next, samples, spans);
-                        }
+                        plan.sample_one(*next, held, samples, spans);
                         *next += *stride;
                     }
                     let State::Sampling { plan, mut samples, mut held, .. } =
