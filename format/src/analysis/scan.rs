@@ -57,10 +57,10 @@
 //! its window after all, the statistics are computed again by [`pass_stats`]: slower,
 //! never different. Small ranges keep every duration and need no sample.
 //!
-//! The price is memory: the kept durations (about a tenth of them on the hour; 4 bytes
-//! each where a row's windows lie within 4.3 s, see `kept`) and each chunk's frame-timing
-//! values (48 bytes a frame) beside the capture; `sgpt stats` on the hour peaks near
-//! 250 MB resident where the file is 185 MB (mapped, its pages counted).
+//! The price is memory: the kept durations (about a tenth of them on the hour; 2 bytes
+//! each where a row's windows lie within 65 µs, 4 within 4.3 s, see `kept`) and each
+//! chunk's frame-timing values (48 bytes a frame) beside the capture; `sgpt stats` on the
+//! hour peaks near 220 MB resident where the file is 185 MB (mapped, its pages counted).
 //!
 //! ```
 //! use sgpt_format::{Capture, analysis, synth};
@@ -1445,6 +1445,27 @@ mod tests {
         // Rows whose room would pass the most are grown as they fill instead.
         assert_eq!(SampleRows::new(3, MOST_SAMPLE_ROOM).room, 0);
         assert_eq!(SampleRows::new(4, MOST_SAMPLE_ROOM / 4).room, MOST_SAMPLE_ROOM / 4);
+    }
+
+    #[test]
+    fn short_passes_keep_two_bytes_a_duration_and_give_the_two_pass_figures() {
+        use crate::synth::{SynthOptions, generate};
+        // The standard workload's passes run for tens of µs, spread over a few: windows
+        // within 65 µs of their low end, as on nearly every row of the hour-long capture.
+        // A sample of 1,000 frames bounds each p95's window above (a smaller one leaves it
+        // open, and those rows keep whole durations).
+        let bytes = generate(&SynthOptions { frames: 2_000, passes: 30, ..SynthOptions::default() });
+        let capture = Capture::open(&bytes).expect("synth opens");
+        let options = ScanOptions { windows: Windows::SampleEvery(2), ..ScanOptions::default() };
+        let plan = Plan::new::<OneThread>(&capture, 0..2_000, 2, &options);
+        let chunks: Vec<Chunk<'_, '_>> = (0..2).map(|at| plan.run(at, Vec::new(), &|_| {})).collect();
+        let widths =
+            |width: usize| chunks[0].slots.iter().filter(|slot| slot.count > 0 && slot.kept.width() == width).count();
+        let [two, four, eight] = [widths(2), widths(4), widths(8)];
+        assert!(two >= 25 && two > 4 * (four + eight), "rows keeping 2 bytes: {two}, 4: {four}, 8: {eight}");
+        let scan = plan.finish::<OneThread>(chunks, Vec::new(), None);
+        assert!(!scan.reread, "the windows held every rank");
+        assert_eq!(scan.stats, pass_stats(&capture, 0..2_000));
     }
 
     #[test]

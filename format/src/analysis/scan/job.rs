@@ -5,8 +5,8 @@
 //! and p95, so none grows with the range.
 //!
 //! The price is [`scan`](super::scan)'s: the durations in the windows around each median
-//! and p95 are kept, about a tenth of a long range's spans, 4 bytes each on frame-scale
-//! passes.
+//! and p95 are kept, about a tenth of a long range's spans, 2 or 4 bytes each on
+//! frame-scale passes.
 //!
 //! Given a [`PieceScanner`] ([`ScanJob::step_with`]), the job hands the range out in
 //! pieces of about a thousand frames and merges what comes back in frame order; it then

@@ -9,7 +9,7 @@
 //!
 //! The encodings are little-endian 64-bit words, where JSON would cost the page as much
 //! time as the scan itself: a piece's figures hold about a tenth of its spans' durations,
-//! each row's in the form it keeps them (4 bytes or 8, as its windows allow), padded to a
+//! each row's in the form it keeps them (2, 4 or 8 bytes, as its windows allow), padded to a
 //! whole word after the last row's.
 
 use std::ops::Range;
