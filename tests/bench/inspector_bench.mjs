@@ -332,7 +332,7 @@ function sharesInLongTasks(spans, log) {
       const shares = log
         .filter(({ at }) => at >= start && at <= start + duration)
         .map(({ job, units, why }) => `${job} ${units}${why ? ` ${why}` : ''}`);
-      return `${ms(duration)}: ${shares.length === 0 ? 'no sliced job' : shares.join(', ')}`;
+      return `${ms(duration)} at ${ms(start)}: ${shares.length === 0 ? 'no sliced job' : shares.join(', ')}`;
     });
 }
 
