@@ -32,6 +32,11 @@
 //   the directory, before any frame decodes);
 // - time to full statistics: to body[data-stats=ready] over every frame (stamped in the
 //   page as the flag is set; polling for it added up to 100 ms);
+// - CPU to full statistics, with the first count of workers: the CPU time every Chromium
+//   process of the bench used from navigation to full statistics (/proc's user and system
+//   times, by kind of process), against `sgpt stats`' own on 1 thread (median of 3), and
+//   that CPU spread over this machine's cores: the least time the load could take here
+//   however well its work were spread, beside the time it took;
 // - time to memory lane, for captures with memory gauges: to body[data-memory=ready] (the
 //   sampled gauges read, the lane under the strip drawn);
 // - longest task: the longest the page's thread was busy without a break, from navigation
@@ -57,6 +62,7 @@
 import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { cpus } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import { launchChromium } from '../browser/chromium.mjs';
 import { cutAsNeverClosed } from '../browser/inspector_helpers.mjs';
@@ -180,6 +186,61 @@ function privateMemory(pid) {
   }
 }
 
+/** Clock ticks a second in /proc's CPU times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** The fields of /proc/`pid`/stat after the command's name (which may hold spaces):
+ *  state first, so utime is [11], stime [12], and waited-for children's [13] and [14]. */
+function statFields(text) {
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/** CPU ms each of this bench's Chromium processes has used so far, by pid, with its kind
+ *  (`--type=`: renderer, gpu-process, utility, zygote; none for the browser itself). */
+function chromiumCpu() {
+  const processes = new Map();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      // Chromium's children rewrite their command line as one string: read it whole.
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      processes.set(Number(pid), { ppid: Number(fields[1]), cmdline, ms: (ticks * 1000) / CLOCK_TICKS });
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  const ours = (pid) => {
+    for (let at = pid, hops = 0; at > 1 && hops < 16; at = processes.get(at)?.ppid ?? 0, hops++) {
+      if (at === process.pid) return true;
+    }
+    return false;
+  };
+  const cpu = new Map();
+  for (const [pid, { cmdline, ms }] of processes) {
+    if (pid === process.pid || !ours(pid) || !cmdline.includes('chrom')) continue;
+    const kind = cmdline.match(/--type=([\w-]+)/)?.[1] ?? 'browser';
+    cpu.set(pid, { kind, ms });
+  }
+  return cpu;
+}
+
+/** CPU ms each kind of Chromium process used between snapshots `before` and `after`. */
+function cpuBetween(before, after) {
+  const byKind = {};
+  for (const [pid, { kind, ms }] of after) byKind[kind] = (byKind[kind] ?? 0) + ms - (before.get(pid)?.ms ?? 0);
+  return byKind;
+}
+
+/** CPU ms (user and system) of one run of the CLI, read by the shell that waited for it. */
+function cpuOfCli(cliArgs, env = {}) {
+  const script = '"$@" >/dev/null; status=$?; read -r line < /proc/$$/stat; echo "$status ${line##*) }"';
+  const result = spawnSync('bash', ['-c', script, 'bash', SGPT, ...cliArgs], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const [status, ...fields] = result.stdout.trim().split(' ');
+  if (status !== '0' && status !== '3') throw new Error(`sgpt ${cliArgs.join(' ')} failed`);
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLOCK_TICKS;
+}
+
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
 const ms = (value) => `${value.toFixed(0)} ms`;
 /** The renderer's peak growth over the file: RSS, and private memory. */
@@ -240,13 +301,16 @@ async function inspector(browser, base, capture, workers) {
     for (const pid of renderers) privatePeak = Math.max(privatePeak, privateMemory(pid));
   }, 10);
   if (traceLongTasks) await startTracing(cdp);
+  const cpuBefore = chromiumCpu();
   const workersParam = workers === undefined ? '' : `&workers=${workers}`;
   await page.goto(`${base}/?file=/bench/${capture.size}.sgpt${workersParam}`);
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { polling: 'raf', timeout: 600_000 });
   const firstView = await page.evaluate(() => window.__readyMs);
   const state = await page.evaluate(() => ({ state: document.body.dataset.state, error: document.getElementById('error').textContent }));
   if (state.state !== 'ready') throw new Error(`${capture.size}: ${state.error}`);
-  await page.waitForFunction(() => document.body.dataset.stats === 'ready', null, { polling: 100, timeout: 1_800_000 });
+  // Polled often: the CPU the load used is read when the statistics are seen ready.
+  await page.waitForFunction(() => document.body.dataset.stats === 'ready', null, { polling: 10, timeout: 1_800_000 });
+  const statsCpu = cpuBetween(cpuBefore, chromiumCpu());
   const fullStats = await page.evaluate(() => window.__statsReadyMs);
   await page.waitForFunction(
     () => document.body.dataset.verified === 'true' && document.body.dataset.memory === 'ready',
@@ -295,6 +359,7 @@ async function inspector(browser, base, capture, workers) {
   return {
     firstView,
     fullStats,
+    statsCpu,
     memoryLane: loaded.memoryReadyMs,
     longestTask: Math.max(0, ...loaded.tasks),
     tasksOver50: loaded.tasks.filter((ms) => ms > 50).length,
@@ -535,6 +600,15 @@ for (const capture of captures) {
     console.log(`  fetching the file alone  ${ms(fetched)} = ${(fetched / native[0]).toFixed(2)}× sgpt stats on 1 thread (median of 3; the browser's floor)`);
     const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×)`;
     console.log(`    ${workerCounts[0]} workers                ${ms(figures.fullStats)} = ${ratio(figures.fullStats)}`);
+    // What the load cost in CPU, all of Chromium's processes together: on a machine this
+    // busy, a steadier figure than the time, and with the cores it says the least time
+    // the load could take here.
+    const nativeCpu = median3(() => cpuOfCli(['stats', capture.file, '--json'], { RAYON_NUM_THREADS: '1' }));
+    const { renderer = 0, browser: main = 0, 'gpu-process': gpu = 0, utility = 0, ...rest } = figures.statsCpu;
+    const total = renderer + main + gpu + utility + Object.values(rest).reduce((a, b) => a + b, 0);
+    const ofNative = nativeCpu > 0 ? `${(total / nativeCpu).toFixed(2)}× sgpt stats' ${ms(nativeCpu)}` : "sgpt stats' less than a tick of the clock";
+    console.log(`  CPU to full statistics   ${ms(total)} = ${ofNative} on 1 thread: renderer ${ms(renderer)} (page, workers, wasm compiler), browser ${ms(main)}, network and other ${ms(utility)}, GPU ${ms(gpu)}`);
+    console.log(`    on ${cpus().length} cores              at least ${ms(total / cpus().length)} = ${(total / cpus().length / native[0]).toFixed(2)}× sgpt stats on 1 thread, however well the work is spread`);
     for (const count of workerCounts.slice(1)) {
       const other = await inspector(browser, base, capture, count);
       console.log(`    ${count} workers                ${ms(other.fullStats)} = ${ratio(other.fullStats)}; renderer peak growth ${growth(other, capture.bytes)}`);
