@@ -604,10 +604,12 @@ for (const capture of captures) {
     // busy, a steadier figure than the time, and with the cores it says the least time
     // the load could take here.
     const nativeCpu = median3(() => cpuOfCli(['stats', capture.file, '--json'], { RAYON_NUM_THREADS: '1' }));
-    const { renderer = 0, browser: main = 0, 'gpu-process': gpu = 0, utility = 0, ...rest } = figures.statsCpu;
-    const total = renderer + main + gpu + utility + Object.values(rest).reduce((a, b) => a + b, 0);
+    const { renderer = 0, browser: main = 0, 'gpu-process': gpu = 0, ...rest } = figures.statsCpu;
+    // The network service and any other helper (utility processes, the zygote).
+    const helpers = Object.values(rest).reduce((a, b) => a + b, 0);
+    const total = renderer + main + gpu + helpers;
     const ofNative = nativeCpu > 0 ? `${(total / nativeCpu).toFixed(2)}× sgpt stats' ${ms(nativeCpu)}` : "sgpt stats' less than a tick of the clock";
-    console.log(`  CPU to full statistics   ${ms(total)} = ${ofNative} on 1 thread: renderer ${ms(renderer)} (page, workers, wasm compiler), browser ${ms(main)}, network and other ${ms(utility)}, GPU ${ms(gpu)}`);
+    console.log(`  CPU to full statistics   ${ms(total)} = ${ofNative} on 1 thread: renderer ${ms(renderer)} (page, workers, wasm compiler), browser ${ms(main)}, network and other ${ms(helpers)}, GPU ${ms(gpu)}`);
     console.log(`    on ${cpus().length} cores              at least ${ms(total / cpus().length)} = ${(total / cpus().length / native[0]).toFixed(2)}× sgpt stats on 1 thread, however well the work is spread`);
     for (const count of workerCounts.slice(1)) {
       const other = await inspector(browser, base, capture, count);
