@@ -169,7 +169,6 @@ static DEPOSIT: LazyLock<Box<[[u8; 256]]>> = LazyLock::new(|| {
 fn coins_of(codes: &mut [u8], verdicts: &Verdicts) -> Option<usize> {
     // Eight codes a word: the frames below, inside and without a span found for all of
     // them at once, and the frames inside given their verdicts together.
-    const ONES: u64 = 0x0101_0101_0101_0101;
     let (mut absent, mut read) = (0, 0);
     let deposit: &[[u8; 256]] = &DEPOSIT;
     let mut words = codes.chunks_exact_mut(8);
@@ -209,21 +208,24 @@ fn coins_of(codes: &mut [u8], verdicts: &Verdicts) -> Option<usize> {
     (read == verdicts.len).then_some(codes.len() - absent)
 }
 
+/// A 1 in every byte's low bit.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// Every byte's low seven bits.
+const LOW_SEVEN: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
 /// Bit i of `bits` as byte i's low bit, the rest 0.
 #[inline(always)]
 fn spread(bits: u8) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
     // Copies in every byte, each byte keeping its own bit, then that bit to the byte's low.
     let each = (u64::from(bits) * ONES) & 0x8040_2010_0804_0201;
-    (each + 0x7f7f_7f7f_7f7f_7f7f) >> 7 & ONES
+    (each + LOW_SEVEN) >> 7 & ONES
 }
 
 /// Per byte of `word`, `0x80` where the byte is zero and 0 where it is not, exactly.
 fn zero_bytes(word: u64) -> u64 {
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     // A byte's low seven bits plus 0x7f reach its high bit unless they are all zero, and
     // never carry into the next byte.
-    !(((word & LOW) + LOW) | word) & !LOW
+    !(((word & LOW_SEVEN) + LOW_SEVEN) | word) & !LOW_SEVEN
 }
 
 /// A chunk's part of a series of one span a frame, written from its start.
