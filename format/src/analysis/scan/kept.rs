@@ -193,7 +193,7 @@ impl Kept {
                 .iter()
                 .fold((0, 0), |(at, below), &v| (at + usize::from(v == value), below + usize::from(v <= value)))
         }
-        // Offsets below the first window's low end wrap high: every held one is above it.
+        // A value below the first window's low end has no offset: every held one is above it.
         each_form!(self, |base, values| match offset_of(base, value) {
             Some(offset) => count(values, offset),
             None => (0, 0),
@@ -201,8 +201,8 @@ impl Kept {
     }
 
     /// The held durations inside the first window, `low..=low + width`, in the order held,
-    /// taken: the offsets held, as they are (those past `width` are the second window's),
-    /// or the durations inside, copied.
+    /// taken: the offsets held, as they are (those past `width` are the second window's;
+    /// 2-byte ones widened to 4), or the durations inside, copied.
     pub(super) fn take_first(&mut self, low: u64, width: u64) -> Inside {
         // The first window's low end is the base, and its width fits the offsets.
         let within = u32::try_from(width).unwrap_or(u32::MAX);
