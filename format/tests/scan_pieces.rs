@@ -9,13 +9,19 @@ use std::collections::VecDeque;
 use std::ops::Range;
 
 use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare, decode_entries, encode_entries};
-use sgpt_format::analysis::scan::{PIECE_FRAMES, PieceScanner, ScanJob, Windows};
+use sgpt_format::analysis::scan::{PIECE_FRAMES, PieceScanner, Scan, ScanJob, ScanOptions, Windows, scan};
 use sgpt_format::analysis::{StatsReport, pass_stats};
+use sgpt_format::compare::{CompareOptions, Samples, compare, try_compare};
 use sgpt_format::synth::{SynthOptions, generate};
 use sgpt_format::{Capture, FramePiece};
 
+#[path = "support/three_passes.rs"]
+mod three_passes;
+#[path = "support/topologies.rs"]
+mod topologies;
 #[path = "support/v1_fixtures.rs"]
 mod v1_fixtures;
+use three_passes::capture_of;
 use v1_fixtures::{fixture, fixture_names};
 
 /// What the scanner does to the pieces it is sent.
@@ -49,11 +55,12 @@ struct Scanner {
     answers: VecDeque<(usize, Result<Vec<u8>, String>)>,
     room: usize,
     sent: usize,
+    generation: u64,
 }
 
 impl Scanner {
     fn new(behaviour: Behaviour, room: usize) -> Self {
-        Self { behaviour, share: None, queue: Vec::new(), answers: VecDeque::new(), room, sent: 0 }
+        Self { behaviour, share: None, queue: Vec::new(), answers: VecDeque::new(), room, sent: 0, generation: 0 }
     }
 
     /// Scans what is queued, as a worker would, and queues the answers in the behaviour's order.
@@ -89,6 +96,12 @@ impl PieceScanner for Scanner {
     fn begin(&mut self, share: &ScanShare) {
         self.share = Some(share.to_json());
         self.answers.clear();
+        self.queue.clear();
+        self.generation += 1;
+    }
+
+    fn generation(&self) -> u64 {
+        self.generation
     }
 
     fn has_room(&self) -> bool {
@@ -115,7 +128,7 @@ impl PieceScanner for Scanner {
 
 /// The statistics from a job stepped `units` at a time with `scanner` (which works
 /// between steps, as workers do between the page's tasks); the scanner is dropped after
-/// `keep` steps. Returns the report, how many pieces were sent and the steps taken.
+/// `keep` steps. Returns the report and how many pieces were sent.
 fn run(
     capture: &Capture<'_>,
     range: Range<usize>,
@@ -124,7 +137,12 @@ fn run(
     units: usize,
     keep: usize,
 ) -> (StatsReport, usize) {
-    let mut job = ScanJob::new(capture, range, windows);
+    let (scan, sent) = run_job(ScanJob::new(capture, range, windows), scanner, units, keep);
+    (scan.stats, sent)
+}
+
+/// [`run`] for any job: its scan, and how many pieces were sent.
+fn run_job(mut job: ScanJob<'_, '_>, scanner: &mut Scanner, units: usize, keep: usize) -> (Scan, usize) {
     for step in 0.. {
         let mut left = units;
         let mut more = || {
@@ -142,7 +160,7 @@ fn run(
             assert!(step < keep, "a job without a scanner never waits");
         }
     }
-    (job.finish(), scanner.sent)
+    (job.finish_scan(), scanner.sent)
 }
 
 fn capture_bytes() -> Vec<u8> {
@@ -208,7 +226,8 @@ fn figures_and_entries_that_do_not_decode_are_refused() {
     assert!(share.decode(&foreign).is_err(), "figures for another number of rows decode");
     // A row claiming more durations than there are words: refused, not a panic.
     let mut claiming = figures.clone();
-    let kept_len_of_row_0 = (8 + 9) * 8;
+    // Nine words of head, then row 0's words: its tenth is how many it keeps.
+    let kept_len_of_row_0 = (9 + 9) * 8;
     claiming[kept_len_of_row_0..kept_len_of_row_0 + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     assert!(share.decode(&claiming).is_err(), "a row claiming 2^64 durations decodes");
     assert!(ScanShare::from_json("{}").is_err());
@@ -242,4 +261,139 @@ fn a_scanner_with_no_room_and_nothing_out_leaves_the_pieces_to_the_job() {
     let (got, sent) = run(&capture, 0..frames, Windows::SampleEvery(16), &mut scanner, 100, usize::MAX);
     assert_eq!(got, pass_stats(&capture, 0..frames));
     assert_eq!(sent, 0);
+}
+
+fn noisy(frame: u64, pass: usize) -> u64 {
+    40_000 + (frame * 7_919 + pass as u64 * 104_729) % 9_973
+}
+
+/// Frames of the captures below: three pieces, the last one short.
+const SHAPED_FRAMES: u64 = 2_600;
+
+/// Passes that break the usual pattern inside pieces and where they start (frames 1,024
+/// and 2,048): a second span and a sub-pass, a gap, a span past `u32::MAX` ns, a pass
+/// missing from a piece's first frame and from the last frames.
+fn irregular(frame: u64, pass: usize) -> Vec<u64> {
+    match (frame, pass) {
+        (700, 0) => vec![noisy(frame, pass), 5_000],
+        (1_500, 0) => vec![noisy(frame, pass), 6_000, 700],
+        (19 | 1_024 | 2_500.., 1) => Vec::new(),
+        (2_048, 2) => vec![u64::from(u32::MAX) + 99],
+        _ => vec![noisy(frame, pass)],
+    }
+}
+
+/// A pass missing from frames inside pieces and from the last ones: at most one span a
+/// frame, so coins are kept.
+fn gaps(frame: u64, pass: usize) -> Vec<u64> {
+    match (frame, pass) {
+        (19 | 40 | 41 | 1_500 | 2_598 | 2_599, 1) => Vec::new(),
+        _ => vec![noisy(frame, pass)],
+    }
+}
+
+#[test]
+fn samples_from_pieces_scanned_elsewhere_are_the_collector_s() {
+    let regular = capture_of(SHAPED_FRAMES, |frame, pass| vec![noisy(frame, pass)]);
+    let (irregular, gaps) = (capture_of(SHAPED_FRAMES, irregular), capture_of(SHAPED_FRAMES, gaps));
+    let all = 0..SHAPED_FRAMES as usize;
+    for (name, bytes) in [("regular", &regular), ("irregular", &irregular), ("gaps", &gaps)] {
+        let capture = Capture::open(bytes).expect("opens");
+        for range in [all.clone(), 1_000..2_100] {
+            let expected = Samples::collect(&capture, range.clone());
+            for behaviour in [Behaviour::Reversed, Behaviour::FailsSome, Behaviour::Mixes] {
+                for windows in [Windows::All, Windows::SampleEvery(4)] {
+                    for (units, room) in [(1, 1), (50, 3)] {
+                        let mut scanner = Scanner::new(behaviour, room);
+                        let job = ScanJob::with_samples(&capture, range.clone(), windows, false);
+                        let (got, sent) = run_job(job, &mut scanner, units, usize::MAX);
+                        let case = format!("{name}, {range:?}, {behaviour:?}, {windows:?}, {units} units, room {room}");
+                        assert_eq!(got.stats, pass_stats(&capture, range.clone()), "{case}");
+                        assert!(got.samples == Some(expected.clone()), "{case}");
+                        assert_eq!(sent, range.len().div_ceil(PIECE_FRAMES), "{case}");
+                    }
+                }
+            }
+        }
+    }
+    // Coins where every pass has at most one span a frame: the coins a scan in chunks
+    // keeps, and the comparison the durations give.
+    let collected = |bytes: &[u8]| Samples::collect(&Capture::open(bytes).expect("opens"), all.clone());
+    for (name, bytes) in [("regular", &regular), ("gaps", &gaps), ("irregular", &irregular)] {
+        let capture = Capture::open(bytes).expect("opens");
+        for windows in [Windows::All, Windows::SampleEvery(4)] {
+            let mut scanner = Scanner::new(Behaviour::FailsSome, 3);
+            let job = ScanJob::with_samples(&capture, all.clone(), windows, true);
+            let coins = run_job(job, &mut scanner, 20, usize::MAX).0.samples;
+            if name == "irregular" {
+                assert!(coins.is_none(), "a second span in a frame leaves no coins");
+                continue;
+            }
+            let coins = coins.unwrap_or_else(|| panic!("{name}, {windows:?}: at most one span a frame keeps coins"));
+            let options = ScanOptions { chunks: 3, frame_timing: false, windows, samples: true, coins: true };
+            assert!(scan(&capture, all.clone(), &options).samples == Some(coins.clone()), "{name}, {windows:?}");
+            let expected = compare(&collected(&regular), &collected(bytes), &CompareOptions::default());
+            let got = try_compare(&collected(&regular), &coins, &CompareOptions::default());
+            assert_eq!(got, Some(expected), "{name}, {windows:?}");
+        }
+    }
+}
+
+/// Two jobs stepped in turn with one scanner, each beginning it again whenever the other
+/// has since: each scans the pieces the other's beginning took from it, and both are exact.
+#[test]
+fn jobs_taking_turns_with_one_scanner_are_each_exact() {
+    let bytes = capture_of(SHAPED_FRAMES, gaps);
+    let capture = Capture::open(&bytes).expect("opens");
+    let all = 0..SHAPED_FRAMES as usize;
+    let mut scanner = Scanner::new(Behaviour::Reversed, 3);
+    let mut stats = ScanJob::new(&capture, all.clone(), Windows::All);
+    let mut samples = ScanJob::with_samples(&capture, 400..SHAPED_FRAMES as usize, Windows::All, false);
+    let (mut stats_done, mut samples_done) = (false, false);
+    for step in 0..1_000_000 {
+        let mut left = 2;
+        let mut more = || {
+            left -= 1;
+            left >= 0
+        };
+        // The samples' job takes its turn every third step.
+        if step % 3 == 2 {
+            samples_done = samples_done || samples.step_with(Some(&mut scanner), &mut more);
+        } else {
+            stats_done = stats_done || stats.step_with(Some(&mut scanner), &mut more);
+        }
+        scanner.work();
+        if stats_done && samples_done {
+            break;
+        }
+    }
+    assert!(stats_done && samples_done, "both jobs end");
+    assert!(scanner.generation > 2, "the jobs began the scanner in turn: {}", scanner.generation);
+    assert_eq!(stats.finish(), pass_stats(&capture, all.clone()));
+    let scanned = samples.finish_scan();
+    assert_eq!(scanned.stats, pass_stats(&capture, 400..SHAPED_FRAMES as usize));
+    assert!(scanned.samples == Some(Samples::collect(&capture, 400..SHAPED_FRAMES as usize)));
+}
+
+#[test]
+fn samples_that_do_not_decode_are_refused() {
+    let bytes = capture_of(SHAPED_FRAMES, irregular);
+    let capture = Capture::open(&bytes).expect("opens");
+    let share_of = |job: &mut ScanJob<'_, '_>| {
+        let mut scanner = Scanner::new(Behaviour::Silent, 1);
+        let _ = job.step_with(Some(&mut scanner), &mut || true);
+        ScanShare::from_json(&scanner.share.expect("the job began the scanner")).expect("parses")
+    };
+    let all = 0..SHAPED_FRAMES as usize;
+    let with = share_of(&mut ScanJob::with_samples(&capture, all.clone(), Windows::All, false));
+    let without = share_of(&mut ScanJob::new(&capture, all, Windows::All));
+    // Frames 690..710 hold frame 700's second span: a series of their own beside the parts.
+    let figures = with.scan(&capture.piece(690..710)).encode();
+    assert_eq!(with.decode(&figures).expect("decodes").frames(), 690..710);
+    let plain = without.scan(&capture.piece(690..710)).encode();
+    assert!(without.decode(&figures).is_err(), "samples a share did not ask for");
+    assert!(with.decode(&plain).is_err(), "no samples where the share asks for them");
+    for cut in (8..figures.len()).step_by(8).chain([figures.len() - 1]) {
+        assert!(with.decode(&figures[..cut]).is_err(), "figures with samples cut to {cut} bytes decode");
+    }
 }

@@ -11,18 +11,22 @@
 
 use std::ops::Range;
 
-use sgpt_format::analysis::scan::{ScanOptions, Windows, scan};
+use sgpt_format::analysis::pass_stats;
+use sgpt_format::analysis::scan::{Scan, ScanJob, ScanOptions, Windows, scan};
 use sgpt_format::compare::{CompareOptions, SampleCollector, Samples, compare, try_compare};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, generate, workload_with};
-use sgpt_format::{Capture, Frame, Level, Meta, Span, SpanKind, Writer};
+use sgpt_format::{Capture, Frame, Level, Meta, Writer};
 
 #[path = "support/shapes.rs"]
 mod shapes;
+#[path = "support/three_passes.rs"]
+mod three_passes;
 #[path = "support/topologies.rs"]
 mod topologies;
 #[path = "support/v1_fixtures.rs"]
 mod v1_fixtures;
 use shapes::shapes;
+use three_passes::{capture_of, push_spans};
 use topologies::topology;
 use v1_fixtures::{fixture, fixture_names};
 
@@ -76,9 +80,36 @@ fn check(name: &str, bytes: &[u8], range: Range<usize>) -> Samples {
             }
         }
     }
+    // A job's scan a few units a step, the page's way: the same samples, in pieces.
+    for windows in [Windows::Auto, Windows::SampleEvery(3)] {
+        let scanned = stepped(ScanJob::with_samples(&capture, range.clone(), windows, false));
+        assert_eq!(scanned.stats, pass_stats(&capture, range.clone()), "{name}, frames {range:?}, {windows:?}");
+        assert!(scanned.samples.as_ref() == Some(&expected), "{name}, frames {range:?}, a job's, {windows:?}");
+        let coined = stepped(ScanJob::with_samples(&capture, range.clone(), windows, true));
+        if let Some(coins) = coined.samples {
+            assert_eq!(coins.frames(), expected.frames(), "{name}, frames {range:?}, a job's coins, {windows:?}");
+            if let Some(compared_coins) = try_compare(&coins, &expected, &CompareOptions::default()) {
+                assert_eq!(compared_coins, compared, "{name}, frames {range:?}, a job's coins, {windows:?}");
+            }
+        }
+    }
     let without = scan(&capture, range, &ScanOptions { chunks: 3, ..ScanOptions::default() });
     assert!(without.samples.is_none(), "{name}: samples only when asked for");
     expected
+}
+
+/// `job` stepped five units at a time to its end.
+fn stepped(mut job: ScanJob<'_, '_>) -> Scan {
+    loop {
+        let mut left = 5;
+        let mut more = || {
+            left -= 1;
+            left >= 0
+        };
+        if job.step(&mut more) {
+            return job.finish_scan();
+        }
+    }
 }
 
 fn whole(name: &str, bytes: &[u8]) -> Samples {
@@ -182,16 +213,6 @@ fn passes_that_appear_disappear_repeat_or_are_culled_sample_as_the_collector_doe
     assert!(!report.passes.is_empty());
 }
 
-/// Pushes pass `pass`'s spans of `durations` from `t` on, 1 µs apart; the third is a
-/// sub-pass region.
-fn push_spans(frame: &mut Frame, t: &mut u64, pass: usize, durations: Vec<u64>) {
-    for (at, duration) in durations.into_iter().enumerate() {
-        let kind = if at == 2 { SpanKind::SubPass } else { SpanKind::Pass };
-        frame.spans.push(Span { pass: pass as u32, kind, begin_ns: *t, end_ns: *t + duration, ..Span::default() });
-        *t += duration + 1_000;
-    }
-}
-
 /// Divisible by every chunk count: chunks start at multiples of 12, 14, 28 and 42.
 const IN_PLACE_FRAMES: u64 = 84;
 
@@ -199,22 +220,6 @@ const IN_PLACE_FRAMES: u64 = 84;
 /// pass `pass` from `spans`.
 fn one_topology_capture(spans: impl Fn(u64, usize) -> Vec<u64>) -> Vec<u8> {
     capture_of(IN_PLACE_FRAMES, spans)
-}
-
-/// [`one_topology_capture`] of `frames` frames.
-fn capture_of(frames: u64, spans: impl Fn(u64, usize) -> Vec<u64>) -> Vec<u8> {
-    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
-    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
-    let id = writer.topology(&topology(&["a", "b", "c"], &[false; 3])).expect("a Vec");
-    for number in 0..frames {
-        let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
-        let mut t = 20_000_000 * number;
-        for pass in 0..3 {
-            push_spans(&mut frame, &mut t, pass, spans(number, pass));
-        }
-        writer.frame(&frame).expect("frame numbers increase");
-    }
-    writer.finish().expect("a Vec")
 }
 
 fn noisy(frame: u64, pass: usize) -> u64 {

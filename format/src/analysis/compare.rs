@@ -96,7 +96,9 @@ use std::collections::HashMap;
 pub(crate) use bootstrap::{bandwidth, median_error_ranks};
 pub(crate) use order::KnownOrder;
 pub use recordings::{RecordingSummary, compare_recordings, compare_summaries};
-pub(crate) use samples::{ChunkPart, ChunkSamples, Durations, Inside, Part, RangeSeries, codes_to_coins, unknown_pass};
+pub(crate) use samples::{
+    ChunkPart, ChunkSamples, Durations, Inside, Part, RangeSeries, SeriesKind, codes_to_coins, unknown_pass,
+};
 pub use samples::{SampleCollector, Samples};
 
 use crate::analysis::Key;

@@ -89,7 +89,10 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::compare::Samples;
-use super::compare::{ChunkPart, ChunkSamples, Durations, Part, RangeSeries, bandwidth, codes_to_coins, unknown_pass};
+use super::compare::{
+    ChunkPart, ChunkSamples, Durations, Inside, KnownOrder, Part, RangeSeries, SeriesKind, bandwidth, codes_to_coins,
+    unknown_pass,
+};
 use super::frame_timing::{FrameTiming, FrameTimingAccumulator, SpanWalk};
 use super::held::HeldFrames;
 use super::isa;
@@ -195,7 +198,7 @@ pub fn scan(capture: &Capture<'_>, frames: Range<usize>, options: &ScanOptions) 
     let mut in_place = plan.in_place_series();
     let parts = plan.split(&mut in_place);
     let chunks = parts.into_iter().enumerate().map(|(at, part)| plan.run(at, part, &|_| {})).collect();
-    plan.finish::<OneThread>(chunks, in_place, None)
+    plan.finish::<OneThread>(chunks, Vec::new(), in_place, None)
 }
 
 /// [`scan`] with the chunks, and the selection of each pass's median and p95, run on
@@ -215,7 +218,7 @@ pub fn scan_parallel(
     let mut in_place = plan.in_place_series();
     let parts = plan.split(&mut in_place);
     let chunks = parts.into_par_iter().enumerate().map(|(at, part)| plan.run(at, part, progress)).collect();
-    plan.finish::<Pool>(chunks, in_place, None)
+    plan.finish::<Pool>(chunks, Vec::new(), in_place, None)
 }
 
 /// The windows of one pass from its sampled durations: around the median and the p95,
@@ -623,6 +626,13 @@ impl<'c, 'a> Plan<'c, 'a> {
     /// of every chunk: a guess, which costs a copy where it is wrong and changes nothing.
     /// Sized beforehand, so the series is not copied as it grows either.
     fn in_place_series(&self) -> Vec<Option<RangeSeries>> {
+        let len = self.range.len();
+        self.in_place_kinds().into_iter().map(|kind| kind.map(|kind| RangeSeries::new(kind, len))).collect()
+    }
+
+    /// What [`Self::in_place_series`] holds per slot, if anything: codes for a pass with
+    /// coins, else durations. One frame decoded a chunk.
+    fn in_place_kinds(&self) -> Vec<Option<SeriesKind>> {
         let coined = |slot: usize| self.coins && !self.tied.get(slot).copied().unwrap_or(false);
         if !self.samples {
             return Vec::new();
@@ -644,14 +654,8 @@ impl<'c, 'a> Plan<'c, 'a> {
             }
         }
         let chunks = self.chunks.iter().filter(|chunk| !chunk.is_empty()).count() as u32;
-        let len = self.range.len();
-        let series =
-            |slot| if coined(slot) { RangeSeries::Codes(vec![0; len]) } else { RangeSeries::Durations(vec![0; len]) };
-        spans
-            .into_iter()
-            .enumerate()
-            .map(|(slot, spans)| (spans == chunks && chunks > 0).then(|| series(slot)))
-            .collect()
+        let kind = |slot| if coined(slot) { SeriesKind::Codes } else { SeriesKind::Durations };
+        spans.into_iter().enumerate().map(|(slot, spans)| (spans == chunks && chunks > 0).then(|| kind(slot))).collect()
     }
 
     /// Per chunk, its part of each series of `in_place`, by slot.
@@ -701,9 +705,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         ChunkRun {
             chunk,
             samples: self.samples.then(|| {
-                let windows =
-                    |slot: usize| self.windows.get(slot).map_or([0, u64::MAX], |[median, _]| [median.low, median.high]);
-                ChunkSamples::new(self.keys.len(), frames, in_place, windows)
+                ChunkSamples::new(self.keys.len(), frames, in_place, |slot| median_window(&self.windows, slot))
             }),
             frame: Frame::default(),
             spans: Vec::new(),
@@ -736,15 +738,17 @@ impl<'c, 'a> Plan<'c, 'a> {
 
     /// Merges the chunks, in order, into the report, the parts that do not depend on each
     /// other run as `T` runs them; each row's median and p95 selected here, or `selected`
-    /// already (`None` where a rank fell outside its windows).
+    /// already (its figures `None` where a rank fell outside its windows). The samples are
+    /// `parts`, then the chunks' own, in order.
     fn finish<T: Threads>(
         self,
         chunks: Vec<Chunk<'c, 'a>>,
+        parts: Vec<ChunkPart>,
         in_place: Vec<Option<RangeSeries>>,
-        selected: Option<Vec<Option<[u64; 2]>>>,
+        selected: Option<Vec<Selected>>,
     ) -> Scan {
         let mut report = StatsReport::default();
-        let mut samples = Vec::new();
+        let mut samples = parts;
         let mut timings = Vec::new();
         let mut rows: Vec<Vec<SlotAcc>> = Vec::new();
         let mut range: Option<Range<usize>> = None;
@@ -779,25 +783,15 @@ impl<'c, 'a> Plan<'c, 'a> {
                 (timing, samples)
             },
             move || match selected {
-                Some(figures) => {
-                    rows.into_iter().map(merged).zip(figures).map(|(row, figures)| (row, figures, None, None)).collect()
-                }
+                Some(selected) => rows.into_iter().map(merged).zip(selected).collect::<Vec<_>>(),
                 None => T::map(rows, |parts| {
                     let mut row = merged(parts);
-                    // With the samples, the comparison's order statistics beside the figures.
-                    let (figures, known) = if with_samples {
-                        row.order_and_known().map_or((None, None), |(figures, known)| (Some(figures), known))
-                    } else {
-                        (row.order(), None)
-                    };
-                    // With coins, the durations in the median's window in frame order (the
-                    // selection leaves them so): what a coin inside it needs.
-                    let inside = coins.then(|| row.take_median_window());
-                    (row, figures, known, inside)
+                    let selected = Selected::of(&mut row, with_samples, coins);
+                    (row, selected)
                 }),
             },
         );
-        if rows.iter().any(|(row, figures, ..)| row.count > 0 && figures.is_none()) {
+        if rows.iter().any(|(row, selected)| row.count > 0 && selected.figures.is_none()) {
             // A rank outside its window: the sample misled. The two-pass figures are exact;
             // coins need the median inside its window.
             let samples = samples.filter(|_| !coins);
@@ -809,29 +803,27 @@ impl<'c, 'a> Plan<'c, 'a> {
             let coined: Vec<_> = passes
                 .iter_mut()
                 .zip(&rows)
-                .filter_map(|(pass, (_, figures, known, inside))| {
-                    pass.known = *known;
+                .filter_map(|(pass, (_, selected))| {
+                    pass.known = selected.known;
                     pass.series.coins()?;
-                    // The codes tell a frame's coin only against a median inside their window;
-                    // a row hands over its order only for such a median (`order_and_known`).
-                    let with = match (known, figures, inside) {
-                        (Some(_), Some([median, _]), Some(inside)) => Some((inside, *median)),
-                        _ => None,
-                    };
-                    Some((&mut pass.series, with))
+                    Some((&mut pass.series, selected))
                 })
                 .collect();
-            let coined = T::map(coined, |(series, with)| {
+            let coined = T::map(coined, |(series, selected)| {
                 let Durations::Coins { coins: codes, .. } = &mut series.values else { return false };
-                let spans = with.and_then(|(inside, median)| isa::fastest(|| codes_to_coins(codes, inside, median)));
+                let spans = match &selected.coins {
+                    Coining::Spans(spans) => *spans,
+                    Coining::Inside(_) => selected.coin(codes),
+                    Coining::NotAsked => None,
+                };
                 spans.inspect(|&spans| series.coined(spans)).is_some()
             });
             if !coined.into_iter().all(|complete| complete) {
                 samples = None;
             }
         }
-        for ((row, figures, ..), key) in rows.iter().zip(self.keys) {
-            let Some([median_ns, p95_ns]) = figures.filter(|_| row.count > 0) else { continue };
+        for ((row, selected), key) in rows.iter().zip(self.keys) {
+            let Some([median_ns, p95_ns]) = selected.figures.filter(|_| row.count > 0) else { continue };
             report.spans += row.count;
             report.zero_spans += row.zero_count;
             let (graph_pass, label, kind, span_kind) = key;
@@ -855,6 +847,58 @@ impl<'c, 'a> Plan<'c, 'a> {
         sort_passes(&mut report.passes);
         Scan { stats: report, timing, reread: false, samples }
     }
+}
+
+/// A row's figures once selected, and what the comparison's samples take of it.
+#[derive(Debug)]
+struct Selected {
+    /// The median and p95; `None` where either fell outside its window.
+    figures: Option<[u64; 2]>,
+    /// With the samples, the order statistics the comparison reads, where the windows hold them.
+    known: Option<KnownOrder>,
+    coins: Coining,
+}
+
+/// How far a row's codes are on their way to coins.
+#[derive(Debug)]
+enum Coining {
+    /// A scan without coins.
+    NotAsked,
+    /// The durations in the median's window, in frame order, that the codes inside it need.
+    Inside(Inside),
+    /// Turned already: the spans the coins hold, `None` where they could not be.
+    Spans(Option<usize>),
+}
+
+impl Selected {
+    /// Selects `row`'s figures: with the comparison's samples, the order statistics beside
+    /// them, and with coins the durations in the median's window, taken from the row.
+    fn of(row: &mut SlotAcc, with_samples: bool, coins: bool) -> Self {
+        let (figures, known) = if with_samples {
+            row.order_and_known().map_or((None, None), |(figures, known)| (Some(figures), known))
+        } else {
+            (row.order(), None)
+        };
+        // The selection leaves the kept durations in frame order, which the coins need.
+        let coins = if coins { Coining::Inside(row.take_median_window()) } else { Coining::NotAsked };
+        Self { figures, known, coins }
+    }
+
+    /// Turns the row's `codes` into coins, and says how many spans they hold: `None` where
+    /// the median is not inside its window or the durations inside it do not match.
+    fn coin(&self, codes: &mut [u8]) -> Option<usize> {
+        match (&self.coins, self.known, self.figures) {
+            (Coining::Inside(inside), Some(_), Some([median, _])) => {
+                isa::fastest(|| codes_to_coins(codes, inside, median))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Slot `slot`'s median window as the samples' codes take it: everything, without one.
+fn median_window(windows: &[[Window; 2]], slot: usize) -> [u64; 2] {
+    windows.get(slot).map_or([0, u64::MAX], |[median, _]| [median.low, median.high])
 }
 
 /// A row's parts merged in order, the first one's room grown once for the others' kept
@@ -1034,6 +1078,18 @@ impl<'c, 'a> ChunkRun<'c, 'a, 'static> {
             last: None,
             two: Default::default(),
         }
+    }
+
+    /// A piece of `frames` frames scanned apart from the others (by a worker, or a step
+    /// at a time): its statistics, and with `in_place` (per slot, what the range's series
+    /// written in place holds) its samples, its parts of those series its own.
+    fn piece(windows: &[[Window; 2]], in_place: Option<&[Option<SeriesKind>]>, frames: usize) -> Self {
+        let mut run = Self::stats_only(windows);
+        run.samples = in_place.map(|kinds| {
+            let parts = kinds.iter().map(|kind| kind.map(|kind| Part::owned(kind, frames))).collect();
+            ChunkSamples::new(windows.len(), frames, parts, |slot| median_window(windows, slot))
+        });
+        run
     }
 }
 
@@ -1471,7 +1527,7 @@ mod tests {
             |width: usize| chunks[0].slots.iter().filter(|slot| slot.count > 0 && slot.kept.width() == width).count();
         let [two, four, eight] = [widths(2), widths(4), widths(8)];
         assert!(two >= 25 && two > 4 * (four + eight), "rows keeping 2 bytes: {two}, 4: {four}, 8: {eight}");
-        let scan = plan.finish::<OneThread>(chunks, Vec::new(), None);
+        let scan = plan.finish::<OneThread>(chunks, Vec::new(), Vec::new(), None);
         assert!(!scan.reread, "the windows held every rank");
         assert_eq!(scan.stats, pass_stats(&capture, 0..2_000));
     }
@@ -1500,7 +1556,7 @@ mod tests {
                         run.seal()
                     })
                     .collect();
-                let scan = plan.finish::<OneThread>(chunks, Vec::new(), None);
+                let scan = plan.finish::<OneThread>(chunks, Vec::new(), Vec::new(), None);
                 (scan.stats, scan.timing, scan.reread)
             };
             let portable = finished(false);

@@ -193,6 +193,10 @@ impl PieceScanner for WorkerPool {
         }
     }
 
+    fn generation(&self) -> u64 {
+        u64::from(self.generation)
+    }
+
     fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
         let (share, _) = self.share.as_ref()?;
         loop {

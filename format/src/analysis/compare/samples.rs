@@ -10,6 +10,7 @@
 
 mod frame_block;
 mod in_place;
+mod wire;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -23,7 +24,7 @@ use crate::reader::Capture;
 use crate::spans;
 use frame_block::FrameBlock;
 use in_place::InPlace;
-pub(crate) use in_place::{Inside, NO_SPAN, Part, RangeSeries, codes_to_coins};
+pub(crate) use in_place::{Inside, NO_SPAN, Part, RangeSeries, SeriesKind, codes_to_coins};
 
 /// Durations in ns, narrow while every one fits in a `u32`; or, for the usual pass of a
 /// scan with coins, no durations at all.
@@ -660,6 +661,9 @@ pub(crate) struct ChunkPart {
     room: usize,
     /// Whether a part of codes had to leave its place (see [`ChunkSamples`]).
     lost: bool,
+    /// Per slot, the chunk's own part of the range's series where it ran apart and the part
+    /// stayed in place, until [`ChunkPart::place_into`] copies it there.
+    owned: Vec<Option<RangeSeries>>,
 }
 
 impl<'b> ChunkSamples<'b> {
@@ -773,7 +777,9 @@ impl<'b> ChunkSamples<'b> {
                 self.spill(slot);
             }
         }
+        let owned = self.in_place.into_iter().map(|part| part.and_then(|part| part.values.into_owned())).collect();
         ChunkPart {
+            owned,
             series: self.series,
             in_place,
             frame_ns: self.frame_ns,
@@ -786,6 +792,36 @@ impl<'b> ChunkSamples<'b> {
 }
 
 impl ChunkPart {
+    /// The samples of a chunk of `room` frames that could not be kept: they leave the
+    /// range's incomplete.
+    pub(crate) fn lost(room: usize) -> Self {
+        ChunkPart {
+            series: Vec::new(),
+            in_place: Vec::new(),
+            frame_ns: Vec::new(),
+            defects: Vec::new(),
+            frames: 0,
+            room,
+            lost: true,
+            owned: Vec::new(),
+        }
+    }
+
+    /// Copies the parts the chunk wrote apart (a piece's, see [`Part::owned`]) into the
+    /// range's series `range`, the chunk's first frame at `at`. A part that does not fit
+    /// (another kind, or past the end: a fault of whoever scanned the piece, never of a
+    /// capture) leaves the chunk's samples incomplete, as a part of codes that left its
+    /// place does.
+    pub(crate) fn place_into(&mut self, range: &mut [Option<RangeSeries>], at: usize) {
+        for (slot, part) in std::mem::take(&mut self.owned).into_iter().enumerate() {
+            let Some(part) = part else { continue };
+            let placed = part.len() == self.room
+                && self.in_place.get(slot) == Some(&true)
+                && range.get_mut(slot).and_then(Option::as_mut).is_some_and(|series| series.write_part(at, &part));
+            self.lost |= !placed;
+        }
+    }
+
     /// The samples of consecutive chunks, in order. `keys` names the slots; `in_place`
     /// holds, per slot, the range's series the chunks wrote in place (each chunk its part,
     /// in order), if any; `probes` holds, per slot, `(frame index, graph pass index)` of

@@ -17,9 +17,10 @@
 
 use std::ops::Range;
 
-use super::pieces::{PieceScanner, Pieces, Progress};
+use super::pieces::{Merged, PieceScanner, Pieces, Progress};
 use super::threads::OneThread;
-use super::{Chunk, Plan, SampleRows, ScanOptions, Window, Windows, hand_over};
+use super::{Coining, Plan, RangeSeries, SampleRows, Scan, ScanOptions, Selected, Window, Windows, hand_over};
+use crate::analysis::compare::bandwidth;
 use crate::analysis::held::HeldFrames;
 use crate::analysis::{StatsAccumulator, StatsReport};
 use crate::model::Span;
@@ -53,16 +54,17 @@ enum State<'c, 'a> {
     /// range's samples at once would be tens of ms.
     Placing {
         plan: Plan<'c, 'a>,
+        stride: usize,
         samples: std::vec::IntoIter<Vec<u64>>,
         windows: Vec<[Window; 2]>,
     },
     /// Scanning the range in pieces, here or by a scanner.
     Scanning(Box<Pieces<'c, 'a>>),
-    /// Selecting each row's median and p95 in order, `figures` those done.
+    /// Selecting each row's median and p95 in order, `selected` those done; with coins,
+    /// each row's codes turned into coins as it is selected.
     Ordering {
-        plan: Plan<'c, 'a>,
-        chunk: Box<Chunk<'c, 'a>>,
-        figures: Vec<Option<[u64; 2]>>,
+        merged: Box<Merged<'c, 'a>>,
+        selected: Vec<Selected>,
     },
     /// The sample misled: the two-pass statistics, frame `next` and on, then finishing.
     Rereading {
@@ -70,10 +72,7 @@ enum State<'c, 'a> {
         next: usize,
         stats: Box<StatsAccumulator<'c, 'a>>,
     },
-    Done {
-        stats: StatsReport,
-        reread: bool,
-    },
+    Done(Box<Scan>),
     /// Only while a step moves from one state to the next.
     Moving,
 }
@@ -83,7 +82,22 @@ impl<'c, 'a> ScanJob<'c, 'a> {
     /// as `windows` says. Walks the range's index once (no frame is decoded).
     #[must_use]
     pub fn new(capture: &'c Capture<'a>, frames: Range<usize>, windows: Windows) -> Self {
-        let options = ScanOptions { chunks: 1, frame_timing: false, windows, samples: false, coins: false };
+        Self::with_options(capture, frames, ScanOptions { windows, ..Self::OPTIONS })
+    }
+
+    /// [`ScanJob::new`], collecting the comparison engine's samples too, from the same
+    /// decode ([`ScanOptions::samples`]): with `coins`, the usual pass's as coins
+    /// ([`ScanOptions::coins`]). [`ScanJob::finish_scan`] gives them.
+    #[must_use]
+    pub fn with_samples(capture: &'c Capture<'a>, frames: Range<usize>, windows: Windows, coins: bool) -> Self {
+        Self::with_options(capture, frames, ScanOptions { windows, samples: true, coins, ..Self::OPTIONS })
+    }
+
+    /// A job's scan: one chunk (the pieces are its parts), no frame timing.
+    const OPTIONS: ScanOptions =
+        ScanOptions { chunks: 1, frame_timing: false, windows: Windows::Auto, samples: false, coins: false };
+
+    fn with_options(capture: &'c Capture<'a>, frames: Range<usize>, options: ScanOptions) -> Self {
         let (plan, stride) = Plan::layout(capture, frames, 1, &options);
         let range = plan.range.clone();
         let sampled = stride.map_or(0, |stride| range.len().div_ceil(stride));
@@ -136,21 +150,28 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                         plan.sample_one(*next, held, samples, spans);
                         *next += *stride;
                     }
-                    let State::Sampling { plan, mut samples, mut held, .. } =
+                    let State::Sampling { plan, stride, mut samples, mut held, .. } =
                         std::mem::replace(&mut self.state, State::Moving)
                     else {
                         unreachable!("the state was just matched")
                     };
                     hand_over(&mut held, &mut samples);
                     let windows = Vec::with_capacity(samples.rows.len());
-                    self.state = State::Placing { plan, samples: samples.rows.into_iter(), windows };
+                    self.state = State::Placing { plan, stride, samples: samples.rows.into_iter(), windows };
                 }
-                State::Placing { samples, windows, .. } => {
+                State::Placing { plan, stride, samples, windows } => {
                     while samples.len() > 0 {
                         if !more() {
                             return false;
                         }
-                        windows.extend(samples.next().map(|mut sample| super::windows(&mut sample, 0.0)));
+                        let Some(mut sample) = samples.next() else { break };
+                        // With the samples, as `Plan::new` places them: the median's window
+                        // reaching the density's bandwidth, and ties noted.
+                        let around = if plan.samples { bandwidth((sample.len() * *stride / 2).max(1)) } else { 0.0 };
+                        if plan.coins {
+                            plan.tied.push(super::tied(&mut sample));
+                        }
+                        windows.push(super::windows(&mut sample, around));
                     }
                     let State::Placing { mut plan, windows, .. } = std::mem::replace(&mut self.state, State::Moving)
                     else {
@@ -171,31 +192,40 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                     let State::Scanning(pieces) = std::mem::replace(&mut self.state, State::Moving) else {
                         unreachable!("the state was just matched")
                     };
-                    let (plan, chunk) = pieces.into_figures();
-                    let figures = Vec::with_capacity(chunk.slots.len());
-                    self.state = State::Ordering { plan, chunk: Box::new(chunk), figures };
+                    let merged = Box::new(pieces.into_figures());
+                    let selected = Vec::with_capacity(merged.figures.slots.len());
+                    self.state = State::Ordering { merged, selected };
                 }
-                State::Ordering { chunk, figures, .. } => {
-                    while figures.len() < chunk.slots.len() {
+                State::Ordering { merged, selected } => {
+                    let Merged { plan, figures, in_place, .. } = &mut **merged;
+                    while selected.len() < figures.slots.len() {
                         if !more() {
                             return false;
                         }
-                        let slot = &mut chunk.slots[figures.len()];
-                        figures.push(slot.order());
+                        let slot = selected.len();
+                        let mut row = Selected::of(&mut figures.slots[slot], plan.samples, plan.coins);
+                        // A row's codes become coins in the row's own step: all of them at
+                        // once, on a long capture, were tens of ms.
+                        if let Some(RangeSeries::Codes(codes)) = in_place.get_mut(slot).and_then(Option::as_mut) {
+                            row.coins = Coining::Spans(row.coin(codes));
+                        }
+                        selected.push(row);
                     }
-                    let State::Ordering { plan, chunk, figures } = std::mem::replace(&mut self.state, State::Moving)
-                    else {
+                    let State::Ordering { merged, selected } = std::mem::replace(&mut self.state, State::Moving) else {
                         unreachable!("the state was just matched")
                     };
-                    let misled = figures.iter().zip(&chunk.slots).any(|(f, slot)| slot.count > 0 && f.is_none());
+                    let Merged { plan, figures, parts, in_place } = *merged;
+                    let misled =
+                        selected.iter().zip(&figures.slots).any(|(row, slot)| slot.count > 0 && row.figures.is_none());
                     self.state = if misled {
+                        // The two-pass statistics; the samples are let go (coins need the
+                        // medians inside their windows), for the caller to collect apart.
                         let range = plan.range.clone();
                         let stats = Box::new(StatsAccumulator::new(plan.capture));
                         State::Rereading { next: range.start, range, stats }
                     } else {
                         // One chunk whose rows are already selected: merging moves it as it is.
-                        let stats = plan.finish::<OneThread>(vec![*chunk], Vec::new(), Some(figures)).stats;
-                        State::Done { stats, reread: false }
+                        State::Done(Box::new(plan.finish::<OneThread>(vec![figures], parts, in_place, Some(selected))))
                     };
                 }
                 State::Rereading { range, next, stats } => {
@@ -212,9 +242,10 @@ impl<'c, 'a> ScanJob<'c, 'a> {
                     let State::Rereading { stats, .. } = std::mem::replace(&mut self.state, State::Moving) else {
                         unreachable!("the state was just matched")
                     };
-                    self.state = State::Done { stats: stats.finish(), reread: true };
+                    let stats = stats.finish();
+                    self.state = State::Done(Box::new(Scan { stats, timing: None, reread: true, samples: None }));
                 }
-                State::Done { .. } => return true,
+                State::Done(_) => return true,
                 State::Moving => unreachable!("a step always leaves a state"),
             }
         }
@@ -229,12 +260,12 @@ impl<'c, 'a> ScanJob<'c, 'a> {
             State::Sampling { plan, stride, next, .. } => (*next - plan.range.start).div_ceil(*stride),
             State::Placing { windows, .. } => sampled + windows.len(),
             State::Scanning(pieces) => sampled + placed + pieces.frames_merged(),
-            State::Ordering { figures, .. } => sampled + placed + frames + figures.len(),
+            State::Ordering { selected, .. } => sampled + placed + frames + selected.len(),
             State::Rereading { stats, range, next } => {
                 let added = (*next - range.start) as f64 / range.len().max(1) as f64;
                 return if *next < range.end { added / 2.0 } else { 0.5 + stats.finish_progress() / 2.0 };
             }
-            State::Done { .. } | State::Moving => return 1.0,
+            State::Done(_) | State::Moving => return 1.0,
         };
         done as f64 / (sampled + placed + frames + rows).max(1) as f64
     }
@@ -249,15 +280,23 @@ impl<'c, 'a> ScanJob<'c, 'a> {
     /// decodes of the range); `false` until the job is done.
     #[must_use]
     pub fn reread(&self) -> bool {
-        matches!(self.state, State::Done { reread: true, .. })
+        matches!(&self.state, State::Done(scan) if scan.reread)
     }
 
     /// The report; takes whatever steps [`ScanJob::step`] has not.
     #[must_use]
-    pub fn finish(mut self) -> StatsReport {
+    pub fn finish(self) -> StatsReport {
+        self.finish_scan().stats
+    }
+
+    /// The report and, for a job [`ScanJob::with_samples`], the samples: `None` where the
+    /// scan could not keep them (see [`ScanOptions::coins`]; and wherever the statistics
+    /// were read again). Takes whatever steps [`ScanJob::step`] has not.
+    #[must_use]
+    pub fn finish_scan(mut self) -> Scan {
         let _ = self.step(&mut || true);
         match self.state {
-            State::Done { stats, .. } => stats,
+            State::Done(scan) => *scan,
             _ => unreachable!("a step without limit ends done"),
         }
     }

@@ -15,6 +15,7 @@
 use std::ops::Range;
 
 use super::{Chunk, ChunkRun, Tables, Window};
+use crate::analysis::compare::{ChunkPart, SeriesKind};
 use crate::directory::FrameEntry;
 use crate::model::TopologyId;
 use crate::piece::FramePiece;
@@ -25,6 +26,9 @@ use crate::piece::FramePiece;
 pub struct ScanShare {
     tables: Tables,
     windows: Vec<[Window; 2]>,
+    /// With the comparison's samples, per row, what its series written in place holds
+    /// (see `Plan::in_place_kinds`); `None` for statistics alone.
+    in_place: Option<Vec<Option<SeriesKind>>>,
 }
 
 /// Why a share, a piece's entries or its figures did not decode: a fault between the page
@@ -49,13 +53,13 @@ pub const ENTRY_BYTES: usize = ENTRY_WORDS * 8;
 /// Words each row takes in [`PieceFigures::encode`].
 const SLOT_WORDS: usize = 11;
 /// Words before the rows in [`PieceFigures::encode`].
-const HEAD_WORDS: usize = 8;
+const HEAD_WORDS: usize = 9;
 /// The first word of encoded figures: "SGPTPIEC".
 const FIGURES_MAGIC: u64 = u64::from_le_bytes(*b"SGPTPIEC");
 
 impl ScanShare {
-    pub(super) fn new(tables: Tables, windows: Vec<[Window; 2]>) -> Self {
-        Self { tables, windows }
+    pub(super) fn new(tables: Tables, windows: Vec<[Window; 2]>, in_place: Option<Vec<Option<SeriesKind>>>) -> Self {
+        Self { tables, windows, in_place }
     }
 
     /// The share as JSON, to post to a worker.
@@ -72,7 +76,8 @@ impl ScanShare {
     /// Scans every frame of `piece`.
     #[must_use]
     pub fn scan(&self, piece: &FramePiece<'_>) -> PieceFigures {
-        let mut run: ChunkRun<'static, 'static, 'static> = ChunkRun::stats_only(&self.windows);
+        let mut run: ChunkRun<'static, 'static, 'static> =
+            ChunkRun::piece(&self.windows, self.in_place.as_deref(), piece.frames().len());
         run.add_frames(piece, &self.tables, piece.frames());
         PieceFigures { chunk: run.seal(), frames: piece.frames() }
     }
@@ -127,7 +132,19 @@ impl ScanShare {
             slot.kept.read_le(&bytes[at..at + len]);
             at += len;
         }
-        let defects = &bytes[end..];
+        // The samples, where the share asks for them.
+        let samples_len = usize_of(head(8)?)?;
+        let samples_end = end.saturating_add(samples_len.next_multiple_of(8));
+        let samples = bytes.get(end..end.saturating_add(samples_len)).filter(|_| samples_end <= bytes.len());
+        chunk.samples = match (&self.in_place, samples) {
+            (None, _) if samples_len == 0 => None,
+            (Some(_), Some(samples)) if samples_len > 0 => {
+                Some(ChunkPart::decode(samples, rows).map_err(PieceError::Figures)?)
+            }
+            (None, _) => return Err(PieceError::Figures("it holds samples its share does not ask for")),
+            (Some(_), _) => return Err(PieceError::Figures("its samples are missing or cut short")),
+        };
+        let defects = &bytes[samples_end..];
         chunk.defects = if defects.is_empty() {
             Vec::new()
         } else {
@@ -167,6 +184,7 @@ impl PieceFigures {
             range[1],
             self.frames.start as u64,
             self.frames.end as u64,
+            0,
         ]);
         debug_assert_eq!(words.len(), HEAD_WORDS);
         for slot in &chunk.slots {
@@ -191,6 +209,13 @@ impl PieceFigures {
             slot.kept.write_le(&mut bytes);
         }
         bytes.resize(bytes.len().next_multiple_of(8), 0);
+        if let Some(samples) = &chunk.samples {
+            let start = bytes.len();
+            samples.encode(&mut bytes);
+            let len = (bytes.len() - start) as u64;
+            bytes[(HEAD_WORDS - 1) * 8..HEAD_WORDS * 8].copy_from_slice(&len.to_le_bytes());
+            bytes.resize(bytes.len().next_multiple_of(8), 0);
+        }
         if !chunk.defects.is_empty() {
             bytes.extend(serde_json::to_vec(&chunk.defects).expect("defects are plain data"));
         }

@@ -8,6 +8,7 @@ use std::ops::Range;
 
 use super::piece::{PieceFigures, ScanShare};
 use super::{Chunk, ChunkRun, Plan};
+use crate::analysis::compare::{ChunkPart, RangeSeries, SeriesKind};
 use crate::piece::FramePiece;
 
 /// Who scans a job's pieces besides the job itself: workers, each with its own copy of
@@ -24,6 +25,10 @@ pub trait PieceScanner: std::fmt::Debug {
     fn send(&mut self, number: usize, piece: &FramePiece<'_>);
     /// A piece that came back, if one has: its number, and its figures or why it failed.
     fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)>;
+    /// How many jobs were begun: a job that finds another begun since its own sends its
+    /// pieces again, or scans them itself. Several jobs can so share one scanner, a job at
+    /// a time.
+    fn generation(&self) -> u64;
 }
 
 /// Frames a piece holds at most: at 200 passes a frame about 0.2 M spans, a few
@@ -73,15 +78,36 @@ pub(super) struct Pieces<'c, 'a> {
     merged: usize,
     figures: Option<Chunk<'c, 'a>>,
     frames_merged: usize,
+    /// With the comparison's samples: per row, what its series written in place holds,
+    /// those series for the whole range (each piece's part copied in as it is merged), and
+    /// the pieces' other samples, in order.
+    in_place_kinds: Option<Vec<Option<SeriesKind>>>,
+    in_place: Vec<Option<RangeSeries>>,
+    parts: Vec<ChunkPart>,
+    /// The scanner's generation the pieces in flight were sent in.
+    generation: Option<u64>,
 }
 
 impl<'c, 'a> Pieces<'c, 'a> {
-    /// `plan`'s range in pieces; its windows must be placed.
-    pub(super) fn new(plan: Plan<'c, 'a>) -> Self {
+    /// `plan`'s range in pieces; its windows must be placed. With the samples, a pass with
+    /// one span in the first frame of every piece gets a series for the whole range,
+    /// which each piece's part is copied into (one frame decoded a piece to find them).
+    pub(super) fn new(mut plan: Plan<'c, 'a>) -> Self {
         let pieces = split(&plan);
+        let in_place_kinds = plan.samples.then(|| {
+            plan.chunks = pieces.clone();
+            plan.in_place_kinds()
+        });
+        let len = plan.range.len();
+        let in_place =
+            in_place_kinds.iter().flatten().map(|kind| kind.map(|kind| RangeSeries::new(kind, len))).collect();
         Self {
             plan,
             pieces,
+            in_place_kinds,
+            in_place,
+            parts: Vec::new(),
+            generation: None,
             begun: false,
             next: 0,
             in_flight: BTreeSet::new(),
@@ -102,8 +128,12 @@ impl<'c, 'a> Pieces<'c, 'a> {
         mut scanner: Option<&mut (dyn PieceScanner + 'd)>,
         more: &mut dyn FnMut() -> bool,
     ) -> Progress {
-        if scanner.is_none() {
+        // Without a scanner, or with one that has since begun another job's pieces, the
+        // pieces sent to it are scanned here, and a scanner given again is begun again.
+        let current = scanner.as_deref().map(PieceScanner::generation);
+        if self.begun && current != self.generation {
             self.retry.extend(std::mem::take(&mut self.in_flight));
+            self.begun = false;
         }
         loop {
             if self.merged == self.pieces.len() {
@@ -153,7 +183,8 @@ impl<'c, 'a> Pieces<'c, 'a> {
                 })
             });
             if let Some(number) = own {
-                let run = Box::new(ChunkRun::stats_only(&self.plan.windows));
+                let (kinds, frames) = (self.in_place_kinds.as_deref(), self.pieces[number].len());
+                let run = Box::new(ChunkRun::piece(&self.plan.windows, kinds, frames));
                 self.local = Some(Local { number, run, next: self.pieces[number].start });
                 continue;
             }
@@ -162,7 +193,9 @@ impl<'c, 'a> Pieces<'c, 'a> {
                 && scanner.has_room()
             {
                 if !self.begun {
-                    scanner.begin(&ScanShare::new(self.plan.tables.clone(), self.plan.windows.clone()));
+                    let (tables, windows) = (self.plan.tables.clone(), self.plan.windows.clone());
+                    scanner.begin(&ScanShare::new(tables, windows, self.in_place_kinds.clone()));
+                    self.generation = Some(scanner.generation());
                     self.begun = true;
                 }
                 scanner.send(self.next, &self.plan.capture.piece(self.pieces[self.next].clone()));
@@ -179,14 +212,23 @@ impl<'c, 'a> Pieces<'c, 'a> {
         self.frames_merged
     }
 
-    /// The plan and every piece's figures, merged; once [`Pieces::step`] said done.
-    pub(super) fn into_figures(self) -> (Plan<'c, 'a>, Chunk<'c, 'a>) {
+    /// The plan and every piece's figures, merged; once [`Pieces::step`] said done. With
+    /// the samples, the pieces' in order and the series written in place.
+    pub(super) fn into_figures(self) -> Merged<'c, 'a> {
         let figures = self.figures.unwrap_or_else(|| ChunkRun::stats_only(&self.plan.windows).seal());
-        (self.plan, figures)
+        Merged { plan: self.plan, figures, parts: self.parts, in_place: self.in_place }
     }
 
-    fn merge(&mut self, chunk: Chunk<'c, 'a>) {
-        self.frames_merged += self.pieces[self.merged].len();
+    fn merge(&mut self, mut chunk: Chunk<'c, 'a>) {
+        let piece = self.pieces[self.merged].clone();
+        if self.in_place_kinds.is_some() {
+            // A piece's answer without samples (never from this crate's scanner) leaves the
+            // samples incomplete, as a lost part does.
+            let mut part = chunk.samples.take().unwrap_or_else(|| ChunkPart::lost(piece.len()));
+            part.place_into(&mut self.in_place, piece.start - self.plan.range.start);
+            self.parts.push(part);
+        }
+        self.frames_merged += piece.len();
         self.merged += 1;
         // Each row's kept durations grow a piece at a time. Where a row's room runs out,
         // it is made room for what the whole range will likely keep at the rate so far,
@@ -204,6 +246,15 @@ impl<'c, 'a> Pieces<'c, 'a> {
         }
         figures.merge(chunk);
     }
+}
+
+/// What [`Pieces`] leaves once every piece is merged.
+#[derive(Debug)]
+pub(super) struct Merged<'c, 'a> {
+    pub(super) plan: Plan<'c, 'a>,
+    pub(super) figures: Chunk<'c, 'a>,
+    pub(super) parts: Vec<ChunkPart>,
+    pub(super) in_place: Vec<Option<RangeSeries>>,
 }
 
 /// `plan`'s range in runs of at most [`PIECE_FRAMES`] frames and [`PIECE_BYTES`] bytes

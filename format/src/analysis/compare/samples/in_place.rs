@@ -12,20 +12,93 @@ pub(crate) enum RangeSeries {
     Codes(Vec<u8>),
 }
 
-/// A chunk's part of a [`RangeSeries`].
+/// What a [`RangeSeries`] holds a frame: its duration, or its code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum SeriesKind {
+    Durations,
+    Codes,
+}
+
+/// A chunk's part of a [`RangeSeries`]: borrowed from the range's series where chunks
+/// run side by side (threads), or its own where a chunk runs apart (a piece of the range
+/// scanned by a worker or a step at a time), to be copied into the range's series when
+/// it is merged ([`RangeSeries::write_part`]).
 #[derive(Debug)]
 pub(crate) enum Part<'b> {
-    Durations(&'b mut [u32]),
-    Codes(&'b mut [u8]),
+    Durations(Values<'b, u32>),
+    Codes(Values<'b, u8>),
+}
+
+/// A part's values, borrowed or owned.
+#[derive(Debug)]
+pub(crate) enum Values<'b, T> {
+    Borrowed(&'b mut [T]),
+    Owned(Vec<T>),
+}
+
+impl<T> std::ops::Deref for Values<'_, T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        match self {
+            Values::Borrowed(values) => values,
+            Values::Owned(values) => values,
+        }
+    }
+}
+
+impl<T> std::ops::DerefMut for Values<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match self {
+            Values::Borrowed(values) => values,
+            Values::Owned(values) => values,
+        }
+    }
+}
+
+impl Part<'static> {
+    /// A part of its own, `len` frames long.
+    pub(crate) fn owned(kind: SeriesKind, len: usize) -> Self {
+        match kind {
+            SeriesKind::Durations => Part::Durations(Values::Owned(vec![0; len])),
+            SeriesKind::Codes => Part::Codes(Values::Owned(vec![0; len])),
+        }
+    }
+}
+
+impl Part<'_> {
+    /// The part as a series of its own, where it owns its values.
+    pub(crate) fn into_owned(self) -> Option<RangeSeries> {
+        match self {
+            Part::Durations(Values::Owned(values)) => Some(RangeSeries::Durations(values)),
+            Part::Codes(Values::Owned(codes)) => Some(RangeSeries::Codes(codes)),
+            Part::Durations(Values::Borrowed(_)) | Part::Codes(Values::Borrowed(_)) => None,
+        }
+    }
 }
 
 impl RangeSeries {
+    /// A series of `len` frames, each to be written.
+    pub(crate) fn new(kind: SeriesKind, len: usize) -> Self {
+        match kind {
+            SeriesKind::Durations => RangeSeries::Durations(vec![0; len]),
+            SeriesKind::Codes => RangeSeries::Codes(vec![0; len]),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            RangeSeries::Durations(values) => values.len(),
+            RangeSeries::Codes(codes) => codes.len(),
+        }
+    }
+
     /// The whole series as one part.
     #[cfg(test)]
     pub(crate) fn whole(&mut self) -> Part<'_> {
         match self {
-            RangeSeries::Durations(values) => Part::Durations(values),
-            RangeSeries::Codes(codes) => Part::Codes(codes),
+            RangeSeries::Durations(values) => Part::Durations(Values::Borrowed(values)),
+            RangeSeries::Codes(codes) => Part::Codes(Values::Borrowed(codes)),
         }
     }
 
@@ -34,18 +107,37 @@ impl RangeSeries {
         fn parts<'b, T>(
             mut rest: &'b mut [T],
             lens: impl Iterator<Item = usize>,
-            part: fn(&'b mut [T]) -> Part<'b>,
+            part: fn(Values<'b, T>) -> Part<'b>,
         ) -> Vec<Part<'b>> {
             lens.map(|len| {
                 let (own, later) = std::mem::take(&mut rest).split_at_mut(len);
                 rest = later;
-                part(own)
+                part(Values::Borrowed(own))
             })
             .collect()
         }
         match self {
             RangeSeries::Durations(values) => parts(values, lens, Part::Durations),
             RangeSeries::Codes(codes) => parts(codes, lens, Part::Codes),
+        }
+    }
+
+    /// Copies `part`, a chunk's own, into frames `at..` of the series; `false`, copying
+    /// nothing, where it is of another kind or runs past the end.
+    pub(crate) fn write_part(&mut self, at: usize, part: &RangeSeries) -> bool {
+        fn copy<T: Copy>(to: &mut [T], at: usize, from: &[T]) -> bool {
+            match to.get_mut(at..at.saturating_add(from.len())) {
+                Some(to) => {
+                    to.copy_from_slice(from);
+                    true
+                }
+                None => false,
+            }
+        }
+        match (self, part) {
+            (RangeSeries::Durations(to), RangeSeries::Durations(from)) => copy(to, at, from),
+            (RangeSeries::Codes(to), RangeSeries::Codes(from)) => copy(to, at, from),
+            _ => false,
         }
     }
 }
