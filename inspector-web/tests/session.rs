@@ -398,6 +398,7 @@ struct Held {
     held: Vec<(usize, Vec<u8>)>,
     released: VecDeque<(usize, Vec<u8>)>,
     sent: usize,
+    begun: u64,
 }
 
 #[derive(Debug)]
@@ -405,7 +406,15 @@ struct HeldScanner(Rc<RefCell<Held>>);
 
 impl PieceScanner for HeldScanner {
     fn begin(&mut self, share: &ScanShare) {
-        self.0.borrow_mut().share = Some(share.clone());
+        let mut held = self.0.borrow_mut();
+        held.share = Some(share.clone());
+        held.held.clear();
+        held.released.clear();
+        held.begun += 1;
+    }
+
+    fn generation(&self) -> u64 {
+        self.0.borrow().begun
     }
 
     fn has_room(&self) -> bool {
@@ -441,10 +450,24 @@ struct HeldRun {
 
 fn run_with_held(bytes: &[u8], takes_every_core: bool) -> (Capture<'_>, HeldRun, usize) {
     let capture = Capture::open(bytes).expect("synth opens");
+    let (run, sent) = run_session_with_held(&capture, None, takes_every_core);
+    (capture, run, sent)
+}
+
+/// [`run_with_held`] over `capture`, compared with `base` where one is given. Returns
+/// the run and how many pieces the scanner was sent.
+fn run_session_with_held<'c>(
+    capture: &'c Capture<'c>,
+    base: Option<&'c Capture<'c>>,
+    takes_every_core: bool,
+) -> (HeldRun, usize) {
     let held = Rc::new(RefCell::new(Held::default()));
     let run = {
-        let mut session = Session::new(&capture, "workers.sgpt", None)
+        let mut session = Session::new(capture, "workers.sgpt", None)
             .with_scanner(Box::new(HeldScanner(Rc::clone(&held))), takes_every_core);
+        if let Some(base) = base {
+            session = session.with_base(base);
+        }
         session.restore(&Restore::default());
         let clock = HandClock::default();
         let mut run = HeldRun {
@@ -473,7 +496,7 @@ fn run_with_held(bytes: &[u8], takes_every_core: bool) -> (Capture<'_>, HeldRun,
         run
     };
     let sent = held.borrow().sent;
-    (capture, run, sent)
+    (run, sent)
 }
 
 #[test]
@@ -550,4 +573,42 @@ fn the_verification_adds_what_reads_back_to_the_summary_shown_at_open() {
     let (summary, read) = verified.expect("verified");
     assert_eq!(read.frames, 300);
     assert_eq!(summary, &Summary { read_back: Some(read.clone()), ..opened });
+}
+
+/// Against a baseline, with workers on every core: the statistics over the candidate's
+/// range collect its side of the comparison as they go, so the candidate is read once;
+/// the comparison waits for them, then hands the baseline to the workers. The verdicts
+/// are the collector's samples' exactly.
+#[test]
+fn against_a_baseline_with_workers_each_capture_is_read_once_and_compared_exactly() {
+    let base_bytes = capture_bytes(5_000);
+    let bytes = generate(&SynthOptions {
+        frames: 3_500,
+        passes: 12,
+        level: Level::Workload,
+        seed: 12,
+        ..SynthOptions::default()
+    });
+    let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
+    let (run, sent) = run_session_with_held(&capture, Some(&base), true);
+    assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..3_500)]);
+    assert_eq!(
+        sent,
+        3_500usize.div_ceil(PIECE_FRAMES) + 5_000usize.div_ceil(PIECE_FRAMES),
+        "each capture's pieces once"
+    );
+    let view = run.updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });
+    let options = sgpt_format::compare::CompareOptions::default();
+    let expected = sgpt_format::compare::compare(
+        &sgpt_format::compare::Samples::collect(&base, 0..5_000),
+        &sgpt_format::compare::Samples::collect(&capture, 0..3_500),
+        &options,
+    );
+    assert_eq!(**view.expect("compared"), CompareView::new(&expected));
+    // Nothing of the comparison ran before the statistics were done.
+    let stats_done = run.reports.iter().position(|r| r.job == JobKind::Stats && r.why == Some(Yield::Done));
+    let before = &run.reports[..stats_done.expect("the statistics finish")];
+    assert!(before.iter().filter(|r| r.job == JobKind::Compare).all(|r| r.units == 0), "{before:?}");
+    let compare_reports: Vec<_> = run.reports.iter().filter(|r| r.job == JobKind::Compare).collect();
+    assert!(compare_reports.iter().any(|r| r.why == Some(Yield::Waiting)), "the comparison waited for the workers");
 }

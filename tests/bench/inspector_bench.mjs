@@ -3,7 +3,7 @@
 //
 //   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]
 //                                        [--cpu-slowdown 4] [--speedscope-limit-s 120]
-//                                        [--pair hour] [--trace-long-tasks]
+//                                        [--pair hour [--pair-only]] [--trace-long-tasks]
 //                                        [--workers 0,1,2]
 //
 // `--workers N,...` loads each capture once per count of statistics workers
@@ -13,7 +13,7 @@
 //
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
-// (`?file=B&base=A`) to its verdicts, in one run.
+// (`?file=B&base=A`) to its verdicts, in one run; `--pair-only` prints only that.
 //
 // Setup generates `sgpt synth` captures (200 passes a frame, level timing) into
 // target/bench-captures/ (never committed): ~10 MB, ~100 MB and one hour at 60 fps
@@ -95,6 +95,8 @@ const wanted = option('--sizes', '1mb,10mb,100mb,hour,hour-memory').split(',');
 const speedscopeLimit = Number(option('--speedscope-limit-s', '120')) * 1000;
 const cpuSlowdown = Number(option('--cpu-slowdown', '1'));
 const traceLongTasks = args.includes('--trace-long-tasks');
+// Only the pairs' figures, not each capture's own.
+const pairOnly = args.includes('--pair-only');
 // Empty: the page's own choice of workers.
 const workerCounts = option('--workers', '').split(',').filter(Boolean).map(Number);
 // JSON larger than this is not even attempted in speedscope: V8 cannot hold the string.
@@ -247,15 +249,19 @@ const ms = (value) => `${value.toFixed(0)} ms`;
 const growth = ({ peakAboveBaseline, privatePeakAboveBaseline }, bytes) =>
   `RSS ${mb(peakAboveBaseline)} = ${(peakAboveBaseline / bytes).toFixed(2)}×, private ${mb(privatePeakAboveBaseline)} = ${(privatePeakAboveBaseline / bytes).toFixed(2)}× the file`;
 
-async function inspector(browser, base, capture, workers) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
+/**
+ * Has `page` record, from its first script on: the long tasks (when each began and how
+ * long it took), every share its slice log logs stamped with when it was logged (so a
+ * long task can be matched with the shares that ran in it), the wasm module, and when
+ * the strip, the memory gauges, the statistics and a comparison were shown (stamped as
+ * the page sets its flag, where polling for the flag would add up to a polling interval
+ * to each figure).
+ */
+async function watch(page) {
   await page.addInitScript(() => {
     addEventListener('TrunkApplicationStarted', (event) => { window.__wasm = event.detail.wasm; });
     window.__longTasks = [];
     window.__longTaskSpans = [];
-    // Each share the page logs is stamped with when it was logged, so a long task can be
-    // matched with the shares that ran in it.
     const slices = [];
     slices.push = function (entry) {
       entry.at = performance.now();
@@ -268,9 +274,6 @@ async function inspector(browser, base, capture, workers) {
         window.__longTaskSpans.push({ start: entry.startTime, duration: entry.duration });
       }
     }).observe({ type: 'longtask', buffered: true });
-    // When the memory gauges are read, the statistics done and a comparison shown: ms
-    // since navigation start, stamped as the page sets its flag, where polling for the
-    // flag would add up to a polling interval to each figure.
     addEventListener('DOMContentLoaded', () => {
       new MutationObserver(() => {
         const flags = document.body.dataset;
@@ -282,6 +285,12 @@ async function inspector(browser, base, capture, workers) {
       }).observe(document.body, { attributes: true });
     });
   });
+}
+
+async function inspector(browser, base, capture, workers) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await watch(page);
   await page.goto(`${base}/`);
   await page.waitForFunction(() => document.body.dataset.state === 'idle');
   const cdp = await context.newCDPSession(page);
@@ -560,24 +569,38 @@ async function fetchAlone(browser, base, capture) {
   return runs.sort((a, b) => a - b)[1];
 }
 
-/** A baseline and a candidate in one page: from navigation to the Compare view's verdicts. */
+/**
+ * A baseline and a candidate in one page: from navigation to the Compare view's verdicts,
+ * with the statistics' time, the jobs' phases and the shares logged in any task over 50 ms.
+ */
 async function pairInBrowser(browser, base, capture, candidate) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => { for (const entry of list.getEntries()) window.__longTasks.push(entry.duration); })
-      .observe({ type: 'longtask', buffered: true });
-    addEventListener('TrunkApplicationStarted', (event) => { window.__wasm = event.detail.wasm; });
-  });
+  await watch(page);
   const started = Date.now();
   await page.goto(`${base}/?file=/bench/${candidate.split('/').at(-1)}&base=/bench/${capture.size}.sgpt`);
   await page.waitForFunction(() => document.body.dataset.compare === 'ready' || document.body.dataset.state === 'error', null, { polling: 100, timeout: 1_800_000 });
   const elapsed = Date.now() - started;
-  const tasks = await page.evaluate(() => window.__longTasks);
-  const wasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
+  const seen = await page.evaluate(() => ({
+    tasks: window.__longTasks,
+    spans: window.__longTaskSpans,
+    slices: window.__sgptSlices,
+    stats: window.__statsReadyMs,
+    compare: window.__compareReadyMs,
+    wasmBytes: window.__wasm?.memory?.buffer?.byteLength ?? 0,
+  }));
   await context.close();
-  return { elapsed, longest: Math.max(0, ...tasks), over50: tasks.filter((t) => t > 50).length, wasmBytes };
+  const { tasks } = seen;
+  return {
+    elapsed,
+    stats: seen.stats,
+    compare: seen.compare,
+    longest: Math.max(0, ...tasks),
+    over50: tasks.filter((t) => t > 50).length,
+    wasmBytes: seen.wasmBytes,
+    phases: jobPhases(seen.slices),
+    inTasks: sharesInLongTasks(seen.spans, seen.slices),
+  };
 }
 
 const pairs = option('--pair', '').split(',').filter(Boolean);
@@ -587,7 +610,7 @@ const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await launchChromium();
 const speed = cpuSlowdown === 1 ? 'this machine' : `this machine's CPU slowed ${cpuSlowdown}× while loading`;
 console.log(`\ninspector bench (headless Chromium, SwiftShader, ${speed})`);
-for (const capture of captures) {
+for (const capture of pairOnly ? [] : captures) {
   const figures = await inspector(browser, base, capture, workerCounts[0]);
   const memory = capture.memory ? ', memory gauges every frame' : '';
   console.log(`\n${capture.size}: ${capture.frames} frames × 200 passes${memory}, ${mb(capture.bytes)}`);
@@ -648,7 +671,10 @@ for (const size of pairs) {
 ${size} against another run of it (two captures, ${mb(capture.bytes)} each)`);
   console.log(`  sgpt stats on one        ${ms(stats)}`);
   console.log(`  sgpt diff on the two     ${ms(diff)} = ${(diff / stats).toFixed(2)}× sgpt stats (target ≤ 2×)`);
-  console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
+  console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats, ${(page.elapsed / diff).toFixed(2)}× sgpt diff; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
+  console.log(`    statistics, verdicts   ${ms(page.stats)}, ${ms(page.compare)} from navigation start`);
+  console.log(`    jobs' shares logged    ${page.phases.join('; ')}`);
+  for (const task of page.inTasks) console.log(`    in a long task         ${task}`);
 }
 await browser.close();
 server.close();

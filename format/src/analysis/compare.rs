@@ -428,6 +428,14 @@ impl ComparisonJob {
         true
     }
 
+    /// Whether a test prepared so far needs durations that a side's coins do not keep
+    /// (see [`try_compare`]): the caller then compares samples that keep them, rather
+    /// than show that test inconclusive for want of them.
+    #[must_use]
+    pub fn needs_durations(&self) -> bool {
+        self.prepared.iter().any(|prepared| matches!(prepared, Prepared::NeedsDurations))
+    }
+
     /// How many frames of A and of B could not be analysed and were skipped.
     #[must_use]
     pub fn skipped_frames(&self) -> [usize; 2] {
@@ -841,6 +849,19 @@ mod tests {
             .collect();
         assert_eq!(needs.len(), 2, "{needs:?}");
         assert!(needs.contains(&"switching") && needs.contains(&"quantized"));
+        // A job a step at a time says so too, once it has prepared those tests.
+        let stepped = |a: &Samples, b: &Samples| {
+            let mut job = ComparisonJob::new(a.clone(), b.clone(), &CompareOptions::default());
+            loop {
+                let mut once = true;
+                if job.step(&mut || std::mem::replace(&mut once, false)) {
+                    break job;
+                }
+            }
+        };
+        let job = stepped(&coins_a, &coins_b);
+        assert!(job.needs_durations());
+        assert_eq!(job.finish(), from_coins);
         // Every other figure is the durations' own, the one-sided passes' costs included.
         let others = |comparison: &Comparison| -> Vec<PassComparison> {
             comparison.passes.iter().filter(|pass| !needs.contains(&pass.label.as_str())).cloned().collect()
@@ -859,5 +880,6 @@ mod tests {
             try_compare(&coins_a, &coins_b, &CompareOptions::default()),
             Some(compare(&a, &b, &CompareOptions::default()))
         );
+        assert!(!stepped(&coins_a, &coins_b).needs_durations());
     }
 }

@@ -1,6 +1,9 @@
 //! The session's long work, a frame or a pass at a time: each job is stepped for as long
 //! as its share of a slice allows, and is finished once, when done.
 
+use std::ops::Range;
+
+use sgpt_format::analysis::scan::{ScanJob, Windows};
 use sgpt_format::compare::{CompareOptions, ComparisonJob, SampleCollector, Samples};
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, Defect, Frame, SpanKind};
@@ -51,19 +54,19 @@ impl<'c> Job<'c> {
         Job::Verify { next: 0, defects: capture.defects().to_vec(), frame: Frame::default(), read: ReadBack::default() }
     }
 
-    /// Compares frames `a` of `base` with frames `b` of `capture` (both inclusive).
+    /// Compares frames `a` of `base` with frames `b` of `capture` (both inclusive); with
+    /// `b_from_stats`, side B's samples come from the statistics under way over the same
+    /// frames ([`CompareJob::offer`]).
     pub(super) fn compare(
         base: &'c Capture<'c>,
         a: (usize, usize),
         capture: &'c Capture<'c>,
         b: (usize, usize),
+        b_from_stats: bool,
     ) -> Self {
-        let side = |capture: &'c Capture<'c>, (first, last): (usize, usize)| Side {
-            capture,
-            collector: Some(SampleCollector::with_frames(capture, (last + 1).saturating_sub(first))),
-            cursor: FrameCursor::new(first..last + 1, capture.frames().len()),
-        };
-        Job::Compare(Box::new(CompareJob { a: side(base, a), b: side(capture, b), a_done: None, engine: None }))
+        let range = |(first, last): (usize, usize)| first..last + 1;
+        let b = if b_from_stats { Side::from_stats(capture, range(b)) } else { Side::scanning(capture, range(b)) };
+        Job::Compare(Box::new(CompareJob { a: Side::scanning(base, range(a)), b, engine: None, durations: false }))
     }
 
     /// The pass `key`'s time in each frame of `first..=last`.
@@ -74,7 +77,11 @@ impl<'c> Job<'c> {
 
     /// Whether the job's last step ended waiting for its workers, with nothing else to do.
     pub(super) fn waiting(&self) -> bool {
-        matches!(self, Job::Stats(job) if job.waiting())
+        match self {
+            Job::Stats(job) => job.waiting(),
+            Job::Compare(job) => job.waiting(),
+            _ => false,
+        }
     }
 
     /// Works on the job for as long as `more()` returns `true`; `true` once it is
@@ -128,26 +135,7 @@ impl<'c> Job<'c> {
                     return true;
                 }
             },
-            Job::Compare(job) => {
-                if job.engine.is_none() {
-                    if job.a_done.is_none() {
-                        if !job.a.step(more) {
-                            return false;
-                        }
-                        job.a_done = Some(job.a.finish());
-                    }
-                    if !job.b.step(more) {
-                        return false;
-                    }
-                    let a = job.a_done.take().unwrap_or_default();
-                    job.engine = Some(ComparisonJob::new(a, job.b.finish(), &CompareOptions::default()));
-                }
-                // The engine takes a stage of a test a step, and a stage reads every frame of
-                // a side (over 10 ms on eight hours): it counts as the units between two
-                // clock reads, so the slice reads the clock after each stage.
-                let mut heavy = || (0..crate::slicing::UNITS_PER_CLOCK_READ).all(|_| more());
-                job.engine.as_mut().is_none_or(|engine| engine.step(&mut heavy))
-            }
+            Job::Compare(job) => job.step(scanner, more),
         }
     }
 }
@@ -185,52 +173,179 @@ impl PassMasks {
     }
 }
 
-/// One side of a comparison: its frames' samples, collected a frame at a time.
+/// One side of a comparison: a range of a capture, and its samples once they are ready.
 #[derive(Debug)]
 pub(super) struct Side<'c> {
     capture: &'c Capture<'c>,
-    /// Taken when the side is finished.
-    pub(super) collector: Option<SampleCollector<'c, 'c>>,
-    cursor: FrameCursor,
+    range: Range<usize>,
+    state: SideState<'c>,
+}
+
+#[derive(Debug)]
+enum SideState<'c> {
+    /// The statistics' one-decode scan, with coins, in pieces the workers take where the
+    /// session gives them: a byte a frame for each usual pass.
+    Scanning(Box<ScanJob<'c, 'c>>),
+    /// Waiting for the statistics over the same frames, which collect these samples.
+    FromStats,
+    /// Every span's duration, a frame at a time: where the scan could not keep coins, or
+    /// a figure of the comparison needs the durations themselves.
+    Collecting(Box<SampleCollector<'c, 'c>>, FrameCursor),
+    Ready(Samples),
+    /// Only while the samples are handed to the engine.
+    Taken,
 }
 
 impl<'c> Side<'c> {
-    fn step(&mut self, more: &mut dyn FnMut() -> bool) -> bool {
-        let Some(collector) = self.collector.as_mut() else { return true };
-        while let Some(index) = self.cursor.next_frame(more) {
-            collector.add_frame(index);
+    fn scanning(capture: &'c Capture<'c>, range: Range<usize>) -> Self {
+        let job = ScanJob::with_samples(capture, range.clone(), Windows::Auto, true);
+        Self { capture, range, state: SideState::Scanning(Box::new(job)) }
+    }
+
+    fn from_stats(capture: &'c Capture<'c>, range: Range<usize>) -> Self {
+        Self { capture, range, state: SideState::FromStats }
+    }
+
+    fn collecting(capture: &'c Capture<'c>, range: Range<usize>) -> Self {
+        let collector = SampleCollector::with_frames(capture, range.len());
+        let cursor = FrameCursor::new(range.clone(), capture.frames().len());
+        Self { capture, range, state: SideState::Collecting(Box::new(collector), cursor) }
+    }
+
+    /// Works on the side; `true` once its samples are ready.
+    fn step(&mut self, scanner: Option<&mut (dyn PieceScanner + 'c)>, more: &mut dyn FnMut() -> bool) -> bool {
+        match &mut self.state {
+            SideState::Scanning(job) => {
+                if !job.step_with(scanner, more) {
+                    return false;
+                }
+                let SideState::Scanning(job) = std::mem::replace(&mut self.state, SideState::Taken) else {
+                    unreachable!("the state was just matched")
+                };
+                match job.finish_scan().samples {
+                    Some(samples) => self.state = SideState::Ready(samples),
+                    None => *self = Self::collecting(self.capture, self.range.clone()),
+                }
+                self.step(None, more)
+            }
+            SideState::FromStats => false,
+            SideState::Collecting(collector, cursor) => {
+                while let Some(index) = cursor.next_frame(more) {
+                    collector.add_frame(index);
+                }
+                if !cursor.done() {
+                    return false;
+                }
+                let SideState::Collecting(collector, _) = std::mem::replace(&mut self.state, SideState::Taken) else {
+                    unreachable!("the state was just matched")
+                };
+                self.state = SideState::Ready(collector.finish());
+                true
+            }
+            SideState::Ready(_) => true,
+            SideState::Taken => true,
         }
-        self.cursor.done()
     }
 
-    /// The share of the side's frames collected, 0 to 1.
-    pub(super) fn progress(&self) -> f64 {
-        self.cursor.progress()
+    /// Whether the side's scan is waiting for a scanner's answers, with nothing else to do.
+    fn waiting(&self) -> bool {
+        matches!(&self.state, SideState::Scanning(job) if job.waiting())
     }
 
-    /// The samples, once every frame is collected.
-    pub(super) fn finish(&mut self) -> Samples {
-        self.collector.take().unwrap_or_else(|| SampleCollector::new(self.capture)).finish()
+    /// The share of the side done, 0 to 1.
+    fn progress(&self) -> f64 {
+        match &self.state {
+            SideState::Scanning(job) => job.progress(),
+            SideState::FromStats => 0.0,
+            SideState::Collecting(_, cursor) => cursor.progress(),
+            SideState::Ready(_) | SideState::Taken => 1.0,
+        }
+    }
+
+    fn take(&mut self) -> Samples {
+        match std::mem::replace(&mut self.state, SideState::Taken) {
+            SideState::Ready(samples) => samples,
+            _ => Samples::default(),
+        }
     }
 }
 
-/// A comparison of two ranges, of one capture or of a baseline and a candidate: the
-/// engine's samples of each side a frame at a time, then its verdicts a pass at a time.
+/// A comparison of two ranges, of one capture or of a baseline and a candidate: each
+/// side's samples (A's, then B's), then the engine's verdicts a stage at a time. The
+/// samples keep coins where the scan can, a byte a frame for each usual pass where
+/// durations take four; where the engine then finds a figure that needs the durations,
+/// both sides are collected again with them, and compared as they always were.
 #[derive(Debug)]
 pub(super) struct CompareJob<'c> {
-    pub(super) a: Side<'c>,
-    pub(super) b: Side<'c>,
-    pub(super) a_done: Option<Samples>,
-    pub(super) engine: Option<ComparisonJob>,
+    a: Side<'c>,
+    b: Side<'c>,
+    engine: Option<ComparisonJob>,
+    /// Whether the sides are collected with their durations (after coins fell short).
+    durations: bool,
 }
 
-impl CompareJob<'_> {
+impl<'c> CompareJob<'c> {
+    fn step(&mut self, mut scanner: Option<&mut (dyn PieceScanner + 'c)>, more: &mut dyn FnMut() -> bool) -> bool {
+        loop {
+            if self.engine.is_none() {
+                if !self.a.step(scanner.as_deref_mut(), more) || !self.b.step(scanner.as_deref_mut(), more) {
+                    return false;
+                }
+                self.engine = Some(ComparisonJob::new(self.a.take(), self.b.take(), &CompareOptions::default()));
+            }
+            let Some(engine) = self.engine.as_mut() else { return false };
+            // The engine takes a stage of a test a step, and a stage reads every frame of
+            // a side (over 10 ms on eight hours): it counts as the units between two
+            // clock reads, so the slice reads the clock after each stage.
+            let mut heavy = || (0..crate::slicing::UNITS_PER_CLOCK_READ).all(|_| more());
+            if !engine.step(&mut heavy) {
+                return false;
+            }
+            if self.durations || !engine.needs_durations() {
+                return true;
+            }
+            // A figure needs durations the coins do not keep: both sides again, with them.
+            self.durations = true;
+            self.engine = None;
+            self.a = Side::collecting(self.a.capture, self.a.range.clone());
+            self.b = Side::collecting(self.b.capture, self.b.range.clone());
+        }
+    }
+
+    /// The statistics over frames `range` of side B's capture are done, with the samples
+    /// they kept (`None` where they could not keep them, or collected none): side B's,
+    /// where it waits for them; where they kept none, side B collects its own.
+    pub(super) fn offer(&mut self, range: Range<usize>, samples: Option<Samples>) {
+        if matches!(self.b.state, SideState::FromStats) && self.b.range == range {
+            match samples {
+                Some(samples) => self.b.state = SideState::Ready(samples),
+                None => self.b = Side::collecting(self.b.capture, range),
+            }
+        }
+    }
+
+    /// The statistics side B waited for were replaced: it scans its frames itself.
+    pub(super) fn stats_gone(&mut self) {
+        if matches!(self.b.state, SideState::FromStats) {
+            self.b = Side::scanning(self.b.capture, self.b.range.clone());
+        }
+    }
+
+    /// Whether the job waits for a scanner's answers, with nothing else to do.
+    pub(super) fn waiting(&self) -> bool {
+        self.engine.is_none() && (self.a.waiting() || self.b.waiting())
+    }
+
     /// 0 to 1: side A, side B, then the engine's passes.
     pub(super) fn progress(&self) -> f64 {
-        match (&self.engine, &self.a_done) {
-            (Some(engine), _) => 0.9 + 0.1 * engine.progress(),
-            (None, Some(_)) => 0.45 + 0.45 * self.b.progress(),
-            (None, None) => 0.45 * self.a.progress(),
+        match &self.engine {
+            Some(engine) => 0.9 + 0.1 * engine.progress(),
+            None => 0.45 * self.a.progress() + 0.45 * self.b.progress(),
         }
+    }
+
+    /// The comparison's engine, once it has stepped to its end.
+    pub(super) fn into_engine(self) -> Option<ComparisonJob> {
+        self.engine
     }
 }

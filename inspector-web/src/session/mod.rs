@@ -245,7 +245,8 @@ impl<'c> Session<'c> {
                 self.show_pass();
             }
             Command::Compare(a, b) => {
-                self.replace(Job::compare(self.base.unwrap_or(self.capture), a, self.capture, b));
+                let b_from_stats = self.stats_with_samples_of(b);
+                self.replace(Job::compare(self.base.unwrap_or(self.capture), a, self.capture, b, b_from_stats));
                 self.updates.push(Update::CompareProgress(0.0));
             }
             Command::Export => self.export(),
@@ -284,9 +285,13 @@ impl<'c> Session<'c> {
             if self.held(kind) {
                 continue;
             }
+            // Asked again for each job: statistics done earlier in the slice leave the
+            // workers to the comparison.
+            let scans = self.scanning_job();
             let Some(job) = self.slot(kind).as_mut() else { continue };
             let mut share = slice.share(kind);
-            let done = job.step(capture, scanner.as_deref_mut(), &mut || share.more());
+            let given = if kind == scans { scanner.as_deref_mut() } else { None };
+            let done = job.step(capture, given, &mut || share.more());
             let mut report = share.report(done);
             if report.why.is_none() && job.waiting() {
                 report.why = Some(Yield::Waiting);
@@ -300,22 +305,44 @@ impl<'c> Session<'c> {
         self.report_progress();
     }
 
-    /// Whether the only work left is the statistics workers': the statistics wait for
-    /// their answers, and nothing else runs or waits to be shown. The page then sleeps
-    /// until an answer or a command comes, rather than slicing nothing.
+    /// Whether the only work left is the workers': the job they scan for (the statistics,
+    /// else the comparison) waits for their answers, and nothing else runs or waits to be
+    /// shown. The page then sleeps until an answer or a command comes, rather than
+    /// slicing nothing.
     #[must_use]
     pub fn waiting(&self) -> bool {
-        // The statistics waiting, and no other job under way but one held for them.
-        let held = usize::from(self.verify.is_some() && self.held(JobKind::Verify));
-        self.ready.is_empty() && self.stats.as_ref().is_some_and(Job::waiting) && self.jobs().count() == 1 + held
+        // That job waiting, and no other job under way but those held for it.
+        let scans = self.scanning_job();
+        let Some(job) = self.jobs_by_kind().find(|(kind, _)| *kind == scans).map(|(_, job)| job) else { return false };
+        let others = self.jobs_by_kind().filter(|(kind, _)| *kind != scans && !self.held(*kind)).count();
+        self.ready.is_empty() && job.waiting() && others == 0
     }
 
-    /// Whether jobs of `kind` wait this slice: checking frames, while statistics are under
+    /// The jobs under way, by kind.
+    fn jobs_by_kind(&self) -> impl Iterator<Item = (JobKind, &Job<'c>)> {
+        self.jobs().map(|job| (job.kind(), job))
+    }
+
+    /// The job the workers scan pieces for: the statistics while they are under way,
+    /// else the comparison. One at a time, so neither takes pieces from the other.
+    fn scanning_job(&self) -> JobKind {
+        if self.stats.is_some() { JobKind::Stats } else { JobKind::Compare }
+    }
+
+    /// Whether jobs of `kind` wait this slice. Checking frames, while statistics are under
     /// way and the workers take every core, and while a comparison is under way (both read
-    /// every frame on the page's one thread, and the verdicts are what a comparison's
-    /// reader waits for; the statistics and the comparison name what they could not read).
+    /// every frame, and the verdicts are what a comparison's reader waits for; the
+    /// statistics and the comparison name what they could not read). And a comparison,
+    /// while statistics are under way and the workers take every core: it then has the
+    /// workers to itself once they are done, rather than read frames on the page's
+    /// thread beside them.
     fn held(&self, kind: JobKind) -> bool {
-        kind == JobKind::Verify && ((self.check_after_stats && self.stats.is_some()) || self.compare.is_some())
+        let stats_take_every_core = self.check_after_stats && self.stats.is_some();
+        match kind {
+            JobKind::Verify => stats_take_every_core || self.compare.is_some(),
+            JobKind::Compare => stats_take_every_core,
+            _ => false,
+        }
     }
 
     /// The updates produced since the last call, oldest first.
@@ -432,8 +459,29 @@ impl<'c> Session<'c> {
 
     fn start_stats(&mut self) {
         let (first, last) = self.range;
+        if let Some(Job::Compare(compare)) = &mut self.compare {
+            compare.stats_gone();
+        }
         self.replace(Job::Stats(StatsJob::new(self.capture, first..last + 1)));
         self.updates.push(Update::StatsProgress(0.0));
+    }
+
+    /// Whether the statistics under way will hand a comparison the samples of frames
+    /// `first..=last` of this capture: they are over those frames and collect them, or
+    /// have not begun and are begun again to collect them (a comparison against a
+    /// baseline is of the range the statistics are over). The range is then read once.
+    fn stats_with_samples_of(&mut self, (first, last): (usize, usize)) -> bool {
+        let Some(Job::Stats(job)) = &self.stats else { return false };
+        if job.range() != (first..last + 1) {
+            return false;
+        }
+        if !job.collects_samples() {
+            if job.progress() > 0.0 {
+                return false;
+            }
+            self.replace(Job::Stats(StatsJob::with_samples(self.capture, first..last + 1)));
+        }
+        true
     }
 
     fn start_spark(&mut self, pass: u32) {
@@ -517,10 +565,17 @@ impl<'c> Session<'c> {
                 let summary = Summary { read_back: Some(read.clone()), ..opened };
                 Update::Verified { defects: summary::defect_rows(&defects), read, summary: Some(Box::new(summary)) }
             }
-            Job::Stats(job) => Update::Stats(Box::new(job.finish())),
+            Job::Stats(job) => {
+                let range = job.range();
+                let scan = job.finish_scan();
+                if let Some(Job::Compare(compare)) = &mut self.compare {
+                    compare.offer(range, scan.samples);
+                }
+                Update::Stats(Box::new(scan.stats))
+            }
             Job::Spark { values, .. } => Update::Sparkline(sparkline(&values, SPARK_POINTS)),
             Job::Compare(job) => {
-                let Some(engine) = job.engine else { return };
+                let Some(engine) = job.into_engine() else { return };
                 let skipped = engine.skipped_frames();
                 Update::Compare(Box::new(CompareView::new(&engine.finish()).with_skipped_frames(skipped)))
             }

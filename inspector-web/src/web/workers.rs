@@ -1,6 +1,7 @@
 //! The statistics workers: web workers, each its own wasm instance (the
-//! `sgpt-stats-worker` crate), that scan pieces of the statistics job's range while the
-//! page goes on with everything else (see `sgpt_format::analysis::scan::piece` for what
+//! `sgpt-stats-worker` crate), that scan pieces of the statistics job's range, or of a
+//! comparison's sides once the statistics are done, while the page goes on with
+//! everything else (see `sgpt_format::analysis::scan::piece` for what
 //! travels, and that crate's documentation for the messages). Nothing is shared: a piece's
 //! entries and bytes are copied out of the page's memory and transferred, its figures
 //! transferred back.

@@ -7,10 +7,15 @@
 //! with the piece's [`PieceFigures`], encoded, which the job merges in frame order. The
 //! figures are then exactly the scan's, and so [`pass_stats`](crate::analysis::pass_stats)'.
 //!
+//! A job that also collects the comparison's samples ([`ScanJob::with_samples`](super::ScanJob::with_samples))
+//! says in its share which rows are written in place; each piece then answers with its
+//! samples too: its own part of each such row's series (a code a frame, or a duration),
+//! and the other rows' spans, which the job copies and concatenates in frame order.
+//!
 //! The encodings are little-endian 64-bit words, where JSON would cost the page as much
 //! time as the scan itself: a piece's figures hold about a tenth of its spans' durations,
 //! each row's in the form it keeps them (2, 4 or 8 bytes, as its windows allow), padded to a
-//! whole word after the last row's.
+//! whole word after the last row's, then its samples where asked for, then its defects.
 
 use std::ops::Range;
 
