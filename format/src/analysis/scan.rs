@@ -719,9 +719,11 @@ impl<'c, 'a> Plan<'c, 'a> {
     fn probes(&self) -> Vec<Vec<(usize, usize)>> {
         let mut probes = vec![Vec::new(); self.keys.len()];
         let mut seen = HashMap::new();
+        let mut last = None;
         for index in self.range.clone() {
             let id = self.capture.frames()[index].topology;
-            if seen.insert(id, ()).is_some() {
+            // Frames mostly share the one before's topology: a run of them is one look.
+            if last.replace(id) == Some(id) || seen.insert(id, ()).is_some() {
                 continue;
             }
             let (Some(topology), Some(table)) = (self.capture.topology(id), self.table(index)) else { continue };

@@ -601,12 +601,23 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
 /// (`probes`: frame index, graph pass index) marks its graph pass culled.
 fn mark_culled(capture: &Capture<'_>, passes: &mut [PassSamples], probes: &[Vec<(usize, usize)>]) {
     let mut frame = Frame::default();
+    // The frame decoded last, and whether it decoded: a topology's passes share their
+    // probe, so a frame is decoded once, not once a pass (hundreds, on a long capture).
+    let mut decoded: Option<(usize, bool)> = None;
     for (pass, probes) in passes.iter_mut().zip(probes) {
         if pass.series.len() > 0 || probes.is_empty() {
             continue;
         }
         pass.culled = probes.iter().all(|&(index, graph)| {
-            capture.frame_into(index, &mut frame).is_ok() && frame.culled.get(graph).copied().unwrap_or(false)
+            let ok = match decoded {
+                Some((last, ok)) if last == index => ok,
+                _ => {
+                    let ok = capture.frame_into(index, &mut frame).is_ok();
+                    decoded = Some((index, ok));
+                    ok
+                }
+            };
+            ok && frame.culled.get(graph).copied().unwrap_or(false)
         });
     }
 }
@@ -662,7 +673,7 @@ pub(crate) struct ChunkPart {
     /// Whether a part of codes had to leave its place (see [`ChunkSamples`]).
     lost: bool,
     /// Per slot, the chunk's own part of the range's series where it ran apart and the part
-    /// stayed in place, until [`ChunkPart::place_into`] copies it there.
+    /// stayed in place, until [`ChunkPart::append_to`] appends it there.
     owned: Vec<Option<RangeSeries>>,
 }
 
@@ -807,18 +818,38 @@ impl ChunkPart {
         }
     }
 
-    /// Copies the parts the chunk wrote apart (a piece's, see [`Part::owned`]) into the
-    /// range's series `range`, the chunk's first frame at `at`. A part that does not fit
-    /// (another kind, or past the end: a fault of whoever scanned the piece, never of a
-    /// capture) leaves the chunk's samples incomplete, as a part of codes that left its
-    /// place does.
-    pub(crate) fn place_into(&mut self, range: &mut [Option<RangeSeries>], at: usize) {
-        for (slot, part) in std::mem::take(&mut self.owned).into_iter().enumerate() {
-            let Some(part) = part else { continue };
-            let placed = part.len() == self.room
-                && self.in_place.get(slot) == Some(&true)
-                && range.get_mut(slot).and_then(Option::as_mut).is_some_and(|series| series.write_part(at, &part));
+    /// Appends the parts the chunk wrote apart (a piece's, see [`Part::owned`]) to the
+    /// range's series `range`, which hold the chunks before it: the frames of a part that
+    /// did not stay in place are skipped. A part that does not fit (another kind or
+    /// length: a fault of whoever scanned the piece, never of a capture) leaves the
+    /// chunk's samples incomplete, as a part of codes that left its place does.
+    pub(crate) fn append_to(&mut self, range: &mut [Option<RangeSeries>]) {
+        let mut owned = std::mem::take(&mut self.owned).into_iter();
+        for (slot, series) in range.iter_mut().enumerate() {
+            let part = owned.next().flatten();
+            let Some(series) = series else {
+                self.lost |= part.is_some();
+                continue;
+            };
+            let placed = match part {
+                Some(part) => part.len() == self.room && self.in_place.get(slot) == Some(&true) && series.append(&part),
+                None => {
+                    series.skip(self.room);
+                    self.in_place.get(slot) != Some(&true)
+                }
+            };
             self.lost |= !placed;
+        }
+        self.lost |= owned.any(|part| part.is_some());
+    }
+
+    /// Lets go of the chunk's own series where none holds anything (every pass of the
+    /// chunk went in place, or never ran): a piece of the range keeps its place in the
+    /// order and nothing else, where hundreds of empty series a piece added up to tens of
+    /// MB on long ranges.
+    pub(crate) fn shed_empty(&mut self) {
+        if self.series.iter().all(|series| *series == Series::default()) {
+            self.series = Vec::new();
         }
     }
 
@@ -845,6 +876,15 @@ impl ChunkPart {
             frame_ns.append(&mut chunk.frame_ns);
             defects.append(&mut chunk.defects);
         }
+        // Per slot, whether a chunk holds a series of it of its own: a slot none does and
+        // none wrote in place (a sub-pass region that never ran, say) is as many empty
+        // parts concatenated, made at once.
+        let mut own = vec![false; keys.len()];
+        for chunk in &chunks {
+            for (own, series) in own.iter_mut().zip(&chunk.series) {
+                *own |= *series != Series::default();
+            }
+        }
         let mut in_place = in_place.into_iter();
         let mut passes: Vec<PassSamples> = Vec::with_capacity(keys.len());
         for (slot, key) in keys.into_iter().enumerate() {
@@ -860,6 +900,7 @@ impl ChunkPart {
                 }
                 // Codes some chunk did not keep in place: never without a chunk lost.
                 Some(RangeSeries::Codes(_)) => return None,
+                None if !own[slot] => Series { frames: frame_ns.len(), ..Series::default() },
                 range_series => {
                     let range_series = match range_series {
                         Some(RangeSeries::Durations(values)) => Some(values),
@@ -869,7 +910,7 @@ impl ChunkPart {
                     let mut offset = 0;
                     for chunk in &mut chunks {
                         let room = chunk.room;
-                        let mut part = std::mem::take(&mut chunk.series[slot]);
+                        let mut part = chunk.series.get_mut(slot).map(std::mem::take).unwrap_or_default();
                         if chunk.in_place[slot]
                             && let Some(values) = &range_series
                         {

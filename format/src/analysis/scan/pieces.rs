@@ -91,7 +91,8 @@ pub(super) struct Pieces<'c, 'a> {
 impl<'c, 'a> Pieces<'c, 'a> {
     /// `plan`'s range in pieces; its windows must be placed. With the samples, a pass with
     /// one span in the first frame of every piece gets a series for the whole range,
-    /// which each piece's part is copied into (one frame decoded a piece to find them).
+    /// which each piece's part is appended to in turn (one frame decoded a piece to find
+    /// them).
     pub(super) fn new(mut plan: Plan<'c, 'a>) -> Self {
         let pieces = split(&plan);
         let in_place_kinds = plan.samples.then(|| {
@@ -100,7 +101,7 @@ impl<'c, 'a> Pieces<'c, 'a> {
         });
         let len = plan.range.len();
         let in_place =
-            in_place_kinds.iter().flatten().map(|kind| kind.map(|kind| RangeSeries::new(kind, len))).collect();
+            in_place_kinds.iter().flatten().map(|kind| kind.map(|kind| RangeSeries::room(kind, len))).collect();
         Self {
             plan,
             pieces,
@@ -225,7 +226,8 @@ impl<'c, 'a> Pieces<'c, 'a> {
             // A piece's answer without samples (never from this crate's scanner) leaves the
             // samples incomplete, as a lost part does.
             let mut part = chunk.samples.take().unwrap_or_else(|| ChunkPart::lost(piece.len()));
-            part.place_into(&mut self.in_place, piece.start - self.plan.range.start);
+            part.append_to(&mut self.in_place);
+            part.shed_empty();
             self.parts.push(part);
         }
         self.frames_merged += piece.len();

@@ -22,7 +22,7 @@ pub(crate) enum SeriesKind {
 /// A chunk's part of a [`RangeSeries`]: borrowed from the range's series where chunks
 /// run side by side (threads), or its own where a chunk runs apart (a piece of the range
 /// scanned by a worker or a step at a time), to be copied into the range's series when
-/// it is merged ([`RangeSeries::write_part`]).
+/// it is merged ([`RangeSeries::append`]).
 #[derive(Debug)]
 pub(crate) enum Part<'b> {
     Durations(Values<'b, u32>),
@@ -122,22 +122,32 @@ impl RangeSeries {
         }
     }
 
-    /// Copies `part`, a chunk's own, into frames `at..` of the series; `false`, copying
-    /// nothing, where it is of another kind or runs past the end.
-    pub(crate) fn write_part(&mut self, at: usize, part: &RangeSeries) -> bool {
-        fn copy<T: Copy>(to: &mut [T], at: usize, from: &[T]) -> bool {
-            match to.get_mut(at..at.saturating_add(from.len())) {
-                Some(to) => {
-                    to.copy_from_slice(from);
-                    true
-                }
-                None => false,
-            }
+    /// A series of `len` frames to be filled in order by [`RangeSeries::append`]: only
+    /// room, none of it written (zeroing a long range's series at once took tens of ms in
+    /// wasm, and its pages are touched as the pieces arrive instead).
+    pub(crate) fn room(kind: SeriesKind, len: usize) -> Self {
+        match kind {
+            SeriesKind::Durations => RangeSeries::Durations(Vec::with_capacity(len)),
+            SeriesKind::Codes => RangeSeries::Codes(Vec::with_capacity(len)),
         }
+    }
+
+    /// Appends `part`, the next chunk's own; `false`, appending nothing, where it is of
+    /// another kind.
+    pub(crate) fn append(&mut self, part: &RangeSeries) -> bool {
         match (self, part) {
-            (RangeSeries::Durations(to), RangeSeries::Durations(from)) => copy(to, at, from),
-            (RangeSeries::Codes(to), RangeSeries::Codes(from)) => copy(to, at, from),
-            _ => false,
+            (RangeSeries::Durations(to), RangeSeries::Durations(from)) => to.extend_from_slice(from),
+            (RangeSeries::Codes(to), RangeSeries::Codes(from)) => to.extend_from_slice(from),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Appends `len` frames that nothing reads: a chunk's, where its part did not stay in place.
+    pub(crate) fn skip(&mut self, len: usize) {
+        match self {
+            RangeSeries::Durations(values) => values.resize(values.len() + len, 0),
+            RangeSeries::Codes(codes) => codes.resize(codes.len() + len, NO_SPAN),
         }
     }
 }
