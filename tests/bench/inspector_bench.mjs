@@ -577,10 +577,12 @@ async function pairInBrowser(browser, base, capture, candidate) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await watch(page);
+  const cpuBefore = chromiumCpu();
   const started = Date.now();
   await page.goto(`${base}/?file=/bench/${candidate.split('/').at(-1)}&base=/bench/${capture.size}.sgpt`);
-  await page.waitForFunction(() => document.body.dataset.compare === 'ready' || document.body.dataset.state === 'error', null, { polling: 100, timeout: 1_800_000 });
+  await page.waitForFunction(() => document.body.dataset.compare === 'ready' || document.body.dataset.state === 'error', null, { polling: 10, timeout: 1_800_000 });
   const elapsed = Date.now() - started;
+  const cpu = Object.values(cpuBetween(cpuBefore, chromiumCpu())).reduce((a, b) => a + b, 0);
   const seen = await page.evaluate(() => ({
     tasks: window.__longTasks,
     spans: window.__longTaskSpans,
@@ -593,6 +595,7 @@ async function pairInBrowser(browser, base, capture, candidate) {
   const { tasks } = seen;
   return {
     elapsed,
+    cpu,
     stats: seen.stats,
     compare: seen.compare,
     longest: Math.max(0, ...tasks),
@@ -672,6 +675,8 @@ ${size} against another run of it (two captures, ${mb(capture.bytes)} each)`);
   console.log(`  sgpt stats on one        ${ms(stats)}`);
   console.log(`  sgpt diff on the two     ${ms(diff)} = ${(diff / stats).toFixed(2)}× sgpt stats (target ≤ 2×)`);
   console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats, ${(page.elapsed / diff).toFixed(2)}× sgpt diff; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
+  const diffCpu = median3(() => cpuOfCli(['diff', capture.file, candidate]));
+  console.log(`    CPU to the verdicts    ${ms(page.cpu)}, every Chromium process = ${(page.cpu / diffCpu).toFixed(2)}× sgpt diff's ${ms(diffCpu)} (median of 3)`);
   console.log(`    statistics, verdicts   ${ms(page.stats)}, ${ms(page.compare)} from navigation start`);
   console.log(`    jobs' shares logged    ${page.phases.join('; ')}`);
   for (const task of page.inTasks) console.log(`    in a long task         ${task}`);

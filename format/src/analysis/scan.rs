@@ -887,7 +887,9 @@ impl Selected {
     }
 
     /// Turns the row's `codes` into coins, and says how many spans they hold: `None` where
-    /// the median is not inside its window or the durations inside it do not match.
+    /// the median is not inside its window or the durations inside it do not match. (The
+    /// codes tell a frame's coin only against a median inside their window, and a row
+    /// hands over its order statistics only for such a median: `order_and_known`.)
     fn coin(&self, codes: &mut [u8]) -> Option<usize> {
         match (&self.coins, self.known, self.figures) {
             (Coining::Inside(inside), Some(_), Some([median, _])) => {

@@ -479,7 +479,8 @@ impl<'c> Session<'c> {
             if job.progress() > 0.0 {
                 return false;
             }
-            self.replace(Job::Stats(StatsJob::with_samples(self.capture, first..last + 1)));
+            // Not begun: begun again, with nothing to cancel or report.
+            self.stats = Some(Job::Stats(StatsJob::with_samples(self.capture, first..last + 1)));
         }
         true
     }

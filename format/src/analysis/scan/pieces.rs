@@ -25,9 +25,9 @@ pub trait PieceScanner: std::fmt::Debug {
     fn send(&mut self, number: usize, piece: &FramePiece<'_>);
     /// A piece that came back, if one has: its number, and its figures or why it failed.
     fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)>;
-    /// How many jobs were begun: a job that finds another begun since its own sends its
-    /// pieces again, or scans them itself. Several jobs can so share one scanner, a job at
-    /// a time.
+    /// How many jobs were begun: a job that finds another begun since its own scans the
+    /// pieces it had sent itself, and begins the scanner again for the rest. Several jobs
+    /// can so share one scanner, a job at a time.
     fn generation(&self) -> u64;
 }
 
@@ -79,7 +79,7 @@ pub(super) struct Pieces<'c, 'a> {
     figures: Option<Chunk<'c, 'a>>,
     frames_merged: usize,
     /// With the comparison's samples: per row, what its series written in place holds,
-    /// those series for the whole range (each piece's part copied in as it is merged), and
+    /// those series for the whole range (each piece's part appended as it is merged), and
     /// the pieces' other samples, in order.
     in_place_kinds: Option<Vec<Option<SeriesKind>>>,
     in_place: Vec<Option<RangeSeries>>,
