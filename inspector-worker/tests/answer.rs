@@ -23,21 +23,28 @@ impl PieceScanner for ShareTaker {
     fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
         None
     }
+    fn generation(&self) -> u64 {
+        u64::from(self.0.is_some())
+    }
 }
 
-#[test]
-fn a_piece_is_answered_with_its_figures_for_the_current_job_only() {
-    let bytes = generate(&SynthOptions { frames: 300, passes: 5, seed: 4, ..SynthOptions::default() });
-    let capture = Capture::open(&bytes).expect("opens");
+/// The share `job` hands out when it is given a scanner.
+fn share_of(job: &mut ScanJob<'_, '_>) -> String {
     let mut taker = ShareTaker::default();
-    let mut job = ScanJob::new(&capture, 0..300, Windows::All);
     let mut budget = 2;
     // Two units: the job sends its first piece, which begins the scanner.
     let _ = job.step_with(Some(&mut taker), &mut || {
         budget -= 1;
         budget >= 0
     });
-    let share_json = taker.0.expect("the job handed out its share");
+    taker.0.expect("the job handed out its share")
+}
+
+#[test]
+fn a_piece_is_answered_with_its_figures_for_the_current_job_only() {
+    let bytes = generate(&SynthOptions { frames: 300, passes: 5, seed: 4, ..SynthOptions::default() });
+    let capture = Capture::open(&bytes).expect("opens");
+    let share_json = share_of(&mut ScanJob::new(&capture, 0..300, Windows::All));
     let share = ScanShare::from_json(&share_json).expect("parses");
     let piece = capture.piece(10..200);
     let entries = encode_entries(piece.entries());
@@ -56,4 +63,24 @@ fn a_piece_is_answered_with_its_figures_for_the_current_job_only() {
         .answer(8, piece.first(), piece.base(), &entries, piece.bytes())
         .expect_err("a share that did not parse");
     assert!(why.contains("share"), "{why}");
+}
+
+#[test]
+fn a_piece_of_a_comparison_s_side_is_answered_with_its_samples() {
+    let bytes = generate(&SynthOptions { frames: 300, passes: 5, seed: 4, ..SynthOptions::default() });
+    let capture = Capture::open(&bytes).expect("opens");
+    let share_json = share_of(&mut ScanJob::with_samples(&capture, 0..300, Windows::All, true));
+    let share = ScanShare::from_json(&share_json).expect("parses");
+    let plain = ScanShare::from_json(&share_of(&mut ScanJob::new(&capture, 0..300, Windows::All))).expect("parses");
+    let piece = capture.piece(10..200);
+    let entries = encode_entries(piece.entries());
+    let mut answerer = Answerer::default();
+    answerer.begin(3, &share_json);
+    let figures = answerer.answer(3, piece.first(), piece.base(), &entries, piece.bytes()).expect("answers");
+    assert_eq!(figures, share.scan(&piece).encode(), "the worker's figures are the page's own");
+    assert!(share.decode(&figures).is_ok());
+    // Samples are a byte a frame for each of the usual passes, beside the statistics'.
+    let statistics_alone = plain.scan(&piece).encode();
+    assert!(figures.len() >= statistics_alone.len() + 5 * 190, "{} bytes", figures.len());
+    assert!(plain.decode(&figures).is_err(), "a share without samples refuses figures with them");
 }

@@ -212,6 +212,45 @@ fn window_squares(window: &mut i64, entering: &[u8], leaving: &[u8], run: usize)
     total
 }
 
+/// Starts side by side in [`straight_window_squares`].
+const LANES: usize = 4;
+
+/// [`window_squares`] over every start whose block does not wrap (`0..n − block`), in
+/// [`LANES`] runs of consecutive starts side by side, each lane's count a chain of its own:
+/// one chain over every start waited on each step before the next, about half of a
+/// pass's bootstrap. The same integers summed, so the same sum. Returns it, and the
+/// window at the first start past them, `n − block`.
+fn straight_window_squares(coins: &[u8], block: usize, run: usize) -> (u128, i64) {
+    let starts = coins.len() - block;
+    let per_lane = starts / LANES;
+    let mut total = 0u128;
+    if per_lane > 0 {
+        let entering: [&[u8]; LANES] = std::array::from_fn(|lane| &coins[lane * per_lane + block..][..per_lane]);
+        let leaving: [&[u8]; LANES] = std::array::from_fn(|lane| &coins[lane * per_lane..][..per_lane]);
+        let mut window: [i64; LANES] =
+            std::array::from_fn(|lane| ones(&coins[lane * per_lane..lane * per_lane + block]) as i64);
+        let mut at = 0;
+        while at < per_lane {
+            let end = per_lane.min(at.saturating_add(run));
+            let mut squares = [0u64; LANES];
+            for t in at..end {
+                for lane in 0..LANES {
+                    // A count of ones, never negative, and at most `block`.
+                    squares[lane] += (window[lane] * window[lane]) as u64;
+                    window[lane] += i64::from(entering[lane][t]) - i64::from(leaving[lane][t]);
+                }
+            }
+            total += squares.iter().map(|&lane| u128::from(lane)).sum::<u128>();
+            at = end;
+        }
+    }
+    // The starts past the lanes', one after another.
+    let from = LANES * per_lane;
+    let mut window = ones(&coins[from..from + block]) as i64;
+    total += window_squares(&mut window, &coins[from + block..], &coins[from..starts], run);
+    (total, window)
+}
+
 /// `numerator / denominator`, each rounded to an `f64` once.
 fn ratio(numerator: i128, denominator: i128) -> f64 {
     numerator as f64 / denominator as f64
@@ -250,13 +289,12 @@ impl FrameTerms for Coins<'_> {
         }
         let block = block.clamp(1, frames);
         let coins = self.coins;
-        let mut window = i64::try_from(ones(&coins[..block])).unwrap_or(i64::MAX);
         // Summed in 64 bits for as many starts as cannot overflow them: all of them, unless
         // blocks run into the billions of frames.
         let most = (block as u64).saturating_mul(block as u64).max(1);
         let run = usize::try_from(u64::MAX / most).unwrap_or(usize::MAX).max(1);
         // The window's far end wraps past the last frame: two runs.
-        let mut squares = window_squares(&mut window, &coins[block..], &coins[..frames - block], run);
+        let (mut squares, mut window) = straight_window_squares(coins, block, run);
         squares += window_squares(&mut window, &coins[..block], &coins[frames - block..], run);
         let (n, l, k) = (frames as i128, block as i128, i128::from(self.ones));
         let squares = i128::try_from(squares).unwrap_or(i128::MAX);
@@ -298,6 +336,21 @@ mod tests {
             let mut window = start;
             let squares = window_squares(&mut window, &coins[block..], &coins[..coins.len() - block], run);
             assert_eq!((squares, window), whole, "runs of {run}");
+        }
+    }
+
+    #[test]
+    fn windows_summed_in_lanes_are_the_windows_summed_in_turn() {
+        let mut rng = Rng::new(29);
+        for n in [1usize, 2, 5, 8, 9, 17, 64, 333, 1_000] {
+            let coins: Vec<u8> = (0..n).map(|_| rng.below(2) as u8).collect();
+            for block in [1, 2, 3, 4, 5, n / 3, n / 2, n - 1, n].into_iter().filter(|&b| (1..=n).contains(&b)) {
+                for run in [1, 2, 7, usize::MAX] {
+                    let mut window = ones(&coins[..block]) as i64;
+                    let in_turn = window_squares(&mut window, &coins[block..], &coins[..n - block], run);
+                    assert_eq!(straight_window_squares(&coins, block, run), (in_turn, window), "n {n}, block {block}");
+                }
+            }
         }
     }
 
