@@ -247,6 +247,11 @@ impl<'c> Side<'c> {
         }
     }
 
+    /// Whether the side's scan is at its pieces, which the workers scan.
+    fn at_pieces(&self) -> bool {
+        matches!(&self.state, SideState::Scanning(job) if job.at_pieces())
+    }
+
     /// Whether the side's scan is waiting for a scanner's answers, with nothing else to do.
     fn waiting(&self) -> bool {
         matches!(&self.state, SideState::Scanning(job) if job.waiting())
@@ -329,6 +334,12 @@ impl<'c> CompareJob<'c> {
         if matches!(self.b.state, SideState::FromStats) {
             self.b = Side::scanning(self.b.capture, self.b.range.clone());
         }
+    }
+
+    /// Whether the job is at pieces the workers would scan: until then it reads only a
+    /// sample of a side's frames, on the page.
+    pub(super) fn wants_workers(&self) -> bool {
+        self.engine.is_none() && (self.a.at_pieces() || self.b.at_pieces())
     }
 
     /// Whether the job waits for a scanner's answers, with nothing else to do.

@@ -332,15 +332,17 @@ impl<'c> Session<'c> {
     /// Whether jobs of `kind` wait this slice. Checking frames, while statistics are under
     /// way and the workers take every core, and while a comparison is under way (both read
     /// every frame, and the verdicts are what a comparison's reader waits for; the
-    /// statistics and the comparison name what they could not read). And a comparison,
-    /// while statistics are under way and the workers take every core: it then has the
-    /// workers to itself once they are done, rather than read frames on the page's
-    /// thread beside them.
+    /// statistics and the comparison name what they could not read). And a comparison at
+    /// its pieces, while statistics are under way and the workers take every core: it then
+    /// has the workers to itself once they are done, rather than scan pieces on the page's
+    /// thread beside them. Its sample of a side's frames it reads meanwhile, on the page.
     fn held(&self, kind: JobKind) -> bool {
         let stats_take_every_core = self.check_after_stats && self.stats.is_some();
         match kind {
             JobKind::Verify => stats_take_every_core || self.compare.is_some(),
-            JobKind::Compare => stats_take_every_core,
+            JobKind::Compare => {
+                stats_take_every_core && matches!(&self.compare, Some(Job::Compare(job)) if job.wants_workers())
+            }
             _ => false,
         }
     }

@@ -270,6 +270,14 @@ impl<'c, 'a> ScanJob<'c, 'a> {
         done as f64 / (sampled + placed + frames + rows).max(1) as f64
     }
 
+    /// Whether the job is scanning its pieces: its windows placed, its frames not all
+    /// merged. Before, it samples and places on its own; from here on a scanner, when it
+    /// has one, does most of its work.
+    #[must_use]
+    pub fn at_pieces(&self) -> bool {
+        matches!(self.state, State::Scanning(_))
+    }
+
     /// Whether the last step ended waiting for a scanner's answers, with nothing else to do.
     #[must_use]
     pub fn waiting(&self) -> bool {
