@@ -13,7 +13,10 @@
 //
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
-// (`?file=B&base=A`) to its verdicts, in one run; `--pair-only` prints only that.
+// (`?file=B&base=A`) to its verdicts, in one run; `--pair-only` prints only that. For the
+// inspector it prints the time to the verdicts, the CPU every Chromium process spent to
+// them against `sgpt diff`'s own (median of 3), when the statistics and the verdicts were
+// shown, the jobs' phases, and the shares logged in any task over 50 ms.
 //
 // Setup generates `sgpt synth` captures (200 passes a frame, level timing) into
 // target/bench-captures/ (never committed): ~10 MB, ~100 MB and one hour at 60 fps
