@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use sgpt_format::analysis::pass_stats;
-use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
+use sgpt_format::analysis::scan::{ScanJob, ScanOptions, Windows, scan_parallel};
 use sgpt_format::compare::{CompareOptions, try_compare};
 use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::{Capture, Frame, synth};
@@ -198,6 +198,35 @@ fn main() {
         println!(
             "    {threads} thread{}: {:.3} s, {:.0} M spans/s ({:.2} of the decode roofline)",
             if threads == 1 { " " } else { "s" },
+            time.as_secs_f64(),
+            rate(time),
+            rate(time) / roofline
+        );
+    }
+
+    // The inspector's page without workers: the same scan as a job, a thousand units a
+    // step, its pieces scanned in process; and with a comparison's samples as coins.
+    for samples in [false, true] {
+        let time = median_time(|| {
+            let mut job = if samples {
+                ScanJob::with_samples(&capture, 0..frames, Windows::Auto, true)
+            } else {
+                ScanJob::new(&capture, 0..frames, Windows::Auto)
+            };
+            loop {
+                let mut units = 1024;
+                if job.step(&mut || {
+                    units -= 1;
+                    units >= 0
+                }) {
+                    break;
+                }
+            }
+            black_box(job.finish_scan());
+        });
+        println!(
+            "  ScanJob a step at a time (the page's own scan){}: {:.3} s, {:.0} M spans/s ({:.2})",
+            if samples { ", with a comparison's samples as coins" } else { "" },
             time.as_secs_f64(),
             rate(time),
             rate(time) / roofline
