@@ -818,6 +818,11 @@ impl ChunkPart {
         }
     }
 
+    /// The chunk's frames, analysed or not: the length of its part of each series.
+    pub(crate) fn room(&self) -> usize {
+        self.room
+    }
+
     /// Appends the parts the chunk wrote apart (a piece's, see [`Part::owned`]) to the
     /// range's series `range`, which hold the chunks before it: the frames of a part that
     /// did not stay in place are skipped. A part that does not fit (another kind or

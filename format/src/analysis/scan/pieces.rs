@@ -229,9 +229,13 @@ impl<'c, 'a> Pieces<'c, 'a> {
     fn merge(&mut self, mut chunk: Chunk<'c, 'a>) {
         let piece = self.pieces[self.merged].clone();
         if self.in_place_kinds.is_some() {
-            // A piece's answer without samples (never from this crate's scanner) leaves the
-            // samples incomplete, as a lost part does.
-            let mut part = chunk.samples.take().unwrap_or_else(|| ChunkPart::lost(piece.len()));
+            // A piece's answer without samples, or with samples of another length (never
+            // from this crate's scanner), leaves the samples incomplete, as a lost part does.
+            let mut part = chunk
+                .samples
+                .take()
+                .filter(|part| part.room() == piece.len())
+                .unwrap_or_else(|| ChunkPart::lost(piece.len()));
             part.append_to(&mut self.in_place);
             part.shed_empty();
             self.parts.push(part);

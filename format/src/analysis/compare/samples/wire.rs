@@ -101,6 +101,10 @@ impl ChunkPart {
             }
             heads.push(head);
         }
+        if frames > room {
+            return Err("its samples hold more frames than the piece");
+        }
+        let frames_of_chunk = frames;
         let frame_ns = (0..frames).map(|_| reader.word()).collect::<Result<Vec<u64>, _>>()?;
         let (mut series, mut in_place, mut owned) =
             (Vec::with_capacity(slots), Vec::with_capacity(slots), Vec::with_capacity(slots));
@@ -126,12 +130,11 @@ impl ChunkPart {
                 len => Some(reader.array(len - 1, u32::from_le_bytes)?),
             };
             reader.pad();
-            series.push(Series {
-                values,
-                starts,
-                frames: usize_of(frames)?,
-                frames_present: usize_of(frames_present)?,
-            });
+            let one = Series { values, starts, frames: usize_of(frames)?, frames_present: usize_of(frames_present)? };
+            if !holds_together(&one, frames_of_chunk) {
+                return Err("a series of its samples does not hold together");
+            }
+            series.push(one);
         }
         let defects: Vec<Defect> = match reader.take(defects_len)? {
             [] => Vec::new(),
@@ -139,6 +142,24 @@ impl ChunkPart {
         };
         Ok(ChunkPart { series, in_place, frame_ns, defects, frames, room, lost: lost != 0, owned })
     }
+}
+
+/// Whether `series` is one the scan could have made over a chunk of `frames` analysed
+/// frames: no more frames than the chunk, and its spans where its starts (or their
+/// absence: one span a frame, or none at all) say. Anything else would fail far from
+/// here, in the comparison.
+fn holds_together(series: &Series, frames: usize) -> bool {
+    let len = series.values.len();
+    let starts_fit = match &series.starts {
+        None => len == 0 || len == series.frames,
+        Some(starts) => {
+            starts.len() == series.frames + 1
+                && starts.first() == Some(&0)
+                && starts.windows(2).all(|pair| pair[0] <= pair[1])
+                && starts.last().is_some_and(|&last| last as usize == len)
+        }
+    };
+    series.frames <= frames && series.frames_present <= series.frames && starts_fit
 }
 
 /// Reads words and arrays in turn.
@@ -177,4 +198,58 @@ impl<'b> Reader<'b> {
 
 fn usize_of(word: u64) -> Result<usize, &'static str> {
     usize::try_from(word).map_err(|_| "its samples hold an index beyond this machine's")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk of three frames: one pass in place (codes), one that ran twice in frame 0.
+    fn part() -> ChunkPart {
+        let mut twice = Series::default();
+        twice.add_frame(0, &[5, 6]);
+        twice.catch_up(3);
+        ChunkPart {
+            series: vec![Series::default(), twice],
+            in_place: vec![true, false],
+            frame_ns: vec![10, 20, 30],
+            defects: Vec::new(),
+            frames: 3,
+            room: 3,
+            lost: false,
+            owned: vec![Some(RangeSeries::Codes(vec![0, 1, 3])), None],
+        }
+    }
+
+    fn round_trip(part: &ChunkPart) -> Result<ChunkPart, &'static str> {
+        let mut bytes = Vec::new();
+        part.encode(&mut bytes);
+        ChunkPart::decode(&bytes, part.series.len())
+    }
+
+    #[test]
+    fn a_chunk_s_samples_come_back_as_they_went() {
+        let sent = part();
+        let back = round_trip(&sent).expect("decodes");
+        assert_eq!(back.series, sent.series);
+        assert_eq!((back.in_place, back.frame_ns, back.owned), (sent.in_place, sent.frame_ns, sent.owned));
+        assert_eq!((back.frames, back.room, back.lost), (3, 3, false));
+    }
+
+    #[test]
+    fn samples_that_do_not_hold_together_are_refused() {
+        let mut more_frames_than_room = part();
+        more_frames_than_room.frames = 4;
+        more_frames_than_room.frame_ns.push(40);
+        assert!(round_trip(&more_frames_than_room).is_err());
+        let mut starts_going_back = part();
+        starts_going_back.series[1].starts = Some(vec![0, 2, 1, 2]);
+        assert!(round_trip(&starts_going_back).is_err());
+        let mut spans_past_the_starts = part();
+        spans_past_the_starts.series[1].values = Durations::Narrow(vec![5, 6, 7]);
+        assert!(round_trip(&spans_past_the_starts).is_err());
+        let mut series_past_the_chunk = part();
+        series_past_the_chunk.series[1].catch_up(5);
+        assert!(round_trip(&series_past_the_chunk).is_err());
+    }
 }
