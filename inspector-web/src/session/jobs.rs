@@ -342,6 +342,14 @@ impl<'c> CompareJob<'c> {
         self.engine.is_none() && (self.a.at_pieces() || self.b.at_pieces())
     }
 
+    /// Whether all the job has left to do before its verdicts waits for the statistics:
+    /// side A's samples ready, side B's to come from them.
+    pub(super) fn awaits_stats_only(&self) -> bool {
+        self.engine.is_none()
+            && matches!(self.a.state, SideState::Ready(_))
+            && matches!(self.b.state, SideState::FromStats)
+    }
+
     /// Whether the job waits for a scanner's answers, with nothing else to do.
     pub(super) fn waiting(&self) -> bool {
         self.engine.is_none() && (self.a.waiting() || self.b.waiting())

@@ -336,13 +336,18 @@ impl<'c> Session<'c> {
     /// its pieces, while statistics are under way and the workers take every core: it then
     /// has the workers to itself once they are done, rather than scan pieces on the page's
     /// thread beside them. Its sample of a side's frames it reads meanwhile, on the page.
+    /// And a comparison with nothing left to do but wait for the statistics' samples, so
+    /// that the page sleeps rather than slice it while the workers scan.
     fn held(&self, kind: JobKind) -> bool {
         let stats_take_every_core = self.check_after_stats && self.stats.is_some();
         match kind {
             JobKind::Verify => stats_take_every_core || self.compare.is_some(),
-            JobKind::Compare => {
-                stats_take_every_core && matches!(&self.compare, Some(Job::Compare(job)) if job.wants_workers())
-            }
+            JobKind::Compare => match &self.compare {
+                Some(Job::Compare(job)) => {
+                    (stats_take_every_core && job.wants_workers()) || (self.stats.is_some() && job.awaits_stats_only())
+                }
+                _ => false,
+            },
             _ => false,
         }
     }
