@@ -626,8 +626,13 @@ fn against_a_baseline_with_workers_each_capture_is_read_once_and_compared_exactl
 #[test]
 fn a_comparison_waiting_for_the_statistics_lets_the_page_sleep() {
     let base_bytes = capture_bytes(2_000);
-    let bytes =
-        generate(&SynthOptions { frames: 3_500, passes: 12, level: Level::Workload, seed: 12, ..SynthOptions::default() });
+    let bytes = generate(&SynthOptions {
+        frames: 3_500,
+        passes: 12,
+        level: Level::Workload,
+        seed: 12,
+        ..SynthOptions::default()
+    });
     let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
     let (run, sent) = run_session_with_held(&capture, Some(&base), false);
     assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..3_500)]);

@@ -114,7 +114,7 @@ impl ChunkPart {
             owned.push(match owned_kind {
                 NONE => None,
                 NARROW => Some(RangeSeries::Durations(reader.array(owned_len, u32::from_le_bytes)?)),
-                CODES => Some(RangeSeries::Codes(reader.array(owned_len, |[byte]: [u8; 1]| byte)?)),
+                CODES => Some(RangeSeries::Codes(reader.take(owned_len)?.to_vec())),
                 _ => return Err("a part of its samples is of no known kind"),
             });
             reader.pad();
