@@ -32,6 +32,23 @@ fn capture_bytes(frames: u32) -> Vec<u8> {
     generate(&SynthOptions { frames, passes: 12, level: Level::Workload, seed: 11, ..SynthOptions::default() })
 }
 
+/// Another run of [`capture_bytes`]' workload: a candidate to compare with it.
+fn candidate_bytes(frames: u32) -> Vec<u8> {
+    generate(&SynthOptions { frames, passes: 12, level: Level::Workload, seed: 12, ..SynthOptions::default() })
+}
+
+/// Asserts that `updates` show the comparison of all of `base` against all of `capture`
+/// exactly as the engine makes it from the collector's samples.
+fn assert_compared_whole(updates: &[Update], base: &Capture<'_>, capture: &Capture<'_>) {
+    let view = updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });
+    let expected = sgpt_format::compare::compare(
+        &sgpt_format::compare::Samples::collect(base, 0..base.frames().len()),
+        &sgpt_format::compare::Samples::collect(capture, 0..capture.frames().len()),
+        &sgpt_format::compare::CompareOptions::default(),
+    );
+    assert_eq!(**view.expect("compared"), CompareView::new(&expected));
+}
+
 /// Runs slices on a frozen clock until the session is idle; returns every update and
 /// every slice report, and how many slices it took.
 fn drain(session: &mut Session<'_>) -> (Vec<Update>, Vec<SliceReport>, usize) {
@@ -354,23 +371,14 @@ fn two_topologies() -> Vec<u8> {
 
 #[test]
 fn against_a_baseline_the_comparison_is_its_frames_against_the_range() {
-    let base_bytes = capture_bytes(120);
-    let bytes =
-        generate(&SynthOptions { frames: 90, passes: 12, level: Level::Workload, seed: 12, ..SynthOptions::default() });
+    let (base_bytes, bytes) = (capture_bytes(120), candidate_bytes(90));
     let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
     let mut session = Session::new(&capture, "candidate.sgpt", None).with_base(&base);
     session.restore(&Restore::default());
     let (updates, _, _) = drain(&mut session);
     let Update::Restored { compare, .. } = &updates[0] else { panic!("{:?}", updates[0]) };
     assert_eq!(*compare, Some(((0, 119), (0, 89))), "all of the baseline against all of the candidate");
-    let view = updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None }).expect("compared");
-    let options = sgpt_format::compare::CompareOptions::default();
-    let expected = sgpt_format::compare::compare(
-        &sgpt_format::compare::Samples::collect(&base, 0..120),
-        &sgpt_format::compare::Samples::collect(&capture, 0..90),
-        &options,
-    );
-    assert_eq!(**view, CompareView::new(&expected));
+    assert_compared_whole(&updates, &base, &capture);
 }
 
 #[test]
@@ -585,14 +593,7 @@ fn the_verification_adds_what_reads_back_to_the_summary_shown_at_open() {
 /// are the collector's samples' exactly.
 #[test]
 fn against_a_baseline_with_workers_each_capture_is_read_once_and_compared_exactly() {
-    let base_bytes = capture_bytes(5_000);
-    let bytes = generate(&SynthOptions {
-        frames: 3_500,
-        passes: 12,
-        level: Level::Workload,
-        seed: 12,
-        ..SynthOptions::default()
-    });
+    let (base_bytes, bytes) = (capture_bytes(5_000), candidate_bytes(3_500));
     let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
     let (run, sent) = run_session_with_held(&capture, Some(&base), true);
     assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..3_500)]);
@@ -601,14 +602,7 @@ fn against_a_baseline_with_workers_each_capture_is_read_once_and_compared_exactl
         3_500usize.div_ceil(PIECE_FRAMES) + 5_000usize.div_ceil(PIECE_FRAMES),
         "each capture's pieces once"
     );
-    let view = run.updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });
-    let options = sgpt_format::compare::CompareOptions::default();
-    let expected = sgpt_format::compare::compare(
-        &sgpt_format::compare::Samples::collect(&base, 0..5_000),
-        &sgpt_format::compare::Samples::collect(&capture, 0..3_500),
-        &options,
-    );
-    assert_eq!(**view.expect("compared"), CompareView::new(&expected));
+    assert_compared_whole(&run.updates, &base, &capture);
     // Nothing of the comparison ran before the statistics were done: the baseline is
     // small enough that its scan keeps every duration, so it places no windows from a
     // sample (which a comparison reads on the page meanwhile) and is at its pieces at once.
@@ -625,23 +619,10 @@ fn against_a_baseline_with_workers_each_capture_is_read_once_and_compared_exactl
 /// slice a job with nothing to do.
 #[test]
 fn a_comparison_waiting_for_the_statistics_lets_the_page_sleep() {
-    let base_bytes = capture_bytes(2_000);
-    let bytes = generate(&SynthOptions {
-        frames: 3_500,
-        passes: 12,
-        level: Level::Workload,
-        seed: 12,
-        ..SynthOptions::default()
-    });
+    let (base_bytes, bytes) = (capture_bytes(2_000), candidate_bytes(3_500));
     let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
     let (run, sent) = run_session_with_held(&capture, Some(&base), false);
     assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..3_500)]);
     assert_eq!(sent, 3_500usize.div_ceil(PIECE_FRAMES), "the candidate's pieces; the page scanned the baseline");
-    let view = run.updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });
-    let expected = sgpt_format::compare::compare(
-        &sgpt_format::compare::Samples::collect(&base, 0..2_000),
-        &sgpt_format::compare::Samples::collect(&capture, 0..3_500),
-        &sgpt_format::compare::CompareOptions::default(),
-    );
-    assert_eq!(**view.expect("compared"), CompareView::new(&expected));
+    assert_compared_whole(&run.updates, &base, &capture);
 }
