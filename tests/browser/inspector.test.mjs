@@ -8,9 +8,10 @@
 // data-topologies, data-dropped-spans, and, once every frame is decoded, data-verified
 // and data-defects.
 
+import { createServer } from 'node:net';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromiumForFile } from './chromium.mjs';
+import { baseUrl, chromiumForFile } from './chromium.mjs';
 import { defectKinds, dropFile, fixtureBytes, openPage, outcome, verifiedDefects } from './inspector_helpers.mjs';
 
 // Every element the inspector's page holds; a capture string parsed as HTML would add others.
@@ -127,6 +128,34 @@ test('a failed fetch names the HTTP status, and the page stays usable', async (t
   const good = await dropFile(page, 'minimal.sgpt', await fixtureBytes('minimal.sgpt'));
   assert.equal(good.state, 'ready', good.error);
   assert.equal(Number(good.frames), info.frames);
+  assert.deepEqual(problems, []);
+});
+
+/** A local port that was listening and no longer is. */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address();
+  await new Promise((closed) => server.close(closed));
+  return port;
+}
+
+test('a request that fails says why and what to check, and a revoked blob: URL how to get it again', async (t) => {
+  // A port just let go of refuses connections: the request itself fails.
+  const port = await closedPort();
+  const { page, problems } = await openPage(browser, t, `?file=http://127.0.0.1:${port}/gone.sgpt`);
+  const refused = await outcome(page, 1);
+  assert.equal(refused.state, 'error');
+  assert.match(refused.error, /gone\.sgpt: the request failed \(TypeError: Failed to fetch\); check the URL, and that its server allows this origin \(CORS\)/);
+  const revoked = await page.evaluate(() => {
+    const url = URL.createObjectURL(new Blob([new Uint8Array(8)]));
+    URL.revokeObjectURL(url);
+    return url;
+  });
+  await page.goto(`${baseUrl()}/?file=${encodeURIComponent(revoked)}`);
+  const gone = await outcome(page, 1);
+  assert.equal(gone.state, 'error');
+  assert.match(gone.error, /the request failed \(.+\); a blob: URL opens only in the browser session that made it/);
   assert.deepEqual(problems, []);
 });
 
