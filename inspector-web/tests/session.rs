@@ -477,30 +477,13 @@ fn run_session_with_held<'c>(
             session = session.with_base(base);
         }
         session.restore(&Restore::default());
-        let clock = HandClock::default();
         let mut run = HeldRun {
             updates: session.take_updates(),
             reports: session.take_reports(),
             waits: 0,
             checked_before_stats: 0,
         };
-        let mut slices = 0;
-        while session.busy() {
-            if session.waiting() {
-                // Nothing else to do: the page would sleep until an answer came. Answer.
-                let mut held = held.borrow_mut();
-                let answers = std::mem::take(&mut held.held);
-                held.released.extend(answers.into_iter().rev());
-                run.waits += 1;
-            }
-            session.work(&Slice::start(&clock));
-            run.updates.extend(session.take_updates());
-            run.reports.extend(session.take_reports());
-            // A session that never says it waits while only the scanner has work would
-            // spin here, its answers never released.
-            slices += 1;
-            assert!(run.waits < 10_000 && slices < 100_000, "the session goes idle");
-        }
+        drive(&mut session, &held, &mut run, usize::MAX);
         // Shares are reported in the order they ran.
         let finished = run.reports.iter().position(|r| r.job == JobKind::Stats && r.why == Some(Yield::Done));
         let before = &run.reports[..finished.expect("the statistics finish")];
@@ -509,6 +492,29 @@ fn run_session_with_held<'c>(
     };
     let sent = held.borrow().sent;
     (run, sent)
+}
+
+/// Runs `session` on a frozen clock until it is idle or has run `most` slices, releasing
+/// the scanner's answers whenever the session says it waits; adds what it did to `run`.
+fn drive(session: &mut Session<'_>, held: &Rc<RefCell<Held>>, run: &mut HeldRun, most: usize) {
+    let clock = HandClock::default();
+    let mut slices = 0;
+    while session.busy() && slices < most {
+        if session.waiting() {
+            // Nothing else to do: the page would sleep until an answer came. Answer.
+            let mut held = held.borrow_mut();
+            let answers = std::mem::take(&mut held.held);
+            held.released.extend(answers.into_iter().rev());
+            run.waits += 1;
+        }
+        session.work(&Slice::start(&clock));
+        run.updates.extend(session.take_updates());
+        run.reports.extend(session.take_reports());
+        // A session that never says it waits while only the scanner has work would
+        // spin here, its answers never released.
+        slices += 1;
+        assert!(run.waits < 10_000 && slices < 100_000, "the session goes idle");
+    }
 }
 
 #[test]
@@ -625,4 +631,103 @@ fn a_comparison_waiting_for_the_statistics_lets_the_page_sleep() {
     assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..3_500)]);
     assert_eq!(sent, 3_500usize.div_ceil(PIECE_FRAMES), "the candidate's pieces; the page scanned the baseline");
     assert_compared_whole(&run.updates, &base, &capture);
+}
+
+/// A baseline still being read when the session starts: the statistics over the
+/// candidate run meanwhile and keep its samples, nothing is compared and the status line
+/// is left to the read; the baseline's arrival, `slices` slices in (after the statistics
+/// are done, or while they run), resolves the ranges and compares with the samples kept.
+/// Each capture is read once, and the verdicts are the collector's samples' exactly.
+fn compare_with_a_baseline_arriving_after(slices: usize) {
+    let (base_bytes, bytes) = (capture_bytes(5_000), candidate_bytes(3_500));
+    let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
+    let held = Rc::new(RefCell::new(Held::default()));
+    let mut session = Session::new(&capture, "candidate.sgpt", None)
+        .with_scanner(Box::new(HeldScanner(Rc::clone(&held))), true)
+        .with_base_coming();
+    session.restore(&Restore::default());
+    let mut run = HeldRun { updates: session.take_updates(), reports: Vec::new(), waits: 0, checked_before_stats: 0 };
+    let Update::Restored { compare, .. } = &run.updates[0] else { panic!("{:?}", run.updates[0]) };
+    assert_eq!(*compare, None, "the ranges wait for the baseline");
+    // A comparison asked for meanwhile waits for the baseline too.
+    assert!(session.handle(Command::Compare((0, 10), (0, 10))));
+    drive(&mut session, &held, &mut run, slices);
+    assert!(!run.updates.iter().any(|u| matches!(u, Update::Compare(_) | Update::CompareProgress(_))));
+    assert!(
+        !run.updates.iter().any(|u| matches!(u, Update::Progress { .. })),
+        "the status line is the baseline's read's"
+    );
+    // Checking every frame waits for the comparison, and does not keep the page awake.
+    let checked =
+        |reports: &[SliceReport]| -> u64 { reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum() };
+    assert_eq!(checked(&run.reports), 0);
+    if slices == usize::MAX {
+        assert!(!session.busy(), "idle until the baseline comes");
+    }
+    let before_base = run.reports.len();
+    session.set_base(&base);
+    run.updates.extend(session.take_updates());
+    drive(&mut session, &held, &mut run, usize::MAX);
+    assert!(run.updates.iter().any(|u| matches!(u, Update::CompareRanges((0, 4_999), (0, 3_499)))));
+    assert_eq!(stats(&run.updates), [&analysis::pass_stats(&capture, 0..3_500)]);
+    assert_compared_whole(&run.updates, &base, &capture);
+    let sent = held.borrow().sent;
+    assert_eq!(sent, 3_500usize.div_ceil(PIECE_FRAMES) + 5_000usize.div_ceil(PIECE_FRAMES), "each capture once");
+    assert_eq!(checked(&run.reports[before_base..]), 3_500, "every frame checked, after all");
+}
+
+#[test]
+fn a_baseline_read_after_the_statistics_finished_is_compared_with_the_samples_they_kept() {
+    compare_with_a_baseline_arriving_after(usize::MAX);
+}
+
+#[test]
+fn a_baseline_read_while_the_statistics_run_takes_their_samples_as_they_finish() {
+    // Under way, at their last pieces, and done with their result not shown yet.
+    for slices in 1..=3 {
+        compare_with_a_baseline_arriving_after(slices);
+    }
+}
+
+#[test]
+fn a_link_s_comparison_against_a_baseline_read_later_is_the_frames_it_names() {
+    let (base_bytes, bytes) = (capture_bytes(120), candidate_bytes(90));
+    let (base, capture) = (Capture::open(&base_bytes).expect("opens"), Capture::open(&bytes).expect("opens"));
+    let number = |capture: &Capture<'_>, index: usize| capture.frames()[index].frame_number;
+    let link = ((number(&base, 10), number(&base, 59)), (number(&capture, 30), number(&capture, 89)));
+    let mut session = Session::new(&capture, "candidate.sgpt", None).with_base_coming();
+    session.restore(&Restore { compare: Some(link), ..Restore::default() });
+    let (mut updates, _, _) = drain(&mut session);
+    session.set_base(&base);
+    updates.extend(drain(&mut session).0);
+    assert!(updates.iter().any(|u| matches!(u, Update::CompareRanges((10, 59), (30, 89)))), "{updates:?}");
+    let view = updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });
+    let expected = sgpt_format::compare::compare(
+        &sgpt_format::compare::Samples::collect(&base, 10..60),
+        &sgpt_format::compare::Samples::collect(&capture, 30..90),
+        &sgpt_format::compare::CompareOptions::default(),
+    );
+    assert_eq!(**view.expect("compared"), CompareView::new(&expected));
+}
+
+#[test]
+fn a_baseline_that_cannot_be_opened_leaves_the_capture_served_alone() {
+    let bytes = capture_bytes(300);
+    let capture = Capture::open(&bytes).expect("synth opens");
+    let mut session = Session::new(&capture, "candidate.sgpt", None).with_base_coming();
+    session.restore(&Restore::default());
+    let (mut updates, mut reports, _) = drain(&mut session);
+    assert!(!reports.iter().any(|r| r.job == JobKind::Verify), "the check waits for the baseline");
+    session.base_failed();
+    assert!(session.busy(), "the check is under way again");
+    let (more, more_reports, _) = drain(&mut session);
+    updates.extend(more);
+    reports.extend(more_reports);
+    let checked: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
+    assert_eq!(checked, 300);
+    assert!(!updates.iter().any(|u| matches!(u, Update::Compare(_) | Update::CompareRanges(..))));
+    // The Compare view then compares the capture's own ranges.
+    assert!(session.handle(Command::Compare((0, 149), (150, 299))));
+    let (updates, _, _) = drain(&mut session);
+    assert!(updates.iter().any(|u| matches!(u, Update::Compare(_))));
 }

@@ -65,6 +65,8 @@ pub struct Session<'c> {
     /// The baseline a candidate capture is compared with, when two were opened: the
     /// comparison's side A is its frames.
     base: Option<&'c Capture<'c>>,
+    /// A baseline still being read, which comes with [`Session::set_base`].
+    base_coming: Option<BaseComing>,
     /// The file's name, for the export's.
     name: String,
     frame: Frame,
@@ -101,6 +103,18 @@ pub struct Session<'c> {
     reports: Vec<SliceReport>,
 }
 
+/// The frames a link names for a comparison: side A's first and last, side B's.
+type Link = ((u64, u64), (u64, u64));
+
+/// What waits for a baseline still being read.
+#[derive(Debug, Default)]
+struct BaseComing {
+    /// The comparison the link named, resolved once the baseline is there.
+    link: Option<Link>,
+    /// The samples statistics finished meanwhile kept, and the frames they are of.
+    samples: Option<(std::ops::Range<usize>, Option<sgpt_format::compare::Samples>)>,
+}
+
 impl<'c> Session<'c> {
     /// A session over `capture`, reading its memory gauges with `gauges` when it declares
     /// any. Nothing is shown until [`Session::restore`].
@@ -110,6 +124,7 @@ impl<'c> Session<'c> {
         Self {
             capture,
             base: None,
+            base_coming: None,
             name: name.to_owned(),
             frame: Frame::default(),
             shown: None,
@@ -159,6 +174,58 @@ impl<'c> Session<'c> {
         self
     }
 
+    /// A baseline is being read while the session starts, and comes with
+    /// [`Session::set_base`]: meanwhile the statistics over the range collect its samples
+    /// for the comparison (the range is side B's unless the link names other frames), no
+    /// comparison runs, and the status line is the read's.
+    #[must_use]
+    pub fn with_base_coming(mut self) -> Self {
+        self.base_coming = Some(BaseComing::default());
+        self
+    }
+
+    /// The baseline the session said was coming ([`Session::with_base_coming`]): resolves
+    /// the comparison's two ranges (the link's, else the baseline's frames against the
+    /// range) and starts it, with the samples the statistics kept where they are of side
+    /// B's frames. Without a baseline coming, nothing happens.
+    pub fn set_base(&mut self, base: &'c Capture<'c>) {
+        let Some(coming) = self.base_coming.take() else { return };
+        self.base = Some(base);
+        if self.capture.frames().is_empty() {
+            return;
+        }
+        let (a, b) = self.base_ranges(base, coming.link);
+        self.updates.push(Update::CompareRanges(a, b));
+        match coming.samples {
+            Some((range, samples)) if range == (b.0..b.1 + 1) => {
+                self.replace(Job::compare(base, a, self.capture, b, true));
+                if let Some(Job::Compare(job)) = &mut self.compare {
+                    job.offer(range, samples);
+                }
+                self.updates.push(Update::CompareProgress(0.0));
+            }
+            _ => {
+                self.handle(Command::Compare(a, b));
+            }
+        }
+    }
+
+    /// The baseline the session said was coming could not be opened: the capture is
+    /// served alone, its frames checked, and the Compare view compares its own ranges.
+    pub fn base_failed(&mut self) {
+        self.base_coming = None;
+    }
+
+    /// The comparison's ranges against `base`: the frames `link` names where both sides
+    /// have them, else all of the baseline's against the range.
+    fn base_ranges(&self, base: &Capture<'_>, link: Option<Link>) -> ((usize, usize), (usize, usize)) {
+        let index = |number: u64| self.capture.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
+        let base_index = |number: u64| base.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
+        let linked =
+            link.and_then(|((a0, a1), (b0, b1))| Some(((base_index(a0)?, base_index(a1)?), (index(b0)?, index(b1)?))));
+        linked.unwrap_or(((0, base.frames().len().saturating_sub(1)), self.range))
+    }
+
     /// Shows what the link asked for, else the first frame over the whole capture, and
     /// starts statistics over the range; resolves the two ranges a comparison is of (by
     /// default the range's first half against its second, or the baseline against the
@@ -176,33 +243,36 @@ impl<'c> Session<'c> {
         let frame = restore.frame.and_then(index).unwrap_or(0);
         let range = restore.range.and_then(|(a, b)| Some((index(a)?, index(b)?))).unwrap_or((0, frames.len() - 1));
         let (first, last) = range;
-        let compare = match self.base {
+        self.pass = restore.pass;
+        self.range = range;
+        let compare = match (self.base, &mut self.base_coming) {
             // Against a baseline: its frames (all, unless the link names some) and the range.
-            Some(base) => {
-                let base_index = |number: u64| base.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
-                let linked = restore.compare.and_then(|((a0, a1), (b0, b1))| {
-                    Some(((base_index(a0)?, base_index(a1)?), (index(b0)?, index(b1)?)))
-                });
-                linked.unwrap_or(((0, base.frames().len().saturating_sub(1)), range))
+            (Some(base), _) => Some(self.base_ranges(base, restore.compare)),
+            // Resolved once the baseline is read.
+            (None, Some(coming)) => {
+                coming.link = restore.compare;
+                None
             }
             // Within one capture: by default the range's first half against its second.
-            None => {
+            (None, None) => {
                 let linked = restore
                     .compare
                     .and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
                 let half = (last - first).div_ceil(2);
                 let a_end = first + half.saturating_sub(1);
-                linked.unwrap_or(((first, a_end), ((a_end + 1).min(last), last)))
+                Some(linked.unwrap_or(((first, a_end), ((a_end + 1).min(last), last))))
             }
         };
-        self.updates.push(Update::Restored { frame: Some(frame), range: Some(range), compare: Some(compare) });
-        self.pass = restore.pass;
-        self.range = range;
+        self.updates.push(Update::Restored { frame: Some(frame), range: Some(range), compare });
         // The frame first (its pass's sparkline covers the range already), then the range's jobs.
         self.show_frame(frame);
         self.start_stats();
-        if restore.compare_now || self.base.is_some() {
-            self.handle(Command::Compare(compare.0, compare.1));
+        if self.base_coming.is_some() {
+            // Most likely side B of the comparison to come: its samples from this one scan.
+            self.stats_with_samples_of(range);
+        }
+        if let Some((a, b)) = compare.filter(|_| restore.compare_now || self.base.is_some()) {
+            self.handle(Command::Compare(a, b));
         }
     }
 
@@ -244,6 +314,8 @@ impl<'c> Session<'c> {
                 self.pass = pass;
                 self.show_pass();
             }
+            // A comparison waits for the baseline being read; its arrival starts one.
+            Command::Compare(..) if self.base_coming.is_some() => {}
             Command::Compare(a, b) => {
                 let b_from_stats = self.stats_with_samples_of(b);
                 self.replace(Job::compare(self.base.unwrap_or(self.capture), a, self.capture, b, b_from_stats));
@@ -254,10 +326,12 @@ impl<'c> Session<'c> {
         true
     }
 
-    /// Whether any job is under way or has results not shown yet.
+    /// Whether any job is under way or has results not shown yet; checking every frame,
+    /// held until the baseline being read is compared, does not count until then.
     #[must_use]
     pub fn busy(&self) -> bool {
-        self.jobs().next().is_some() || !self.ready.is_empty()
+        let for_base = |kind: JobKind| kind == JobKind::Verify && self.base_coming.is_some();
+        self.jobs_by_kind().any(|(kind, _)| !for_base(kind)) || !self.ready.is_empty()
     }
 
     /// The jobs under way.
@@ -337,11 +411,13 @@ impl<'c> Session<'c> {
     /// has the workers to itself once they are done, rather than scan pieces on the page's
     /// thread beside them. Its sample of a side's frames it reads meanwhile, on the page.
     /// And a comparison with nothing left to do but wait for the statistics' samples, so
-    /// that the page sleeps rather than slice it while the workers scan.
+    /// that the page sleeps rather than slice it while the workers scan. Checking frames
+    /// waits for a baseline being read too: the comparison it is read for comes first,
+    /// and the page's thread is the read's meanwhile.
     fn held(&self, kind: JobKind) -> bool {
         let stats_take_every_core = self.check_after_stats && self.stats.is_some();
         match kind {
-            JobKind::Verify => stats_take_every_core || self.compare.is_some(),
+            JobKind::Verify => stats_take_every_core || self.compare.is_some() || self.base_coming.is_some(),
             JobKind::Compare => match &self.compare {
                 Some(Job::Compare(job)) => {
                     (stats_take_every_core && job.wants_workers()) || (self.stats.is_some() && job.awaits_stats_only())
@@ -473,13 +549,21 @@ impl<'c> Session<'c> {
         self.updates.push(Update::StatsProgress(0.0));
     }
 
-    /// Whether the statistics under way will hand a comparison the samples of frames
-    /// `first..=last` of this capture: they are over those frames and collect them, or
-    /// have not begun and are begun again to collect them (a comparison against a
-    /// baseline is of the range the statistics are over). The range is then read once.
+    /// Whether the statistics under way (or done, their result not shown yet) will hand a
+    /// comparison the samples of frames `first..=last` of this capture: they are over
+    /// those frames and collect them, or have not begun and are begun again to collect
+    /// them (a comparison against a baseline is of the range the statistics are over).
+    /// The range is then read once.
     fn stats_with_samples_of(&mut self, (first, last): (usize, usize)) -> bool {
+        let range = first..last + 1;
+        // Done, and not shown yet: they hand their samples over when they are.
+        let done_with_samples =
+            |job: &Job<'c>| matches!(job, Job::Stats(job) if job.range() == range && job.collects_samples());
+        if self.ready.iter().any(done_with_samples) {
+            return true;
+        }
         let Some(Job::Stats(job)) = &self.stats else { return false };
-        if job.range() != (first..last + 1) {
+        if job.range() != range {
             return false;
         }
         if !job.collects_samples() {
@@ -487,7 +571,7 @@ impl<'c> Session<'c> {
                 return false;
             }
             // Not begun: begun again, with nothing to cancel or report.
-            self.stats = Some(Job::Stats(StatsJob::with_samples(self.capture, first..last + 1)));
+            self.stats = Some(Job::Stats(StatsJob::with_samples(self.capture, range)));
         }
         true
     }
@@ -535,7 +619,12 @@ impl<'c> Session<'c> {
     }
 
     fn report_progress(&mut self) {
-        if let Some(Job::Stats(job)) = &self.stats {
+        if self.base_coming.is_some() {
+            // The status line is the baseline's read, which the verdicts wait for.
+            if let Some(Job::Stats(job)) = &self.stats {
+                self.updates.push(Update::StatsProgress(job.progress()));
+            }
+        } else if let Some(Job::Stats(job)) = &self.stats {
             let p = job.progress();
             self.updates.push(Update::StatsProgress(p));
             self.updates.push(Update::Progress {
@@ -578,6 +667,8 @@ impl<'c> Session<'c> {
                 let scan = job.finish_scan();
                 if let Some(Job::Compare(compare)) = &mut self.compare {
                     compare.offer(range, scan.samples);
+                } else if let Some(coming) = &mut self.base_coming {
+                    coming.samples = Some((range, scan.samples));
                 }
                 Update::Stats(Box::new(scan.stats))
             }

@@ -32,6 +32,9 @@ pub enum Update {
     Opened(Box<super::Opened>),
     /// The baseline the capture is compared with, when two were opened.
     BaseOpened(Box<super::BaseOpened>),
+    /// The baseline read after the capture was shown could not be opened: why, to show
+    /// beside the capture, which stays open alone.
+    BaseFailed(String),
     /// The baseline's histogram of the selected pass, beside the candidate's.
     BaseHistogram(Box<Histogram>),
     /// The strip can be laid out and painted, and the workspace shown.
@@ -44,6 +47,9 @@ pub enum Update {
         range: Option<(usize, usize)>,
         compare: Option<((usize, usize), (usize, usize))>,
     },
+    /// The comparison's two ranges against a baseline read after the session began (side
+    /// A's frames are the baseline's); its progress follows.
+    CompareRanges((usize, usize), (usize, usize)),
     /// The status line and its progress bar; `None` hides the bar.
     Progress {
         fraction: Option<f64>,

@@ -15,7 +15,7 @@ use crate::timeline::Viewport;
 use crate::url_state::Tab;
 
 /// The `<body>` data keys a load sets, cleared when another begins.
-const LOAD_KEYS: [&str; 16] = [
+const LOAD_KEYS: [&str; 18] = [
     "frames",
     "spans",
     "topologies",
@@ -32,6 +32,8 @@ const LOAD_KEYS: [&str; 16] = [
     "spansRead",
     "selection",
     "icicle",
+    "base",
+    "baseError",
 ];
 
 impl App {
@@ -46,6 +48,10 @@ impl App {
             Update::Opened(opened) => self.opened(*opened),
             Update::Ready => self.ready(),
             Update::BaseOpened(base) => self.base_opened(*base),
+            Update::BaseFailed(message) => {
+                let _ = self.dom.add_class(&self.banners, "p", "warning", &message);
+                self.set_data("baseError", &message);
+            }
             Update::BaseHistogram(histogram) => {
                 self.ui.borrow_mut().base_histogram = Some(*histogram);
                 self.draw_histogram();
@@ -72,6 +78,16 @@ impl App {
                 }
                 self.draw_strip();
                 self.render_stats();
+                self.render_compare();
+                self.write_hash();
+            }
+            Update::CompareRanges(a, b) => {
+                {
+                    let mut ui = self.ui.borrow_mut();
+                    ui.compare = Some((a, b));
+                    ui.comparison = None;
+                    ui.compare_progress = None;
+                }
                 self.render_compare();
                 self.write_hash();
             }
@@ -212,6 +228,14 @@ impl App {
         let _ = self.dom.find("search-open").map(|b| b.set_attribute("disabled", ""));
         for key in LOAD_KEYS {
             self.delete_data(key);
+        }
+        // A baseline belongs to the load that opened it.
+        for id in ["base-label", "candidate-label"] {
+            let _ = self.dom.find(id).map(|e| e.set_hidden(true));
+        }
+        self.base_strip.element.set_hidden(true);
+        for element in [&self.strip.element, &self.lane.element, &self.base_strip.element] {
+            let _ = element.style().remove_property("width");
         }
         self.set_progress(Some(0.0), &format!("Opening {name}…"));
     }
