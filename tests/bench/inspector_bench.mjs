@@ -15,8 +15,8 @@
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
 // (`?file=B&base=A`) to its verdicts, in one run; `--pair-only` prints only that. For the
 // inspector it prints the time to the verdicts, the CPU every Chromium process spent to
-// them against `sgpt diff`'s own (median of 3), when the statistics and the verdicts were
-// shown, the jobs' phases, and the shares logged in any task over 50 ms.
+// them against `sgpt diff`'s own (median of 3), when the candidate's strip, the statistics
+// and the verdicts were shown, the jobs' phases, and the shares logged in any task over 50 ms.
 //
 // Setup generates `sgpt synth` captures (200 passes a frame, level timing) into
 // target/bench-captures/ (never committed): ~10 MB, ~100 MB and one hour at 60 fps
@@ -590,6 +590,7 @@ async function pairInBrowser(browser, base, capture, candidate) {
     tasks: window.__longTasks,
     spans: window.__longTaskSpans,
     slices: window.__sgptSlices,
+    strip: window.__readyMs,
     stats: window.__statsReadyMs,
     compare: window.__compareReadyMs,
     wasmBytes: window.__wasm?.memory?.buffer?.byteLength ?? 0,
@@ -599,6 +600,7 @@ async function pairInBrowser(browser, base, capture, candidate) {
   return {
     elapsed,
     cpu,
+    strip: seen.strip,
     stats: seen.stats,
     compare: seen.compare,
     longest: Math.max(0, ...tasks),
@@ -680,7 +682,7 @@ ${size} against another run of it (two captures, ${mb(capture.bytes)} each)`);
   console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats, ${(page.elapsed / diff).toFixed(2)}× sgpt diff; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
   const diffCpu = median3(() => cpuOfCli(['diff', capture.file, candidate]));
   console.log(`    CPU to the verdicts    ${ms(page.cpu)}, every Chromium process = ${(page.cpu / diffCpu).toFixed(2)}× sgpt diff's ${ms(diffCpu)} (median of 3)`);
-  console.log(`    statistics, verdicts   ${ms(page.stats)}, ${ms(page.compare)} from navigation start`);
+  console.log(`    strip, statistics, verdicts ${ms(page.strip)}, ${ms(page.stats)}, ${ms(page.compare)} from navigation start (the candidate's strip; the baseline is read after it is shown)`);
   console.log(`    jobs' shares logged    ${page.phases.join('; ')}`);
   for (const task of page.inTasks) console.log(`    in a long task         ${task}`);
 }

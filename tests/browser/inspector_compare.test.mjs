@@ -36,6 +36,18 @@ async function openWithRuns(t, query) {
   const page = await context.newPage();
   const problems = collectUncaught(page);
   await watchCsp(page);
+  // The order the candidate's workspace and the baseline are first shown in.
+  await page.addInitScript(() => {
+    window.__shownOrder = [];
+    addEventListener('DOMContentLoaded', () => {
+      new MutationObserver(() => {
+        const { state, base } = document.body.dataset;
+        for (const [seen, what] of [[state === 'ready', 'candidate'], [base !== undefined, 'baseline']]) {
+          if (seen && !window.__shownOrder.includes(what)) window.__shownOrder.push(what);
+        }
+      }).observe(document.body, { attributes: true });
+    });
+  });
   // By path: a glob would match the page's own URL, whose query names the files.
   await page.route((url) => url.pathname.startsWith('/runs/'), (route) => {
     const file = new URL(route.request().url()).pathname === '/runs/base.sgpt' ? baseline : candidate;
@@ -55,7 +67,9 @@ test('?file=B&base=A compares the candidate with the baseline and flags the slow
   const { page, problems } = await openWithRuns(t, '?file=/runs/candidate.sgpt&base=/runs/base.sgpt');
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
-  assert.equal(shown.base, '/runs/base.sgpt');
+  // The candidate is shown while the baseline is read, and the baseline once it is.
+  await waitData(page, 'base', '/runs/base.sgpt');
+  assert.deepEqual(await page.evaluate(() => window.__shownOrder), ['candidate', 'baseline']);
   const rows = await verdicts(page);
   // The frame time first, then passes by verdict: the slowed pass leads.
   assert.equal(rows[0][0], 'GPU frame time');
@@ -73,6 +87,20 @@ test('?file=B&base=A compares the candidate with the baseline and flags the slow
   assert.deepEqual(problems, []);
 });
 
+test('a baseline that cannot be read leaves the candidate open alone, and says why', async (t) => {
+  const { page, problems } = await openWithRuns(t, '?file=/runs/candidate.sgpt&base=/captures/no-such-baseline.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  await page.waitForFunction(() => document.body.dataset.baseError !== undefined);
+  const said = await page.evaluate(() => document.body.dataset.baseError);
+  assert.match(said, /^Could not open the baseline \/captures\/no-such-baseline\.sgpt: the server answered HTTP 404/);
+  assert.match(await page.textContent('#banners'), /The candidate is shown alone/);
+  // Its frames are checked, as a capture opened alone.
+  await waitData(page, 'verified', 'true');
+  assert.equal(await page.evaluate(() => document.body.dataset.base), undefined);
+  assert.deepEqual(problems, []);
+});
+
 test('picking two files compares them, the first (older) the baseline; the pass shows both histograms', async (t) => {
   const { page, problems } = await openWithRuns(t, '');
   await waitData(page, 'state', 'idle');
@@ -80,7 +108,7 @@ test('picking two files compares them, the first (older) the baseline; the pass 
   await page.setInputFiles('#file-input', [file('base.sgpt', baseline), file('candidate.sgpt', candidate)]);
   const shown = await outcome(page, 1);
   assert.equal(shown.state, 'ready', shown.error);
-  assert.equal(shown.base, 'base.sgpt');
+  await waitData(page, 'base', 'base.sgpt');
   const rows = await verdicts(page);
   assert.equal(rows[1][1], 'slower');
   // Choose the slowed pass: its detail has the candidate's and the baseline's histograms.
@@ -93,5 +121,14 @@ test('picking two files compares them, the first (older) the baseline; the pass 
   const median = (text) => text.match(/median ([0-9.]+ [µm]?s)/)?.[1];
   assert.ok(median(readouts[0]) && median(readouts[1]), readouts.join(' | '));
   assert.notEqual(median(readouts[0]), median(readouts[1]), 'the slowed pass has two medians');
+  // A file opened alone next shows no baseline.
+  await page.setInputFiles('#file-input', [file('candidate.sgpt', candidate)]);
+  const alone = await outcome(page, 2);
+  assert.equal(alone.state, 'ready', alone.error);
+  assert.equal(alone.base, undefined);
+  assert.deepEqual(
+    await page.evaluate(() => ['base-label', 'candidate-label', 'base-strip'].map((id) => document.getElementById(id).hidden)),
+    [true, true, true],
+  );
   assert.deepEqual(problems, []);
 });

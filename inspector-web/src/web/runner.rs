@@ -1,10 +1,14 @@
 //! Runs one open capture on the page: reads the file, inflates it if gzip, opens it, then
 //! serves the page's commands with a [`Session`], a slice of work at a time between
-//! yields to the event loop, so the page never freezes. Everything to show goes to the
+//! yields to the event loop, so the page never freezes. A baseline to compare with is
+//! read once the capture is shown, while the session serves it (its statistics on the
+//! workers meanwhile); one that cannot be opened leaves the capture open alone, and the
+//! page says why. Everything to show goes to the
 //! page as [`Update`] values through [`Page::apply`]; nothing here touches the page's
 //! state or the DOM. Every job's share of every slice is logged ([`super::slice::log`]).
 
 use std::rc::Rc;
+use std::task::Poll;
 
 use sgpt_format::{Capture, Opener};
 
@@ -96,28 +100,7 @@ async fn load(
         move |failure| (name.to_owned(), failure)
     }
     let Some(bytes) = fetch(app, ticket, &name, input).await.map_err(named(&name))? else { return Ok(()) };
-    let base_file = base.map(Input::name);
-    // What an error about the baseline names it as.
-    let base_name = base_file.as_ref().map(|n| format!("the baseline {n}"));
-    let base_bytes = match (base, &base_name) {
-        (Some(base), Some(base_name)) => {
-            let Some(bytes) = fetch(app, ticket, base_name, base).await.map_err(named(base_name))? else {
-                return Ok(());
-            };
-            Some(bytes)
-        }
-        _ => None,
-    };
     let Some(capture) = open(app, ticket, &name, &bytes).await.map_err(named(&name))? else { return Ok(()) };
-    let base = match (&base_bytes, &base_name) {
-        (Some(bytes), Some(base_name)) => {
-            let Some(base) = open(app, ticket, base_name, bytes).await.map_err(named(base_name))? else {
-                return Ok(());
-            };
-            Some(base)
-        }
-        _ => None,
-    };
     let page = |error: Error| (name.clone(), Failure::Page(error));
     yield_now().await.map_err(page)?;
     if !app.is_current(ticket) {
@@ -131,14 +114,6 @@ async fn load(
     let (opened, gauges) = build.finish();
     let summary = opened.summary.clone();
     app.apply(Update::Opened(Box::new(opened)));
-    if let (Some(base), Some(file)) = (&base, &base_file) {
-        // The baseline's strip and facts are as much work again.
-        yield_now().await.map_err(page)?;
-        let Some(build) = built(app, ticket, OpenedBuild::new(base, file)).await.map_err(page)? else {
-            return Ok(());
-        };
-        app.apply(Update::BaseOpened(Box::new(build.into_base())));
-    }
     yield_now().await.map_err(page)?;
     if !app.is_current(ticket) {
         return Ok(());
@@ -148,14 +123,48 @@ async fn load(
     if !app.is_current(ticket) {
         return Ok(());
     }
+    // The baseline's bytes and capture outlive the session that compares with them.
+    let base_bytes: Vec<u8>;
+    let base_capture: Capture<'_>;
     let every_core = workers.takes_every_core();
     let mut session =
         Session::new(&capture, &name, gauges).with_scanner(Box::new(workers), every_core).with_summary(summary);
-    if let Some(base) = &base {
-        session = session.with_base(base);
+    if base.is_some() {
+        session = session.with_base_coming();
     }
     let mut running = Running { app, ticket, session };
-    running.serve(mailbox, restore).await.map_err(|failure| (name.clone(), failure))
+    running.begin(restore).await.map_err(|failure| (name.clone(), failure))?;
+    if let Some(base) = base {
+        let file = base.name();
+        // What an error about the baseline names it as.
+        let base_name = format!("the baseline {file}");
+        // The candidate is shown, and its statistics run on the workers, while the page
+        // reads the baseline: they would otherwise wait for each other.
+        let read = fetch(app, ticket, &base_name, base);
+        let Some(read) = running.serve_until(mailbox, read).await.map_err(|failure| (name.clone(), failure))? else {
+            return Ok(());
+        };
+        match read {
+            Ok(Some(bytes)) => {
+                base_bytes = bytes;
+                match open(app, ticket, &base_name, &base_bytes).await {
+                    Ok(Some(opened)) => {
+                        base_capture = opened;
+                        let build = OpenedBuild::new(&base_capture, &file);
+                        let Some(build) = built(app, ticket, build).await.map_err(page)? else { return Ok(()) };
+                        app.apply(Update::BaseOpened(Box::new(build.into_base())));
+                        running.session.set_base(&base_capture);
+                        running.deliver();
+                    }
+                    Ok(None) => return Ok(()),
+                    Err(failure) => running.base_failed(&base_name, &failure),
+                }
+            }
+            Ok(None) => return Ok(()),
+            Err(failure) => running.base_failed(&base_name, &failure),
+        }
+    }
+    running.serve(mailbox).await.map_err(|failure| (name.clone(), failure))
 }
 
 /// Reads `input` and inflates it if it is gzip; `None` when a newer load began meanwhile.
@@ -275,10 +284,46 @@ impl Drop for Running<'_, '_> {
 }
 
 impl Running<'_, '_> {
-    async fn serve(&mut self, mailbox: &Mailbox, restore: &Restore) -> Result<(), Failure> {
+    /// Shows what the link asked for, and the jobs it starts.
+    async fn begin(&mut self, restore: &Restore) -> Result<(), Failure> {
         self.session.restore(restore);
         self.deliver();
         yield_now().await?;
+        Ok(())
+    }
+
+    /// The baseline `name` could not be read or opened: the capture stays open alone, and
+    /// the page says why.
+    fn base_failed(&mut self, name: &str, failure: &Failure) {
+        self.session.base_failed();
+        if self.app.is_current(self.ticket) {
+            self.app
+                .apply(Update::BaseFailed(format!("Could not open {name}: {failure}. The candidate is shown alone.")));
+        }
+        self.deliver();
+    }
+
+    /// Serves the session while `other` runs beside it on the page's thread: `other`'s
+    /// output once it finishes, `None` where the session ended first (another file was
+    /// opened, or the page closed it).
+    async fn serve_until<T>(
+        &mut self,
+        mailbox: &Mailbox,
+        other: impl Future<Output = T>,
+    ) -> Result<Option<T>, Failure> {
+        let mut other = std::pin::pin!(other);
+        let mut serving = std::pin::pin!(self.serve(mailbox));
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(output) = other.as_mut().poll(cx) {
+                return Poll::Ready(Ok(Some(output)));
+            }
+            serving.as_mut().poll(cx).map(|served| served.map(|()| None))
+        })
+        .await
+    }
+
+    /// Serves commands and the session's jobs until the session ends.
+    async fn serve(&mut self, mailbox: &Mailbox) -> Result<(), Failure> {
         let mut woken = false;
         loop {
             while let Some(command) = mailbox.try_recv() {
