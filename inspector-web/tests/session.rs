@@ -714,20 +714,29 @@ fn a_link_s_comparison_against_a_baseline_read_later_is_the_frames_it_names() {
 fn a_baseline_that_cannot_be_opened_leaves_the_capture_served_alone() {
     let bytes = capture_bytes(300);
     let capture = Capture::open(&bytes).expect("synth opens");
-    let mut session = Session::new(&capture, "candidate.sgpt", None).with_base_coming();
-    session.restore(&Restore::default());
-    let (mut updates, mut reports, _) = drain(&mut session);
-    assert!(!reports.iter().any(|r| r.job == JobKind::Verify), "the check waits for the baseline");
-    session.base_failed();
-    assert!(session.busy(), "the check is under way again");
-    let (more, more_reports, _) = drain(&mut session);
-    updates.extend(more);
-    reports.extend(more_reports);
-    let checked: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
-    assert_eq!(checked, 300);
-    assert!(!updates.iter().any(|u| matches!(u, Update::Compare(_) | Update::CompareRanges(..))));
-    // The Compare view then compares the capture's own ranges.
-    assert!(session.handle(Command::Compare((0, 149), (150, 299))));
-    let (updates, _, _) = drain(&mut session);
-    assert!(updates.iter().any(|u| matches!(u, Update::Compare(_))));
+    for compare_now in [false, true] {
+        let mut session = Session::new(&capture, "candidate.sgpt", None).with_base_coming();
+        session.restore(&Restore { compare_now, ..Restore::default() });
+        let (mut updates, mut reports, _) = drain(&mut session);
+        assert!(!reports.iter().any(|r| r.job == JobKind::Verify), "the check waits for the baseline");
+        session.base_failed();
+        assert!(session.busy(), "the check is under way again");
+        let (more, more_reports, _) = drain(&mut session);
+        updates.extend(more);
+        reports.extend(more_reports);
+        let checked: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
+        assert_eq!(checked, 300);
+        // The Compare view compares the capture's own halves: at once where the link said so.
+        assert!(updates.iter().any(|u| matches!(u, Update::CompareRanges((0, 149), (150, 299)))), "{updates:?}");
+        let compared = updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });
+        assert_eq!(compared.is_some(), compare_now);
+        if let Some(view) = compared {
+            let expected = sgpt_format::compare::compare(
+                &sgpt_format::compare::Samples::collect(&capture, 0..150),
+                &sgpt_format::compare::Samples::collect(&capture, 150..300),
+                &sgpt_format::compare::CompareOptions::default(),
+            );
+            assert_eq!(**view, CompareView::new(&expected));
+        }
+    }
 }

@@ -29,8 +29,9 @@ before(() => {
   ]);
 });
 
-/** A page whose /runs/ URLs serve the two captures, opened at `query`. */
-async function openWithRuns(t, query) {
+/** A page whose /runs/ URLs serve the two captures, opened at `query`; the baseline's
+ *  response waits for `baseGate` where one is given. */
+async function openWithRuns(t, query, baseGate = Promise.resolve()) {
   const context = await browser.newContext();
   t.after(() => context.close());
   const page = await context.newPage();
@@ -49,9 +50,10 @@ async function openWithRuns(t, query) {
     });
   });
   // By path: a glob would match the page's own URL, whose query names the files.
-  await page.route((url) => url.pathname.startsWith('/runs/'), (route) => {
-    const file = new URL(route.request().url()).pathname === '/runs/base.sgpt' ? baseline : candidate;
-    route.fulfill({ status: 200, contentType: 'application/octet-stream', body: readFileSync(file) });
+  await page.route((url) => url.pathname.startsWith('/runs/'), async (route) => {
+    const isBase = new URL(route.request().url()).pathname === '/runs/base.sgpt';
+    if (isBase) await baseGate;
+    route.fulfill({ status: 200, contentType: 'application/octet-stream', body: readFileSync(isBase ? baseline : candidate) });
   });
   await page.goto(`${baseUrl()}/${query}`);
   return { page, problems };
@@ -84,6 +86,23 @@ test('?file=B&base=A compares the candidate with the baseline and flags the slow
   assert.match(await page.textContent('[data-testid=compare]'), /Baseline \(A\): \/runs\/base\.sgpt/);
   // The link keeps the view, the baseline's range included.
   assert.match(await page.evaluate(() => location.hash), /tab=compare.*cmp=0-599,0-599/);
+  assert.deepEqual(problems, []);
+});
+
+test('the candidate is shown and explored while its baseline is still being read', async (t) => {
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  const { page, problems } = await openWithRuns(t, '?file=/runs/candidate.sgpt&base=/runs/base.sgpt#tab=compare', gate);
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  // The candidate's statistics finish while the baseline's response has not come.
+  await waitData(page, 'stats', 'ready');
+  assert.match(await page.textContent('[data-testid=compare]'), /Reading the baseline \/runs\/base\.sgpt; the comparison starts once it is open\./);
+  assert.equal(await page.evaluate(() => document.body.dataset.compare), undefined);
+  release();
+  const rows = await verdicts(page);
+  assert.equal(rows[1][1], 'slower', JSON.stringify(rows.slice(0, 4)));
+  assert.ok(rows[1][0].endsWith(slowed), `${rows[1][0]} is ${slowed}`);
   assert.deepEqual(problems, []);
 });
 

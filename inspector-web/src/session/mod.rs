@@ -111,6 +111,9 @@ type Link = ((u64, u64), (u64, u64));
 struct BaseComing {
     /// The comparison the link named, resolved once the baseline is there.
     link: Option<Link>,
+    /// Whether the link asked for the comparison at once: where the baseline fails, the
+    /// capture's own is then made at once too.
+    compare_now: bool,
     /// The samples statistics finished meanwhile kept, and the frames they are of.
     samples: Option<(std::ops::Range<usize>, Option<sgpt_format::compare::Samples>)>,
 }
@@ -211,9 +214,30 @@ impl<'c> Session<'c> {
     }
 
     /// The baseline the session said was coming could not be opened: the capture is
-    /// served alone, its frames checked, and the Compare view compares its own ranges.
+    /// served alone, its frames checked, and the Compare view compares its own ranges
+    /// (the link's where the capture has those frames, else the range's halves), at once
+    /// where the link asked for a comparison at once.
     pub fn base_failed(&mut self) {
-        self.base_coming = None;
+        let Some(coming) = self.base_coming.take() else { return };
+        if self.capture.frames().is_empty() {
+            return;
+        }
+        let (a, b) = self.own_ranges(coming.link);
+        self.updates.push(Update::CompareRanges(a, b));
+        if coming.compare_now {
+            self.handle(Command::Compare(a, b));
+        }
+    }
+
+    /// A comparison within the capture: the frames `link` names where it has them, else
+    /// the range's first half against its second.
+    fn own_ranges(&self, link: Option<Link>) -> ((usize, usize), (usize, usize)) {
+        let index = |number: u64| self.capture.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
+        let linked = link.and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
+        let (first, last) = self.range;
+        let half = (last - first).div_ceil(2);
+        let a_end = first + half.saturating_sub(1);
+        linked.unwrap_or(((first, a_end), ((a_end + 1).min(last), last)))
     }
 
     /// The comparison's ranges against `base`: the frames `link` names where both sides
@@ -242,7 +266,6 @@ impl<'c> Session<'c> {
         let index = |number: u64| frames.binary_search_by_key(&number, |f| f.frame_number).ok();
         let frame = restore.frame.and_then(index).unwrap_or(0);
         let range = restore.range.and_then(|(a, b)| Some((index(a)?, index(b)?))).unwrap_or((0, frames.len() - 1));
-        let (first, last) = range;
         self.pass = restore.pass;
         self.range = range;
         let compare = match (self.base, &mut self.base_coming) {
@@ -251,17 +274,11 @@ impl<'c> Session<'c> {
             // Resolved once the baseline is read.
             (None, Some(coming)) => {
                 coming.link = restore.compare;
+                coming.compare_now = restore.compare_now;
                 None
             }
             // Within one capture: by default the range's first half against its second.
-            (None, None) => {
-                let linked = restore
-                    .compare
-                    .and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
-                let half = (last - first).div_ceil(2);
-                let a_end = first + half.saturating_sub(1);
-                Some(linked.unwrap_or(((first, a_end), ((a_end + 1).min(last), last))))
-            }
+            (None, None) => Some(self.own_ranges(restore.compare)),
         };
         self.updates.push(Update::Restored { frame: Some(frame), range: Some(range), compare });
         // The frame first (its pass's sparkline covers the range already), then the range's jobs.

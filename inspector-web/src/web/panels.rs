@@ -462,6 +462,13 @@ pub fn pass_detail(
 /// The Compare view: the two ranges (or the baseline's and the candidate's), then the
 /// engine's verdicts, each shift's interval drawn as a bar around zero with the practical
 /// threshold marked. `base` names the baseline when two captures are open.
+/// The Compare view while the baseline `name` is read, the candidate already shown.
+pub fn compare_waiting(dom: &Dom, root: &Element, name: &str) -> Result<(), Error> {
+    clear(root);
+    dom.add_class(root, "p", "muted", &format!("Reading the baseline {name}; the comparison starts once it is open."))?;
+    Ok(())
+}
+
 pub fn compare(
     dom: &Dom,
     root: &Element,

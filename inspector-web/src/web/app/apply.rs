@@ -49,8 +49,10 @@ impl App {
             Update::Ready => self.ready(),
             Update::BaseOpened(base) => self.base_opened(*base),
             Update::BaseFailed(message) => {
+                self.ui.borrow_mut().base_reading = None;
                 let _ = self.dom.add_class(&self.banners, "p", "warning", &message);
                 self.set_data("baseError", &message);
+                self.render_compare();
             }
             Update::BaseHistogram(histogram) => {
                 self.ui.borrow_mut().base_histogram = Some(*histogram);
@@ -324,6 +326,7 @@ impl App {
             let mut ui = self.ui.borrow_mut();
             ui.base_strip = Some(strip);
             ui.base_name = Some(name.clone());
+            ui.base_reading = None;
         }
         self.set_data("base", &name);
         // One frame index, one x: each strip is as wide as its share of the longer one.

@@ -92,6 +92,8 @@ struct Ui {
     comparison: Option<CompareView>,
     /// The baseline's name, when a baseline and a candidate are open.
     base_name: Option<String>,
+    /// The baseline's name while it is read, after the candidate is shown.
+    base_reading: Option<String>,
     compare_progress: Option<f64>,
     /// The range flame graph, once built, the node zoomed into and the one under the pointer.
     icicle: Option<Icicle>,
@@ -407,7 +409,8 @@ impl App {
             pass: state.pass,
             compare_now: state.tab == Tab::Compare || state.compare.is_some(),
         };
-        *self.ui.borrow_mut() = Ui { table: TableState::default(), state, ..Ui::default() };
+        let base_reading = base.as_ref().map(Input::name);
+        *self.ui.borrow_mut() = Ui { table: TableState::default(), state, base_reading, ..Ui::default() };
         let page: Rc<dyn runner::Page> = Rc::<Self>::clone(self);
         spawn_local(runner::run(page, ticket, input, base, mailbox, restore));
     }

@@ -130,7 +130,12 @@ impl App {
         let Some(root) = self.dom.document.get_element_by_id("panel-compare") else { return };
         let ui = self.ui.borrow();
         let Some(strip) = &ui.strip else { return };
-        let Some(((a0, a1), (b0, b1))) = ui.compare else { return };
+        let Some(((a0, a1), (b0, b1))) = ui.compare else {
+            if let Some(name) = &ui.base_reading {
+                let _ = panels::compare_waiting(&self.dom, &root, name);
+            }
+            return;
+        };
         // Side A is the baseline's frames when one is open.
         let side_a = ui.base_strip.as_ref().unwrap_or(strip);
         let n = |strip: &StripData, i: usize| strip.frame_numbers.get(i).copied().unwrap_or(0);
