@@ -459,9 +459,6 @@ pub fn pass_detail(
     Ok(Some(canvas))
 }
 
-/// The Compare view: the two ranges (or the baseline's and the candidate's), then the
-/// engine's verdicts, each shift's interval drawn as a bar around zero with the practical
-/// threshold marked. `base` names the baseline when two captures are open.
 /// The Compare view while the baseline `name` is read, the candidate already shown.
 pub fn compare_waiting(dom: &Dom, root: &Element, name: &str) -> Result<(), Error> {
     clear(root);
@@ -469,6 +466,9 @@ pub fn compare_waiting(dom: &Dom, root: &Element, name: &str) -> Result<(), Erro
     Ok(())
 }
 
+/// The Compare view: the two ranges (or the baseline's and the candidate's), then the
+/// engine's verdicts, each shift's interval drawn as a bar around zero with the practical
+/// threshold marked. `base` names the baseline when two captures are open.
 pub fn compare(
     dom: &Dom,
     root: &Element,

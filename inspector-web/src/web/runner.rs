@@ -3,9 +3,9 @@
 //! yields to the event loop, so the page never freezes. A baseline to compare with is
 //! read once the capture is shown, while the session serves it (its statistics on the
 //! workers meanwhile); one that cannot be opened leaves the capture open alone, and the
-//! page says why. Everything to show goes to the
-//! page as [`Update`] values through [`Page::apply`]; nothing here touches the page's
-//! state or the DOM. Every job's share of every slice is logged ([`super::slice::log`]).
+//! page says why. Everything to show goes to the page as [`Update`] values through
+//! [`Page::apply`]; nothing here touches the page's state or the DOM. Every job's share
+//! of every slice is logged ([`super::slice::log`]).
 
 use std::rc::Rc;
 use std::task::Poll;
