@@ -5,8 +5,13 @@
 //! every job's share of every slice is pushed onto it as `{load, job, unit, units, cap,
 //! why}`; otherwise nothing is recorded, at the cost of one property read per share.
 
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+
+use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use web_time::{Duration, Instant};
 
 use super::error::Error;
@@ -102,12 +107,68 @@ impl SoloJob {
 /// Resolves after the event loop has run other tasks (input, painting). Awaiting a promise
 /// that is already settled would not: it continues in the same task. A message posted to
 /// ourselves is a task of its own, like a timeout, without the 4 ms a timeout set from a
-/// timeout waits at least (HTML's nesting clamp): 12 % of every 30 ms slice.
+/// timeout waits at least (HTML's nesting clamp): 12 % of every 30 ms slice. One channel
+/// serves every yield: making and closing a channel each time cost the page's thread about
+/// 30 ms over the hour-long capture's statistics, while the workers needed the cores.
 pub async fn yield_now() -> Result<(), Error> {
-    let channel = web_sys::MessageChannel::new()?;
-    let received = js_sys::Promise::new(&mut |resolve, _reject| channel.port1().set_onmessage(Some(&resolve)));
-    channel.port2().post_message(&JsValue::UNDEFINED)?;
-    JsFuture::from(received).await?;
-    channel.port1().close();
+    let turn = YIELDS.with(|yields| -> Result<Rc<Turn>, Error> {
+        let mut yields = yields.borrow_mut();
+        let yields = match &mut *yields {
+            Some(yields) => yields,
+            None => yields.insert(Yields::open()?),
+        };
+        let turn = Rc::new(Turn::default());
+        yields.waiting.borrow_mut().push_back(Rc::clone(&turn));
+        yields.sender.post_message(&JsValue::UNDEFINED)?;
+        Ok(turn)
+    })?;
+    std::future::poll_fn(|cx| {
+        if turn.came.get() {
+            return Poll::Ready(());
+        }
+        *turn.waker.borrow_mut() = Some(cx.waker().clone());
+        Poll::Pending
+    })
+    .await;
     Ok(())
+}
+
+thread_local! {
+    /// The channel [`yield_now`] posts to, opened at the first yield.
+    static YIELDS: RefCell<Option<Yields>> = const { RefCell::new(None) };
+}
+
+/// One yield waiting for its message.
+#[derive(Default)]
+struct Turn {
+    came: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
+}
+
+/// A channel to ourselves: each message posted ends the oldest yield waiting, in its own task.
+struct Yields {
+    sender: web_sys::MessagePort,
+    waiting: Rc<RefCell<VecDeque<Rc<Turn>>>>,
+    _receiver: web_sys::MessagePort,
+    _on_message: Closure<dyn FnMut()>,
+}
+
+impl Yields {
+    fn open() -> Result<Self, Error> {
+        let channel = web_sys::MessageChannel::new()?;
+        let waiting: Rc<RefCell<VecDeque<Rc<Turn>>>> = Rc::default();
+        let on_message = {
+            let waiting = Rc::clone(&waiting);
+            Closure::<dyn FnMut()>::new(move || {
+                let Some(turn) = waiting.borrow_mut().pop_front() else { return };
+                turn.came.set(true);
+                if let Some(waker) = turn.waker.borrow_mut().take() {
+                    waker.wake();
+                }
+            })
+        };
+        let receiver = channel.port1();
+        receiver.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        Ok(Self { sender: channel.port2(), waiting, _receiver: receiver, _on_message: on_message })
+    }
 }
