@@ -106,6 +106,21 @@ pub struct Session<'c> {
 /// The frames a link names for a comparison: side A's first and last, side B's.
 type Link = ((u64, u64), (u64, u64));
 
+/// The index of the frame numbered `number` in `capture`, if it has one.
+fn frame_index(capture: &Capture<'_>, number: u64) -> Option<usize> {
+    capture.frames().binary_search_by_key(&number, |f| f.frame_number).ok()
+}
+
+/// A link's frames as indices: side A's in `a`, side B's in `b`; `None` where either
+/// lacks one of them.
+fn linked_ranges(
+    ((a0, a1), (b0, b1)): Link,
+    a: &Capture<'_>,
+    b: &Capture<'_>,
+) -> Option<((usize, usize), (usize, usize))> {
+    Some(((frame_index(a, a0)?, frame_index(a, a1)?), (frame_index(b, b0)?, frame_index(b, b1)?)))
+}
+
 /// What waits for a baseline still being read.
 #[derive(Debug, Default)]
 struct BaseComing {
@@ -232,8 +247,7 @@ impl<'c> Session<'c> {
     /// A comparison within the capture: the frames `link` names where it has them, else
     /// the range's first half against its second.
     fn own_ranges(&self, link: Option<Link>) -> ((usize, usize), (usize, usize)) {
-        let index = |number: u64| self.capture.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
-        let linked = link.and_then(|((a0, a1), (b0, b1))| Some(((index(a0)?, index(a1)?), (index(b0)?, index(b1)?))));
+        let linked = link.and_then(|link| linked_ranges(link, self.capture, self.capture));
         let (first, last) = self.range;
         let half = (last - first).div_ceil(2);
         let a_end = first + half.saturating_sub(1);
@@ -243,10 +257,7 @@ impl<'c> Session<'c> {
     /// The comparison's ranges against `base`: the frames `link` names where both sides
     /// have them, else all of the baseline's against the range.
     fn base_ranges(&self, base: &Capture<'_>, link: Option<Link>) -> ((usize, usize), (usize, usize)) {
-        let index = |number: u64| self.capture.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
-        let base_index = |number: u64| base.frames().binary_search_by_key(&number, |f| f.frame_number).ok();
-        let linked =
-            link.and_then(|((a0, a1), (b0, b1))| Some(((base_index(a0)?, base_index(a1)?), (index(b0)?, index(b1)?))));
+        let linked = link.and_then(|link| linked_ranges(link, base, self.capture));
         linked.unwrap_or(((0, base.frames().len().saturating_sub(1)), self.range))
     }
 
@@ -263,7 +274,7 @@ impl<'c> Session<'c> {
             self.verify = None;
             return;
         }
-        let index = |number: u64| frames.binary_search_by_key(&number, |f| f.frame_number).ok();
+        let index = |number: u64| frame_index(self.capture, number);
         let frame = restore.frame.and_then(index).unwrap_or(0);
         let range = restore.range.and_then(|(a, b)| Some((index(a)?, index(b)?))).unwrap_or((0, frames.len() - 1));
         self.pass = restore.pass;
