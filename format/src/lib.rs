@@ -43,7 +43,7 @@ pub mod export;
 #[doc(hidden)]
 pub mod dev;
 
-use container::{bits, directory, error, header, piece, reader, record, sink, symbols, wire, writer};
+use container::{bits, check, directory, error, header, piece, reader, record, sink, symbols, wire, writer};
 use records::{declaration, frame, memory, meta, note, spans, topology};
 
 // Public paths the CLI and the inspector use: each analysis and export at the crate root.
@@ -53,6 +53,7 @@ pub use dev::synth;
 pub use dev::{fixtures, fuzz};
 pub use export::chrome;
 
+pub use check::{CheckShare, FrameChecks, LostFrame};
 pub use directory::{FrameEntry, RecordEntry};
 pub use error::{DecodeError, Defect, DefectKind, OpenError, WriteError};
 pub use header::{FORMAT_VERSION, HEADER_LEN, Header, MAGIC, MIN_READER_VERSION, READER_VERSION};
@@ -67,7 +68,7 @@ pub use model::{
     provider_gauge_name,
 };
 pub use piece::FramePiece;
-pub use reader::{Capture, LostFrame, Opener, ReadableCounts};
+pub use reader::{Capture, Opener, ReadableCounts};
 pub use record::{FourCc, MAX_PAYLOAD_LEN, RECORD_HEADER_LEN, SYNC};
 pub use sink::{CountingSink, Sink};
 pub use writer::{Writer, WriterOptions};

@@ -3,6 +3,7 @@
 //! reader built on them. Nothing here knows what a record means.
 
 pub(crate) mod bits;
+pub(crate) mod check;
 pub(crate) mod directory;
 pub(crate) mod error;
 pub(crate) mod header;

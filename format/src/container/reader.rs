@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::check::{CheckShare, FrameChecks, LostFrame};
 use crate::declaration;
 use crate::directory::{DirectoryDecoder, FrameEntry, RecordEntry};
 use crate::error::{DecodeError, Defect, DefectKind, OpenError};
@@ -48,17 +49,6 @@ pub struct Capture<'a> {
     unindexed_frames: Vec<u64>,
     defects: Vec<Defect>,
     used_directory: bool,
-}
-
-/// A frame the index lists that does not read back, named by its number.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LostFrame {
-    /// Its position in [`Capture::frames`].
-    pub index: usize,
-    /// Its number, as the index gives it.
-    pub frame_number: u64,
-    /// Why it cannot be read: its defect, at the frame's offset or the failing field's.
-    pub defect: Defect,
 }
 
 /// What reads back beside what the index claims, so that no count hides a loss.
@@ -977,46 +967,40 @@ impl<'a> Capture<'a> {
     /// (`malformed`), as SGPT_FORMAT.md §6.8 says.
     #[must_use]
     pub fn verify_counting(&self) -> (Vec<Defect>, ReadableCounts) {
-        let mut defects = self.defects.clone();
-        let mut counts = ReadableCounts {
-            frames_indexed: self.frames.len(),
-            spans_indexed: self.span_count(),
-            dropped_spans_indexed: self.dropped_span_count(),
-            unindexed_frame_records: self.unindexed_frames.clone(),
-            ..ReadableCounts::default()
-        };
         let mut frame = Frame::default();
+        let mut checks = FrameChecks::default();
         for (index, entry) in self.frames.iter().enumerate() {
-            if let Err(defect) = self.frame_into(index, &mut frame) {
-                counts.lost.push(LostFrame { index, frame_number: entry.frame_number, defect: defect.clone() });
-                defects.push(defect);
-                continue;
-            }
-            counts.frames += 1;
-            counts.spans += frame.spans.len() as u64;
-            counts.dropped_spans += u64::from(frame.dropped_spans);
-            let Some(topology) = self.topology(frame.topology) else {
-                defects.push(Defect::new(
-                    DefectKind::MissingReference,
-                    entry.offset,
-                    format!("frame {} uses topology {}, which was lost", frame.frame_number, frame.topology),
-                ));
-                continue;
-            };
-            if let Some(span) = frame.spans.iter().find(|span| span.pass as usize >= topology.gpu_passes.len()) {
-                defects.push(Defect::new(
-                    DefectKind::Malformed,
-                    entry.offset,
-                    format!(
-                        "frame {} has a span for GPU pass {}, beyond its topology's {}",
-                        frame.frame_number,
-                        span.pass,
-                        topology.gpu_passes.len()
-                    ),
-                ));
-            }
+            let decoded = self.frame_into(index, &mut frame);
+            checks.add(index, entry, decoded, &frame, |id| self.topology(id).map(|topology| topology.gpu_passes.len()));
         }
+        self.verified(checks)
+    }
+
+    /// [`Capture::verify_counting`]'s answer from `checks` of every indexed frame, in
+    /// index order, wherever they were made (a web worker checks pieces of the file):
+    /// the defects found at open, then each frame's.
+    #[must_use]
+    pub fn verified(&self, checks: FrameChecks) -> (Vec<Defect>, ReadableCounts) {
+        let mut defects = self.defects.clone();
+        defects.extend(checks.defects);
+        let counts = ReadableCounts {
+            frames: checks.frames,
+            frames_indexed: self.frames.len(),
+            spans: checks.spans,
+            spans_indexed: self.span_count(),
+            dropped_spans: checks.dropped_spans,
+            dropped_spans_indexed: self.dropped_span_count(),
+            lost: checks.lost,
+            unindexed_frame_records: self.unindexed_frames.clone(),
+        };
         (defects, counts)
+    }
+
+    /// What a piece of this capture's frames is checked with away from it: each
+    /// topology's GPU pass count.
+    #[must_use]
+    pub fn check_share(&self) -> CheckShare {
+        CheckShare::new(self.topologies().map(|(id, topology)| (id, topology.gpu_passes.len())).collect())
     }
 
     /// Whether the capture is closed and nothing is damaged (decodes every frame).
