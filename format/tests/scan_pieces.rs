@@ -1,130 +1,29 @@
 //! A scan handed out in pieces (`ScanJob::step_with` and a `PieceScanner`, as the web
 //! inspector's workers take them) gives exactly `pass_stats`' figures, whatever order the
 //! answers come back in, whichever pieces fail or come back for the wrong frames, and
-//! when the scanner goes away mid-job. The scanner here does what a worker does: it gets
-//! the share as JSON, each piece as a copy of its encoded entries and bytes, and answers
-//! with encoded figures, so nothing it scans borrows the capture.
+//! when the scanner goes away mid-job. The scanner (`support/scanner.rs`) does what a
+//! worker does, from copies of the pieces' bytes.
 
-use std::collections::VecDeque;
 use std::ops::Range;
 
-use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare, decode_entries, encode_entries};
+use sgpt_format::Capture;
+use sgpt_format::analysis::scan::piece::{PieceShare, ScanShare, decode_entries, encode_entries};
 use sgpt_format::analysis::scan::{PIECE_FRAMES, PieceScanner, Scan, ScanJob, ScanOptions, Windows, scan};
 use sgpt_format::analysis::{StatsReport, pass_stats};
 use sgpt_format::compare::{CompareOptions, Samples, compare, try_compare};
 use sgpt_format::synth::{SynthOptions, generate};
-use sgpt_format::{Capture, FramePiece};
 
+#[path = "support/scanner.rs"]
+mod scanner;
 #[path = "support/three_passes.rs"]
 mod three_passes;
 #[path = "support/topologies.rs"]
 mod topologies;
 #[path = "support/v1_fixtures.rs"]
 mod v1_fixtures;
+use scanner::{Behaviour, Scanner, drive};
 use three_passes::capture_of;
 use v1_fixtures::{fixture, fixture_names};
-
-/// What the scanner does to the pieces it is sent.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Behaviour {
-    /// Answers every piece, the latest first.
-    Reversed,
-    /// Fails every third piece.
-    FailsSome,
-    /// Answers piece 1 with piece 0's figures.
-    Mixes,
-    /// Never answers: the job must scan them all itself once it is stepped without it.
-    Silent,
-}
-
-/// A piece as a worker holds it: copies of everything.
-#[derive(Debug)]
-struct Copied {
-    number: usize,
-    first: usize,
-    base: u64,
-    entries: Vec<u8>,
-    bytes: Vec<u8>,
-}
-
-#[derive(Debug)]
-struct Scanner {
-    behaviour: Behaviour,
-    share: Option<String>,
-    queue: Vec<Copied>,
-    answers: VecDeque<(usize, Result<Vec<u8>, String>)>,
-    room: usize,
-    sent: usize,
-    generation: u64,
-}
-
-impl Scanner {
-    fn new(behaviour: Behaviour, room: usize) -> Self {
-        Self { behaviour, share: None, queue: Vec::new(), answers: VecDeque::new(), room, sent: 0, generation: 0 }
-    }
-
-    /// Scans what is queued, as a worker would, and queues the answers in the behaviour's order.
-    fn work(&mut self) {
-        let Some(share) = &self.share else { return };
-        let share = ScanShare::from_json(share).expect("the share parses");
-        let mut answers: Vec<(usize, Result<Vec<u8>, String>)> = Vec::new();
-        for piece in self.queue.drain(..) {
-            let entries = decode_entries(&piece.entries).expect("entries decode");
-            let figures = share.scan(&FramePiece::new(piece.first, &entries, piece.base, &piece.bytes));
-            let answer = match self.behaviour {
-                Behaviour::FailsSome if piece.number % 3 == 1 => Err("the worker stopped".to_owned()),
-                _ => Ok(figures.encode()),
-            };
-            answers.push((piece.number, answer));
-        }
-        if self.behaviour == Behaviour::Mixes
-            && let Some(first) = answers.iter().find(|(number, _)| *number == 0).map(|(_, answer)| answer.clone())
-            && let Some(second) = answers.iter_mut().find(|(number, _)| *number == 1)
-        {
-            second.1 = first;
-        }
-        if self.behaviour == Behaviour::Reversed {
-            answers.reverse();
-        }
-        if self.behaviour != Behaviour::Silent {
-            self.answers.extend(answers);
-        }
-    }
-}
-
-impl PieceScanner for Scanner {
-    fn begin(&mut self, share: &ScanShare) {
-        self.share = Some(share.to_json());
-        self.answers.clear();
-        self.queue.clear();
-        self.generation += 1;
-    }
-
-    fn generation(&self) -> u64 {
-        self.generation
-    }
-
-    fn has_room(&self) -> bool {
-        self.queue.len() + self.answers.len() < self.room
-    }
-
-    fn send(&mut self, number: usize, piece: &FramePiece<'_>) {
-        self.sent += 1;
-        self.queue.push(Copied {
-            number,
-            first: piece.first(),
-            base: piece.base(),
-            entries: encode_entries(piece.entries()),
-            bytes: piece.bytes().to_vec(),
-        });
-    }
-
-    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
-        let (number, answer) = self.answers.pop_front()?;
-        let share = ScanShare::from_json(self.share.as_deref()?).ok()?;
-        Some((number, answer.and_then(|bytes| share.decode(&bytes).map_err(|error| error.to_string()))))
-    }
-}
 
 /// The statistics from a job stepped `units` at a time with `scanner` (which works
 /// between steps, as workers do between the page's tasks); the scanner is dropped after
@@ -143,23 +42,10 @@ fn run(
 
 /// [`run`] for any job: its scan, and how many pieces were sent.
 fn run_job(mut job: ScanJob<'_, '_>, scanner: &mut Scanner, units: usize, keep: usize) -> (Scan, usize) {
-    for step in 0.. {
-        let mut left = units;
-        let mut more = || {
-            let go = left > 0;
-            left = left.saturating_sub(1);
-            go
-        };
-        let with = (step < keep).then_some(&mut *scanner as &mut dyn PieceScanner);
-        if job.step_with(with, &mut more) {
-            break;
-        }
-        assert!(step < 1_000_000, "the job ends");
-        scanner.work();
-        if job.waiting() {
-            assert!(step < keep, "a job without a scanner never waits");
-        }
-    }
+    drive(scanner, units, keep, |with, more| {
+        let done = job.step_with(with, more);
+        (done, job.waiting())
+    });
     (job.finish_scan(), scanner.sent)
 }
 
@@ -215,7 +101,7 @@ fn figures_and_entries_that_do_not_decode_are_refused() {
         let _ = job.step_with(Some(&mut scanner), &mut || true);
         scanner.share.expect("the job began the scanner")
     };
-    let share = ScanShare::from_json(&share_text).expect("parses");
+    let share = scan_share(&share_text);
     let figures = share.scan(&capture.piece(0..100)).encode();
     assert_eq!(share.decode(&figures).expect("decodes").frames(), 0..100);
     for cut in [0, 7, 8, 64, figures.len() - 8] {
@@ -230,7 +116,7 @@ fn figures_and_entries_that_do_not_decode_are_refused() {
     let kept_len_of_row_0 = (9 + 9) * 8;
     claiming[kept_len_of_row_0..kept_len_of_row_0 + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     assert!(share.decode(&claiming).is_err(), "a row claiming 2^64 durations decodes");
-    assert!(ScanShare::from_json("{}").is_err());
+    assert!(PieceShare::from_json("{}").is_err());
     let entries = encode_entries(capture.piece(0..3).entries());
     assert_eq!(decode_entries(&entries).expect("decodes"), capture.frames()[0..3]);
     assert!(decode_entries(&entries[..63]).is_err());
@@ -368,11 +254,19 @@ fn jobs_taking_turns_with_one_scanner_are_each_exact() {
         }
     }
     assert!(stats_done && samples_done, "both jobs end");
-    assert!(scanner.generation > 2, "the jobs began the scanner in turn: {}", scanner.generation);
+    assert!(scanner.generation() > 2, "the jobs began the scanner in turn: {}", scanner.generation());
     assert_eq!(stats.finish(), pass_stats(&capture, all.clone()));
     let scanned = samples.finish_scan();
     assert_eq!(scanned.stats, pass_stats(&capture, 400..SHAPED_FRAMES as usize));
     assert!(scanned.samples == Some(Samples::collect(&capture, 400..SHAPED_FRAMES as usize)));
+}
+
+/// The scan's share in `json`, as a worker parses it.
+fn scan_share(json: &str) -> ScanShare {
+    match PieceShare::from_json(json).expect("parses") {
+        PieceShare::Scan(share) => share,
+        PieceShare::Check(_) => panic!("a check's share"),
+    }
 }
 
 #[test]
@@ -382,7 +276,7 @@ fn samples_that_do_not_decode_are_refused() {
     let share_of = |job: &mut ScanJob<'_, '_>| {
         let mut scanner = Scanner::new(Behaviour::Silent, 1);
         let _ = job.step_with(Some(&mut scanner), &mut || true);
-        ScanShare::from_json(&scanner.share.expect("the job began the scanner")).expect("parses")
+        scan_share(&scanner.share.expect("the job began the scanner"))
     };
     let all = 0..SHAPED_FRAMES as usize;
     let with = share_of(&mut ScanJob::with_samples(&capture, all.clone(), Windows::All, false));

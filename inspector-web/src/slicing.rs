@@ -41,12 +41,15 @@ impl<C: Clock + ?Sized> Clock for &C {
 pub enum Unit {
     /// Bytes of the file copied in, or inflated.
     Bytes,
-    /// Frames decoded (verified, summed, or read for their gauges).
+    /// Frames decoded (summed, or read for their gauges).
     Frames,
     /// The statistics' steps: a frame added or re-read, or a pass's figures planned or
     /// ordered. A comparison engine's step (a stage of a pass's test) counts as 8, a
     /// clock read's worth.
     FramesOrPasses,
+    /// Checking frames' steps: a frame checked on the page, or a piece handed to a
+    /// worker, received from one or merged.
+    FramesOrPieces,
     /// Opening steps: about 256 KiB of the file checked against the index or scanned, or
     /// one stage of the index (its checksum, its decoding).
     Steps,
@@ -59,6 +62,7 @@ impl Unit {
             Self::Bytes => "bytes",
             Self::Frames => "frames",
             Self::FramesOrPasses => "frames or passes",
+            Self::FramesOrPieces => "frames or pieces",
             Self::Steps => "steps",
         }
     }
@@ -112,7 +116,8 @@ impl JobKind {
         match self {
             Self::Read | Self::Inflate => Unit::Bytes,
             Self::Open => Unit::Steps,
-            Self::Verify | Self::Spark | Self::Gauges | Self::Icicle | Self::Histogram => Unit::Frames,
+            Self::Spark | Self::Gauges | Self::Icicle | Self::Histogram => Unit::Frames,
+            Self::Verify => Unit::FramesOrPieces,
             Self::Stats | Self::Compare => Unit::FramesOrPasses,
         }
     }
@@ -137,7 +142,7 @@ impl JobKind {
     fn units_per_clock_read(self) -> u32 {
         match self.unit() {
             Unit::Bytes | Unit::Steps => 1,
-            Unit::Frames | Unit::FramesOrPasses => UNITS_PER_CLOCK_READ,
+            Unit::Frames | Unit::FramesOrPasses | Unit::FramesOrPieces => UNITS_PER_CLOCK_READ,
         }
     }
 }

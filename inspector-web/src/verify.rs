@@ -1,7 +1,8 @@
-//! Decoding every frame to find the damage opening cannot see, one frame at a time so
-//! the page can show progress and stay responsive. Finds what `Capture::verify` finds.
+//! What checking every frame for the damage opening cannot see found to read back, as
+//! the summary says it. The check itself is `sgpt_format::analysis::check::CheckJob`,
+//! stepped by the session: it finds what `Capture::verify` finds.
 
-use sgpt_format::{Capture, Defect, DefectKind, Frame};
+use sgpt_format::ReadableCounts;
 
 /// What reads back of the indexed frames, counted as `Capture::readable_counts` counts it
 /// (and `sgpt validate` reports it): a frame reads back when it decodes whole; a frame that
@@ -15,6 +16,16 @@ pub struct ReadBack {
 }
 
 impl ReadBack {
+    /// What `counts` say reads back.
+    #[must_use]
+    pub fn of(counts: &ReadableCounts) -> Self {
+        Self {
+            frames: counts.frames as u64,
+            spans: counts.spans,
+            lost: counts.lost.iter().map(|lost| lost.frame_number).collect(),
+        }
+    }
+
     /// The summary's sentence, beside the index's counts.
     #[must_use]
     pub fn describe(&self, frames_indexed: u64, spans_indexed: u64) -> String {
@@ -37,44 +48,4 @@ impl ReadBack {
         }
         text
     }
-}
-
-/// The defect of frame `index`, if it has one; `frame` is scratch reused between calls.
-#[must_use]
-pub fn check_frame(capture: &Capture<'_>, index: usize, frame: &mut Frame) -> Option<Defect> {
-    check_frame_counting(capture, index, frame, &mut ReadBack::default())
-}
-
-/// [`check_frame`], counting into `read` what reads back.
-pub fn check_frame_counting(
-    capture: &Capture<'_>,
-    index: usize,
-    frame: &mut Frame,
-    read: &mut ReadBack,
-) -> Option<Defect> {
-    if let Err(defect) = capture.frame_into(index, frame) {
-        read.lost.push(capture.frames()[index].frame_number);
-        return Some(defect);
-    }
-    read.frames += 1;
-    read.spans += frame.spans.len() as u64;
-    let entry = capture.frames()[index];
-    let Some(topology) = capture.topology(frame.topology) else {
-        return Some(Defect::new(
-            DefectKind::MissingReference,
-            entry.offset,
-            format!("frame {} uses topology {}, which was lost", frame.frame_number, frame.topology),
-        ));
-    };
-    let passes = topology.gpu_passes.len();
-    frame.spans.iter().find(|span| span.pass as usize >= passes).map(|span| {
-        Defect::new(
-            DefectKind::Malformed,
-            entry.offset,
-            format!(
-                "frame {} has a span for GPU pass {}, beyond its topology's {passes}",
-                frame.frame_number, span.pass
-            ),
-        )
-    })
 }

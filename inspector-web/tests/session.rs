@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
 
-use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare};
+use sgpt_format::analysis::scan::piece::PieceShare;
 use sgpt_format::analysis::scan::{PIECE_FRAMES, PieceScanner};
 use sgpt_format::analysis::{self, StatsReport};
 use sgpt_format::synth::{SynthOptions, generate};
@@ -174,10 +174,10 @@ fn slices_run_jobs_in_order_within_their_caps_and_show_one_result_a_slice() {
         shares += 1;
         assert!(shares <= order.len(), "each job once a slice");
     }
-    // Verification reads every frame, 1,024 a slice: it finishes in the third slice; the
-    // results (spark, histogram, stats, compare, verify) are shown one a slice, after their jobs.
-    let verify: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
-    assert_eq!(verify, 3_000);
+    // Verification reads every frame (and hands on its three pieces), 1,024 units a slice:
+    // it finishes in the third slice; the results (spark, histogram, stats, compare,
+    // verify) are shown one a slice, after their jobs.
+    assert_eq!(frames_read_back(&updates), Some(3_000));
     let finished = reports.iter().filter(|r| r.why == Some(Yield::Done)).count();
     assert_eq!(finished, 5, "spark, histogram, stats, compare and verify each finish once");
     assert!(slices >= finished, "one result shown a slice");
@@ -402,10 +402,12 @@ fn the_comparison_of_one_capture_waits_for_its_view() {
 /// gets them, and hands the answers back only once the test releases them, latest first.
 #[derive(Debug, Default)]
 struct Held {
-    share: Option<ScanShare>,
+    share: Option<PieceShare>,
     held: Vec<(usize, Vec<u8>)>,
     released: VecDeque<(usize, Vec<u8>)>,
+    /// Pieces sent to scan, and pieces sent to check their frames.
     sent: usize,
+    checks_sent: usize,
     begun: u64,
 }
 
@@ -413,7 +415,7 @@ struct Held {
 struct HeldScanner(Rc<RefCell<Held>>);
 
 impl PieceScanner for HeldScanner {
-    fn begin(&mut self, share: &ScanShare) {
+    fn begin(&mut self, share: &PieceShare) {
         let mut held = self.0.borrow_mut();
         held.share = Some(share.clone());
         held.held.clear();
@@ -433,16 +435,20 @@ impl PieceScanner for HeldScanner {
         let mut held = self.0.borrow_mut();
         let (entries, bytes) = (piece.entries().to_vec(), piece.bytes().to_vec());
         let copy = FramePiece::new(piece.first(), &entries, piece.base(), &bytes);
-        let figures = held.share.as_ref().expect("begun").scan(&copy).encode();
-        held.held.push((number, figures));
-        held.sent += 1;
+        let share = held.share.as_ref().expect("begun");
+        let checks = matches!(share, PieceShare::Check(_));
+        let answer = share.answer(&copy);
+        held.held.push((number, answer));
+        if checks {
+            held.checks_sent += 1;
+        } else {
+            held.sent += 1;
+        }
     }
 
-    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
-        let mut held = self.0.borrow_mut();
-        let (number, bytes) = held.released.pop_front()?;
-        let figures = held.share.as_ref().expect("begun").decode(&bytes).map_err(|error| error.to_string());
-        Some((number, figures))
+    fn receive(&mut self) -> Option<(usize, Result<Vec<u8>, String>)> {
+        let (number, answer) = self.0.borrow_mut().released.pop_front()?;
+        Some((number, Ok(answer)))
     }
 }
 
@@ -452,8 +458,11 @@ struct HeldRun {
     updates: Vec<Update>,
     reports: Vec<SliceReport>,
     waits: usize,
-    /// Frames checked (the verification's units) before the statistics job finished.
+    /// The verification's units (frames checked, pieces sent or merged) before the
+    /// statistics job finished.
     checked_before_stats: u64,
+    /// Pieces the scanner was sent to check their frames.
+    checks_sent: usize,
 }
 
 fn run_with_held(bytes: &[u8], takes_every_core: bool) -> (Capture<'_>, HeldRun, usize) {
@@ -482,12 +491,14 @@ fn run_session_with_held<'c>(
             reports: session.take_reports(),
             waits: 0,
             checked_before_stats: 0,
+            checks_sent: 0,
         };
         drive(&mut session, &held, &mut run, usize::MAX);
         // Shares are reported in the order they ran.
         let finished = run.reports.iter().position(|r| r.job == JobKind::Stats && r.why == Some(Yield::Done));
         let before = &run.reports[..finished.expect("the statistics finish")];
         run.checked_before_stats = before.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
+        run.checks_sent = held.borrow().checks_sent;
         run
     };
     let sent = held.borrow().sent;
@@ -515,6 +526,11 @@ fn drive(session: &mut Session<'_>, held: &Rc<RefCell<Held>>, run: &mut HeldRun,
         slices += 1;
         assert!(run.waits < 10_000 && slices < 100_000, "the session goes idle");
     }
+}
+
+/// The frames the check of every frame found to read back, once it was shown.
+fn frames_read_back(updates: &[Update]) -> Option<u64> {
+    updates.iter().find_map(|u| if let Update::Verified { read, .. } = u { Some(read.frames) } else { None })
 }
 
 #[test]
@@ -545,8 +561,7 @@ fn frames_are_checked_once_a_comparison_under_way_is_shown() {
     let before = &reports[..compared.expect("the comparison finishes")];
     let checked_before: u64 = before.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
     assert_eq!(checked_before, 0, "no frame checked while the comparison was under way");
-    let checked: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
-    assert_eq!(checked, 3_000, "every frame checked after all");
+    assert_eq!(frames_read_back(&updates), Some(3_000), "every frame checked after all");
     let at = |wanted: fn(&Update) -> bool| updates.iter().position(wanted).expect("shown");
     let compared = at(|u| matches!(u, Update::Compare(_)));
     assert!(compared < at(|u| matches!(u, Update::Verified { .. })));
@@ -571,8 +586,8 @@ fn where_the_workers_take_every_core_frames_are_checked_once_the_statistics_are_
     assert!(run.waits >= 1, "the held check does not keep the page awake");
     let at = |wanted: fn(&Update) -> bool| run.updates.iter().position(wanted).expect("shown");
     assert!(at(|u| matches!(u, Update::Stats(_))) < at(|u| matches!(u, Update::Verified { .. })));
-    let checked: u64 = run.reports.iter().filter(|report| report.job == JobKind::Verify).map(|r| r.units).sum();
-    assert_eq!(checked, 9_000, "every frame checked after all");
+    assert_eq!(frames_read_back(&run.updates), Some(9_000), "every frame checked after all");
+    assert_eq!(run.checks_sent, 9_000usize.div_ceil(PIECE_FRAMES), "by the workers, once they were free");
 }
 
 #[test]
@@ -646,7 +661,13 @@ fn compare_with_a_baseline_arriving_after(slices: usize) {
         .with_scanner(Box::new(HeldScanner(Rc::clone(&held))), true)
         .with_base_coming();
     session.restore(&Restore::default());
-    let mut run = HeldRun { updates: session.take_updates(), reports: Vec::new(), waits: 0, checked_before_stats: 0 };
+    let mut run = HeldRun {
+        updates: session.take_updates(),
+        reports: Vec::new(),
+        waits: 0,
+        checked_before_stats: 0,
+        checks_sent: 0,
+    };
     let Update::Restored { compare, .. } = &run.updates[0] else { panic!("{:?}", run.updates[0]) };
     assert_eq!(*compare, None, "the ranges wait for the baseline");
     // A comparison asked for meanwhile waits for the baseline too.
@@ -664,7 +685,6 @@ fn compare_with_a_baseline_arriving_after(slices: usize) {
     if slices == usize::MAX {
         assert!(!session.busy(), "idle until the baseline comes");
     }
-    let before_base = run.reports.len();
     session.set_base(&base);
     run.updates.extend(session.take_updates());
     drive(&mut session, &held, &mut run, usize::MAX);
@@ -673,7 +693,8 @@ fn compare_with_a_baseline_arriving_after(slices: usize) {
     assert_compared_whole(&run.updates, &base, &capture);
     let sent = held.borrow().sent;
     assert_eq!(sent, 3_500usize.div_ceil(PIECE_FRAMES) + 5_000usize.div_ceil(PIECE_FRAMES), "each capture once");
-    assert_eq!(checked(&run.reports[before_base..]), 3_500, "every frame checked, after all");
+    assert_eq!(frames_read_back(&run.updates), Some(3_500), "every frame checked, after all");
+    assert_eq!(held.borrow().checks_sent, 3_500usize.div_ceil(PIECE_FRAMES), "by the workers");
 }
 
 #[test]
@@ -724,8 +745,7 @@ fn a_baseline_that_cannot_be_opened_leaves_the_capture_served_alone() {
         let (more, more_reports, _) = drain(&mut session);
         updates.extend(more);
         reports.extend(more_reports);
-        let checked: u64 = reports.iter().filter(|r| r.job == JobKind::Verify).map(|r| r.units).sum();
-        assert_eq!(checked, 300);
+        assert_eq!(frames_read_back(&updates), Some(300));
         // The Compare view compares the capture's own halves: at once where the link said so.
         assert!(updates.iter().any(|u| matches!(u, Update::CompareRanges((0, 149), (150, 299)))), "{updates:?}");
         let compared = updates.iter().find_map(|u| if let Update::Compare(v) = u { Some(v) } else { None });

@@ -4,9 +4,8 @@
 
 use sgpt_format::analysis::{self, RAW_LIMIT};
 use sgpt_format::synth::{SynthOptions, generate};
-use sgpt_format::{Capture, Frame, Level};
+use sgpt_format::{Capture, Level};
 use sgpt_inspector::stats::StatsJob;
-use sgpt_inspector::verify::check_frame;
 
 /// Runs a job allowing `units` frames or passes of work a step.
 fn run(capture: &Capture<'_>, range: std::ops::Range<usize>, units: usize) -> analysis::StatsReport {
@@ -82,16 +81,4 @@ fn a_range_past_the_capture_is_ready_at_once() {
     let mut job = StatsJob::new(&capture, 1_000..2_000);
     assert!(job.step(&mut || false));
     assert_eq!(job.finish().frames, 0);
-}
-
-#[test]
-fn frame_by_frame_verification_finds_what_verify_finds() {
-    for name in ["corrupted.sgpt", "truncated.sgpt", "never_closed.sgpt", "minimal.sgpt", "unknown_record.sgpt"] {
-        let bytes = fixture(name);
-        let capture = Capture::open(&bytes).expect("fixture opens");
-        let mut frame = Frame::default();
-        let mut defects = capture.defects().to_vec();
-        defects.extend((0..capture.frames().len()).filter_map(|index| check_frame(&capture, index, &mut frame)));
-        assert_eq!(defects, capture.verify(), "{name}");
-    }
 }

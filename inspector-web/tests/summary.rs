@@ -1,5 +1,6 @@
 //! What the inspector's summary shows for captures written by the real writer.
 
+use sgpt_format::analysis::check::CheckJob;
 use sgpt_format::{
     AdapterInfo, Capture, Frame, GpuPass, GraphPass, HEADER_LEN, Header, Level, Meta, ReadableCounts, Span, Topology,
     Writer,
@@ -7,7 +8,7 @@ use sgpt_format::{
 use sgpt_inspector::summary::{
     Adapter, DefectRow, LoadError, MAX_ROWS, MAX_TEXT_CHARS, PassRow, Summary, summarize, verify,
 };
-use sgpt_inspector::verify::{ReadBack, check_frame_counting};
+use sgpt_inspector::verify::ReadBack;
 
 fn meta(level: Level) -> Meta {
     Meta {
@@ -149,15 +150,22 @@ fn facts_read_as_sentences_in_display_order() {
     assert_eq!(facts, expected);
 }
 
-/// Checks every frame the way the page's verify job does, and returns what read back.
+/// Checks every frame the way the page's verify job does, a frame a step, and returns
+/// what read back beside what `sgpt validate` counts.
 fn read_back(bytes: &[u8]) -> (ReadBack, ReadableCounts) {
     let capture = Capture::open(bytes).expect("opens");
-    let mut read = ReadBack::default();
-    let mut frame = Frame::default();
-    for index in 0..capture.frames().len() {
-        let _ = check_frame_counting(&capture, index, &mut frame, &mut read);
+    let mut job = CheckJob::new(&capture);
+    while !job.step_with(None, &mut one_unit()) {}
+    (ReadBack::of(&job.finish().1), capture.readable_counts())
+}
+
+/// A budget of one unit of work.
+fn one_unit() -> impl FnMut() -> bool {
+    let mut left = 1;
+    move || {
+        left -= 1;
+        left >= 0
     }
-    (read, capture.readable_counts())
 }
 
 #[test]

@@ -1,23 +1,24 @@
 //! What the worker does with a message, apart from the browser: keep the job's share,
-//! and answer a piece with its encoded figures or why it could not be scanned.
+//! and answer a piece as it says (its encoded figures, or its frames' checks) or say why
+//! it could not.
 
 use sgpt_format::FramePiece;
-use sgpt_format::analysis::scan::piece::{ScanShare, decode_entries};
+use sgpt_format::analysis::scan::piece::{PieceShare, decode_entries};
 
 /// The job the worker scans for: its generation and its share, or why the share did not parse.
 #[derive(Debug, Default)]
 pub struct Answerer {
-    job: Option<(u32, Result<ScanShare, String>)>,
+    job: Option<(u32, Result<PieceShare, String>)>,
 }
 
 impl Answerer {
     /// Takes job `generation`'s share, as JSON.
     pub fn begin(&mut self, generation: u32, share: &str) {
-        self.job = Some((generation, ScanShare::from_json(share).map_err(|error| error.to_string())));
+        self.job = Some((generation, PieceShare::from_json(share).map_err(|error| error.to_string())));
     }
 
-    /// The encoded figures of piece `first..` of job `generation`, from its encoded
-    /// entries and its bytes (starting at file offset `base`), or why there are none.
+    /// The encoded answer to piece `first..` of job `generation`, from its encoded
+    /// entries and its bytes (starting at file offset `base`), or why there is none.
     pub fn answer(
         &self,
         generation: u32,
@@ -35,14 +36,14 @@ impl Answerer {
     }
 }
 
-/// Piece `first..` scanned with `share`, encoded.
+/// Piece `first..` answered as `share` says, encoded.
 pub fn answer_piece(
-    share: &ScanShare,
+    share: &PieceShare,
     first: usize,
     base: u64,
     entries: &[u8],
     bytes: &[u8],
 ) -> Result<Vec<u8>, String> {
     let entries = decode_entries(entries).map_err(|error| error.to_string())?;
-    Ok(share.scan(&FramePiece::new(first, &entries, base, bytes)).encode())
+    Ok(share.answer(&FramePiece::new(first, &entries, base, bytes)))
 }

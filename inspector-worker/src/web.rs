@@ -40,8 +40,8 @@ pub fn start() -> Result<(), JsValue> {
                     |offset: u32, len: u32| Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len).to_vec();
                 let (entries, bytes) = (part(0, entries_len), part(entries_len, bytes_len));
                 let answer = answerer.borrow().answer(generation, first, base, &entries, &bytes);
-                // The buffer goes back with the figures in it, for the page's next piece; a
-                // new one only where they do not fit.
+                // The buffer goes back with the answer in it, for the page's next piece; a
+                // new one only where it does not fit.
                 let (kind, payload, buffer) = match answer {
                     Ok(figures) => {
                         let len = figures.len() as u32;

@@ -3,9 +3,10 @@
 
 use sgpt_format::Capture;
 use sgpt_format::FramePiece;
-use sgpt_format::analysis::scan::piece::{PieceFigures, ScanShare, encode_entries};
+use sgpt_format::analysis::scan::piece::{PieceShare, ScanShare, encode_entries};
 use sgpt_format::analysis::scan::{PieceScanner, ScanJob, Windows};
 use sgpt_format::synth::{SynthOptions, generate};
+use sgpt_format::{CheckShare, FrameChecks};
 use sgpt_stats_worker::Answerer;
 
 /// Takes the share a job hands out, and nothing else.
@@ -13,14 +14,14 @@ use sgpt_stats_worker::Answerer;
 struct ShareTaker(Option<String>);
 
 impl PieceScanner for ShareTaker {
-    fn begin(&mut self, share: &ScanShare) {
+    fn begin(&mut self, share: &PieceShare) {
         self.0 = Some(share.to_json());
     }
     fn has_room(&self) -> bool {
         self.0.is_none()
     }
     fn send(&mut self, _: usize, _: &FramePiece<'_>) {}
-    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
+    fn receive(&mut self) -> Option<(usize, Result<Vec<u8>, String>)> {
         None
     }
     fn generation(&self) -> u64 {
@@ -40,12 +41,20 @@ fn share_of(job: &mut ScanJob<'_, '_>) -> String {
     taker.0.expect("the job handed out its share")
 }
 
+/// The scan's share in `json`, as a worker parses it.
+fn scan_share(json: &str) -> Result<ScanShare, String> {
+    match PieceShare::from_json(json).map_err(|error| error.to_string())? {
+        PieceShare::Scan(share) => Ok(share),
+        PieceShare::Check(_) => Err("a check's share".to_owned()),
+    }
+}
+
 #[test]
 fn a_piece_is_answered_with_its_figures_for_the_current_job_only() {
     let bytes = generate(&SynthOptions { frames: 300, passes: 5, seed: 4, ..SynthOptions::default() });
     let capture = Capture::open(&bytes).expect("opens");
     let share_json = share_of(&mut ScanJob::new(&capture, 0..300, Windows::All));
-    let share = ScanShare::from_json(&share_json).expect("parses");
+    let share = scan_share(&share_json).expect("parses");
     let piece = capture.piece(10..200);
     let entries = encode_entries(piece.entries());
 
@@ -70,8 +79,8 @@ fn a_piece_of_a_comparison_s_side_is_answered_with_its_samples() {
     let bytes = generate(&SynthOptions { frames: 300, passes: 5, seed: 4, ..SynthOptions::default() });
     let capture = Capture::open(&bytes).expect("opens");
     let share_json = share_of(&mut ScanJob::with_samples(&capture, 0..300, Windows::All, true));
-    let share = ScanShare::from_json(&share_json).expect("parses");
-    let plain = ScanShare::from_json(&share_of(&mut ScanJob::new(&capture, 0..300, Windows::All))).expect("parses");
+    let share = scan_share(&share_json).expect("parses");
+    let plain = scan_share(&share_of(&mut ScanJob::new(&capture, 0..300, Windows::All))).expect("parses");
     let piece = capture.piece(10..200);
     let entries = encode_entries(piece.entries());
     let mut answerer = Answerer::default();
@@ -83,4 +92,27 @@ fn a_piece_of_a_comparison_s_side_is_answered_with_its_samples() {
     let statistics_alone = plain.scan(&piece).encode();
     assert!(figures.len() >= statistics_alone.len() + 5 * 190, "{} bytes", figures.len());
     assert!(plain.decode(&figures).is_err(), "a share without samples refuses figures with them");
+}
+
+#[test]
+fn a_piece_to_check_is_answered_with_what_verify_finds_of_its_frames() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/corrupted.sgpt")).expect("fixture");
+    let capture = Capture::open(&bytes).expect("opens");
+    let frames = capture.frames().len();
+    let share_json = PieceShare::Check(capture.check_share()).to_json();
+    let mut answerer = Answerer::default();
+    answerer.begin(2, &share_json);
+    // Two pieces, checked from copies of their bytes, then merged in order.
+    let mut checks = FrameChecks::default();
+    for range in [0..5, 5..frames] {
+        let piece = capture.piece(range.clone());
+        let (entries, copy) = (encode_entries(piece.entries()), piece.bytes().to_vec());
+        let answer = answerer.answer(2, piece.first(), piece.base(), &entries, &copy).expect("answers");
+        let (of, piece_checks) = CheckShare::decode(&answer).expect("decodes");
+        assert_eq!(of, range);
+        checks.append(piece_checks);
+    }
+    let (defects, counts) = capture.verified(checks);
+    assert_eq!(counts.lost.iter().map(|lost| lost.frame_number).collect::<Vec<_>>(), [6], "a frame is lost");
+    assert_eq!((defects, counts), capture.verify_counting());
 }

@@ -20,6 +20,7 @@
 //! The other analyses live beside this one: [`compare`](mod@compare) (two captures or ranges, with
 //! intervals and verdicts), [`frame_timing`], [`workload_summary`] and [`memory_analysis`].
 
+pub mod check;
 pub mod compare;
 pub mod frame_timing;
 mod held;

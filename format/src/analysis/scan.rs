@@ -75,6 +75,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub(crate) mod dispatch;
 mod job;
 mod kept;
 pub mod piece;
@@ -104,8 +105,8 @@ use crate::model::{Frame, Span, SpanKind, TopologyId};
 use crate::piece::{FramePiece, OpenFrame};
 use crate::reader::Capture;
 use crate::spans;
+pub use dispatch::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
 pub use job::ScanJob;
-pub use pieces::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
 use rows::{ALL, EMPTY, SlotAcc, Window};
 use shapes::Shapes;
 #[cfg(feature = "parallel")]

@@ -3,27 +3,24 @@
 
 use std::ops::Range;
 
+use sgpt_format::analysis::check::CheckJob;
 use sgpt_format::analysis::scan::{ScanJob, Windows};
 use sgpt_format::compare::{CompareOptions, ComparisonJob, SampleCollector, Samples};
 use sgpt_format::memory_analysis::GaugeScan;
-use sgpt_format::{Capture, Defect, Frame, SpanKind};
+use sgpt_format::{Capture, SpanKind};
 
 use crate::histogram::{HistogramJob, PassKey};
 use crate::icicle::IcicleJob;
 use crate::slicing::{FrameCursor, JobKind};
 use crate::stats::StatsJob;
-use crate::verify::ReadBack;
 use sgpt_format::analysis::scan::PieceScanner;
 
 /// Long work, a frame or a pass at a time.
 #[derive(Debug)]
 pub(super) enum Job<'c> {
-    Verify {
-        next: usize,
-        defects: Vec<Defect>,
-        frame: Frame,
-        read: ReadBack,
-    },
+    /// Checking every frame, in pieces the workers take once the statistics and any
+    /// comparison are done with them.
+    Verify(Box<CheckJob<'c, 'c>>),
     Stats(StatsJob<'c, 'c>),
     Spark {
         masks: PassMasks,
@@ -40,7 +37,7 @@ pub(super) enum Job<'c> {
 impl<'c> Job<'c> {
     pub(super) fn kind(&self) -> JobKind {
         match self {
-            Job::Verify { .. } => JobKind::Verify,
+            Job::Verify(_) => JobKind::Verify,
             Job::Stats(_) => JobKind::Stats,
             Job::Spark { .. } => JobKind::Spark,
             Job::Compare { .. } => JobKind::Compare,
@@ -50,8 +47,8 @@ impl<'c> Job<'c> {
         }
     }
 
-    pub(super) fn verify(capture: &Capture<'_>) -> Self {
-        Job::Verify { next: 0, defects: capture.defects().to_vec(), frame: Frame::default(), read: ReadBack::default() }
+    pub(super) fn verify(capture: &'c Capture<'c>) -> Self {
+        Job::Verify(Box::new(CheckJob::new(capture)))
     }
 
     /// Compares frames `a` of `base` with frames `b` of `capture` (both inclusive); with
@@ -80,13 +77,14 @@ impl<'c> Job<'c> {
         match self {
             Job::Stats(job) => job.waiting(),
             Job::Compare(job) => job.waiting(),
+            Job::Verify(job) => job.waiting(),
             _ => false,
         }
     }
 
     /// Works on the job for as long as `more()` returns `true`; `true` once it is
     /// finished (at once, when it already was).
-    /// The statistics hand their pieces to `scanner` when there is one.
+    /// The job the workers serve hands its pieces to `scanner` when there is one.
     pub(super) fn step(
         &mut self,
         capture: &'c Capture<'c>,
@@ -94,18 +92,7 @@ impl<'c> Job<'c> {
         more: &mut dyn FnMut() -> bool,
     ) -> bool {
         match self {
-            Job::Verify { next, defects, frame, read } => {
-                while *next < capture.frames().len() {
-                    if !more() {
-                        return false;
-                    }
-                    if let Some(defect) = crate::verify::check_frame_counting(capture, *next, frame, read) {
-                        defects.push(defect);
-                    }
-                    *next += 1;
-                }
-                true
-            }
+            Job::Verify(job) => job.step_with(scanner, more),
             Job::Stats(job) => job.step_with(scanner, more),
             Job::Icicle(job) => job.step(more),
             Job::Histogram(jobs) => jobs.0.step(more) && jobs.1.as_mut().is_none_or(|base| base.step(more)),

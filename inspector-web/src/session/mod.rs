@@ -33,6 +33,7 @@ use crate::structure::Structure;
 use crate::summary::{self, Summary};
 use crate::timeline::TimelineModel;
 use crate::units;
+use crate::verify::ReadBack;
 use jobs::Job;
 use sgpt_format::analysis::scan::PieceScanner;
 
@@ -90,7 +91,8 @@ pub struct Session<'c> {
     icicle_wanted: bool,
     /// Jobs done whose results are not shown yet, oldest first: one is shown per slice.
     ready: VecDeque<Job<'c>>,
-    /// Who scans the statistics' pieces besides the page: its workers, where it has them.
+    /// Who takes pieces of the statistics, the comparison and the check of every frame
+    /// besides the page: its workers, where it has them.
     scanner: Option<Box<dyn PieceScanner + 'c>>,
     /// Whether checking every frame waits while statistics are under way: where the
     /// workers take every core, the page's thread checking frames too only slows them,
@@ -166,9 +168,10 @@ impl<'c> Session<'c> {
         }
     }
 
-    /// The statistics hand pieces of their range to `scanner` (the page's workers); when
-    /// `takes_every_core`, checking every frame waits until no statistics are under way,
-    /// so that the workers have the cores to themselves.
+    /// The statistics, the comparison and the check of every frame hand pieces to
+    /// `scanner` (the page's workers), a job at a time; when `takes_every_core`, checking
+    /// every frame waits until no statistics are under way, so that the workers have the
+    /// cores to themselves.
     #[must_use]
     pub fn with_scanner(mut self, scanner: Box<dyn PieceScanner + 'c>, takes_every_core: bool) -> Self {
         self.scanner = Some(scanner);
@@ -270,7 +273,7 @@ impl<'c> Session<'c> {
         if frames.is_empty() {
             self.updates.push(Update::Restored { frame: None, range: None, compare: None });
             let defects = summary::defect_rows(self.capture.defects());
-            self.updates.push(Update::Verified { defects, read: crate::verify::ReadBack::default(), summary: None });
+            self.updates.push(Update::Verified { defects, read: ReadBack::default(), summary: None });
             self.verify = None;
             return;
         }
@@ -425,10 +428,17 @@ impl<'c> Session<'c> {
         self.jobs().map(|job| (job.kind(), job))
     }
 
-    /// The job the workers scan pieces for: the statistics while they are under way,
-    /// else the comparison. One at a time, so neither takes pieces from the other.
+    /// The job the workers take pieces of: the statistics while they are under way, else
+    /// the comparison, else checking every frame. One at a time, so none takes pieces
+    /// from another.
     fn scanning_job(&self) -> JobKind {
-        if self.stats.is_some() { JobKind::Stats } else { JobKind::Compare }
+        if self.stats.is_some() {
+            JobKind::Stats
+        } else if self.compare.is_some() {
+            JobKind::Compare
+        } else {
+            JobKind::Verify
+        }
     }
 
     /// Whether jobs of `kind` wait this slice. Checking frames, while statistics are under
@@ -667,10 +677,10 @@ impl<'c> Session<'c> {
                 fraction: Some(p),
                 text: format!("Comparing, then checking every frame… {:.0} %", p * 100.0),
             });
-        } else if let Some(Job::Verify { next, .. }) = &self.verify {
+        } else if let Some(Job::Verify(job)) = &self.verify {
             let total = self.capture.frames().len().max(1);
             let text = "Checking every frame for damage…".to_owned();
-            self.updates.push(Update::Progress { fraction: Some(*next as f64 / total as f64), text });
+            self.updates.push(Update::Progress { fraction: Some(job.frames_checked() as f64 / total as f64), text });
         } else {
             self.updates.push(Update::Progress { fraction: None, text: IDLE_STATUS.to_owned() });
         }
@@ -684,7 +694,9 @@ impl<'c> Session<'c> {
 
     fn finish(&mut self, job: Job<'c>) {
         let update = match job {
-            Job::Verify { defects, read, .. } => {
+            Job::Verify(job) => {
+                let (defects, counts) = job.finish();
+                let read = ReadBack::of(&counts);
                 // The summary again, now saying what reads back beside the index's counts.
                 let opened = self.summary.take().unwrap_or_else(|| Summary::of(self.capture));
                 let summary = Summary { read_back: Some(read.clone()), ..opened };

@@ -1,9 +1,9 @@
 //! The statistics workers: web workers, each its own wasm instance (the
-//! `sgpt-stats-worker` crate), that scan pieces of the statistics job's range, or of a
-//! comparison's sides once the statistics are done, while the page goes on with
-//! everything else (see `sgpt_format::analysis::scan::piece` for what
+//! `sgpt-stats-worker` crate), that scan pieces of the statistics job's range, then of a
+//! comparison's sides, then check pieces of the capture's frames whole, while the page
+//! goes on with everything else (see `sgpt_format::analysis::scan::piece` for what
 //! travels, and that crate's documentation for the messages). Nothing is shared: a piece's
-//! entries and bytes are copied out of the page's memory and transferred, its figures
+//! entries and bytes are copied out of the page's memory and transferred, its answer
 //! transferred back.
 //!
 //! They start with the load, so that each has compiled its wasm by the time statistics
@@ -21,7 +21,7 @@ use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Uint8Array};
 use sgpt_format::FramePiece;
-use sgpt_format::analysis::scan::piece::{ENTRY_BYTES, PieceFigures, ScanShare, encode_entries};
+use sgpt_format::analysis::scan::piece::{ENTRY_BYTES, PieceShare, encode_entries};
 use sgpt_format::analysis::scan::{PIECE_BYTES, PIECE_FRAMES, PieceScanner};
 use sgpt_web_glue::{Listener, describe};
 use wasm_bindgen::{JsCast, JsValue};
@@ -61,15 +61,15 @@ struct WorkerState {
     holding: RefCell<BTreeSet<(u32, usize)>>,
 }
 
-/// The workers, as the statistics job's [`PieceScanner`].
+/// The workers, as the session's jobs' [`PieceScanner`].
 pub struct WorkerPool {
     workers: Vec<Handle>,
     answers: Rc<RefCell<VecDeque<Answer>>>,
     /// Buffers the workers handed back, to copy the next pieces into.
     spares: Rc<RefCell<Vec<ArrayBuffer>>>,
-    /// The current job's generation (0 before the first) and its share.
+    /// The current job's generation (0 before the first) and its share, as JSON.
     generation: u32,
-    share: Option<(ScanShare, String)>,
+    share: Option<String>,
 }
 
 impl std::fmt::Debug for WorkerPool {
@@ -145,9 +145,9 @@ impl Drop for WorkerPool {
 }
 
 impl PieceScanner for WorkerPool {
-    fn begin(&mut self, share: &ScanShare) {
+    fn begin(&mut self, share: &PieceShare) {
         self.generation += 1;
-        self.share = Some((share.clone(), share.to_json()));
+        self.share = Some(share.to_json());
         self.answers.borrow_mut().clear();
     }
 
@@ -158,7 +158,7 @@ impl PieceScanner for WorkerPool {
     fn send(&mut self, number: usize, piece: &FramePiece<'_>) {
         // A piece that cannot be sent is answered as failed at once: the job scans it.
         let fail = |why: String| self.answers.borrow_mut().push_back((self.generation, number, Err(why)));
-        let Some((_, json)) = &self.share else { return fail("no job was begun".to_owned()) };
+        let Some(json) = &self.share else { return fail("no job was begun".to_owned()) };
         let Some(handle) = self.live().min_by_key(|handle| self.holding(handle)) else {
             return fail("no worker is ready".to_owned());
         };
@@ -198,13 +198,11 @@ impl PieceScanner for WorkerPool {
         u64::from(self.generation)
     }
 
-    fn receive(&mut self) -> Option<(usize, Result<PieceFigures, String>)> {
-        let (share, _) = self.share.as_ref()?;
+    fn receive(&mut self) -> Option<(usize, Result<Vec<u8>, String>)> {
         loop {
             let (generation, number, answer) = self.answers.borrow_mut().pop_front()?;
             if generation == self.generation {
-                let figures = answer.and_then(|bytes| share.decode(&bytes).map_err(|error| error.to_string()));
-                return Some((number, figures));
+                return Some((number, answer));
             }
         }
     }

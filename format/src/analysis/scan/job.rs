@@ -17,7 +17,8 @@
 
 use std::ops::Range;
 
-use super::pieces::{Merged, PieceScanner, Pieces, Progress};
+use super::dispatch::PieceScanner;
+use super::pieces::{Merged, Pieces, Progress};
 use super::threads::OneThread;
 use super::{Coining, Plan, RangeSeries, SampleRows, Scan, ScanOptions, Selected, Window, Windows, hand_over};
 use crate::analysis::compare::bandwidth;

@@ -21,6 +21,7 @@ use std::ops::Range;
 
 use super::{Chunk, ChunkRun, Tables, Window};
 use crate::analysis::compare::{ChunkPart, SeriesKind};
+use crate::check::CheckShare;
 use crate::directory::FrameEntry;
 use crate::model::TopologyId;
 use crate::piece::FramePiece;
@@ -34,6 +35,38 @@ pub struct ScanShare {
     /// With the comparison's samples, per row, what its series written in place holds
     /// (see `Plan::in_place_kinds`); `None` for statistics alone.
     in_place: Option<Vec<Option<SeriesKind>>>,
+}
+
+/// What a job hands every piece out with: a scan's windows, or what checking frames
+/// needs. The worker answers a piece as its share says ([`PieceShare::answer`]).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum PieceShare {
+    /// The statistics' scan (and the comparison's samples): answers are [`PieceFigures`].
+    Scan(ScanShare),
+    /// Checking every frame whole: answers are [`CheckShare::check`]'s.
+    Check(CheckShare),
+}
+
+impl PieceShare {
+    /// The share as JSON, to post to a worker.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a share is plain numbers")
+    }
+
+    /// The share a worker was posted.
+    pub fn from_json(text: &str) -> Result<Self, PieceError> {
+        serde_json::from_str(text).map_err(|error| PieceError::Share(error.to_string()))
+    }
+
+    /// `piece`'s answer, encoded: its figures, or its frames' checks.
+    #[must_use]
+    pub fn answer(&self, piece: &FramePiece<'_>) -> Vec<u8> {
+        match self {
+            Self::Scan(share) => share.scan(piece).encode(),
+            Self::Check(share) => share.check(piece),
+        }
+    }
 }
 
 /// Why a share, a piece's entries or its figures did not decode: a fault between the page
@@ -65,17 +98,6 @@ const FIGURES_MAGIC: u64 = u64::from_le_bytes(*b"SGPTPIEC");
 impl ScanShare {
     pub(super) fn new(tables: Tables, windows: Vec<[Window; 2]>, in_place: Option<Vec<Option<SeriesKind>>>) -> Self {
         Self { tables, windows, in_place }
-    }
-
-    /// The share as JSON, to post to a worker.
-    #[must_use]
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a share is plain numbers")
-    }
-
-    /// The share a worker was posted.
-    pub fn from_json(text: &str) -> Result<Self, PieceError> {
-        serde_json::from_str(text).map_err(|error| PieceError::Share(error.to_string()))
     }
 
     /// Scans every frame of `piece`.
