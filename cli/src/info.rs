@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
+use sgpt_format::analysis::check::verify_parallel;
 use sgpt_format::chrome::is_timer_pool_set;
 use sgpt_format::{Capture, GpuPassKind};
 
@@ -113,7 +114,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     let bytes = input::read(path)?;
     let capture = input::open(path, &bytes)?;
     let checking = input::spinner(input::is_large(&capture, bytes.len()), "checking");
-    let (defects, counts) = capture.verify_counting();
+    let (defects, counts) = verify_parallel(&capture);
     checking.finish_and_clear();
     let (graph_passes, gpu_passes) = passes(&capture);
     let timing = frame_timing(&capture, 0..capture.frames().len(), input::is_large(&capture, bytes.len()));

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use sgpt_format::ReadableCounts;
+use sgpt_format::analysis::check::verify_parallel;
 
 use crate::input;
 use crate::json::{self, DefectJson, SCHEMA};
@@ -125,7 +126,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         Err(error) => return unreadable(error),
     };
     let checking = input::spinner(input::is_large(&capture, bytes.len()), "checking");
-    let (defects, counts) = capture.verify_counting();
+    let (defects, counts) = verify_parallel(&capture);
     checking.finish_and_clear();
     let closed = capture.header().closed();
     let intact = closed && defects.is_empty();

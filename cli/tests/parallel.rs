@@ -1,11 +1,13 @@
-//! `stats` and `diff` analyse chunks of frames on every core (`scan_parallel`): the
-//! figures are the single-threaded ones whatever the number of threads, damaged frames
-//! included, and the binary prints the same on 1, 2 or 3 threads.
+//! `stats` and `diff` analyse chunks of frames on every core (`scan_parallel`), and
+//! `validate` and `info` check them so (`verify_parallel`): the figures and defects are
+//! the single-threaded ones whatever the number of threads, damaged frames included, and
+//! the binary prints the same on 1, 2 or 3 threads.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
+use sgpt_format::analysis::check::verify_parallel;
 use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan_parallel};
 use sgpt_format::frame_timing::frame_timing;
@@ -31,6 +33,27 @@ fn captures() -> Vec<(&'static str, Vec<u8>)> {
         ("corrupted.sgpt", fixture("corrupted.sgpt")),
         ("truncated.sgpt", fixture("truncated.sgpt")),
     ]
+}
+
+#[test]
+fn frames_checked_on_every_pool_find_what_verify_finds() {
+    // More frames than a piece holds, one of them damaged (a payload byte flipped).
+    let mut many = generate(&SynthOptions { frames: 5_000, passes: 4, seed: 9, ..SynthOptions::default() });
+    let entry = Capture::open(&many).expect("opens").frames()[3_100];
+    many[(entry.offset + entry.len / 2) as usize] ^= 0x40;
+    let mut all = captures();
+    all.push(("5,000 frames, one damaged", many));
+    for (name, bytes) in all {
+        let capture = Capture::open(&bytes).expect("opens");
+        let expected = capture.verify_counting();
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+            assert_eq!(pool.install(|| verify_parallel(&capture)), expected, "{name}: {threads} threads");
+        }
+        if name.contains("damaged") || name == "corrupted.sgpt" {
+            assert_eq!(expected.1.lost.len(), 1, "{name}: one frame lost");
+        }
+    }
 }
 
 #[test]
@@ -100,7 +123,7 @@ fn sgpt(args: &[&str], threads: &str) -> (Option<i32>, Result<Value, String>) {
 }
 
 #[test]
-fn stats_and_diff_print_the_same_on_any_number_of_threads() {
+fn stats_diff_validate_and_info_print_the_same_on_any_number_of_threads() {
     let folder = std::env::temp_dir().join(format!("sgpt-parallel-{}", std::process::id()));
     std::fs::create_dir_all(&folder).expect("the temp dir is writable");
     let mut paths = Vec::new();
@@ -113,6 +136,14 @@ fn stats_and_diff_print_the_same_on_any_number_of_threads() {
         for args in [vec!["stats", path, "--json"], vec!["stats", path], vec!["diff", &paths[0], path, "--json"]] {
             let one = sgpt(&args, "1");
             assert_eq!(one.0, Some(0), "{args:?}");
+            for threads in ["2", "3"] {
+                assert!(sgpt(&args, threads) == one, "{args:?} prints otherwise on {threads} threads");
+            }
+        }
+        // Damaged captures fail validation: the same way on any number of threads.
+        for args in [vec!["validate", path, "--json"], vec!["info", path, "--json"]] {
+            let one = sgpt(&args, "1");
+            assert!(one.1.is_ok(), "{args:?} printed its JSON");
             for threads in ["2", "3"] {
                 assert!(sgpt(&args, threads) == one, "{args:?} prints otherwise on {threads} threads");
             }

@@ -12,6 +12,28 @@ use crate::check::{CheckShare, FrameChecks};
 use crate::model::Frame;
 use crate::reader::{Capture, ReadableCounts};
 
+/// [`Capture::verify_counting`] on every core (rayon's pool): the frames in pieces checked
+/// side by side, their checks merged in frame order, so the answer is the same.
+#[cfg(feature = "parallel")]
+#[must_use]
+pub fn verify_parallel(capture: &Capture<'_>) -> (Vec<Defect>, ReadableCounts) {
+    use rayon::prelude::*;
+    let pieces = split(capture.frames(), 0..capture.frames().len());
+    let checks: Vec<FrameChecks> = pieces
+        .into_par_iter()
+        .map(|frames| {
+            let (mut frame, mut checks) = (Frame::default(), FrameChecks::default());
+            for index in frames {
+                capture.check_frame(index, &mut frame, &mut checks);
+            }
+            checks
+        })
+        .collect();
+    let mut all = FrameChecks::default();
+    checks.into_iter().for_each(|piece| all.append(piece));
+    capture.verified(all)
+}
+
 /// Checking every indexed frame of a capture, in steps.
 #[derive(Debug)]
 pub struct CheckJob<'c, 'a> {
@@ -69,12 +91,7 @@ impl<'c, 'a> CheckJob<'c, 'a> {
             if let Some((number, checks, next)) = &mut self.local {
                 let end = self.dispatch.pieces()[*number].end;
                 if *next < end {
-                    let entry = &self.capture.frames()[*next];
-                    let decoded = self.capture.frame_into(*next, &mut self.frame);
-                    let capture = self.capture;
-                    checks.add(*next, entry, decoded, &self.frame, |id| {
-                        capture.topology(id).map(|topology| topology.gpu_passes.len())
-                    });
+                    self.capture.check_frame(*next, &mut self.frame, checks);
                     *next += 1;
                 } else if let Some((number, checks, _)) = self.local.take() {
                     self.dispatch.arrive(number, checks);

@@ -967,13 +967,19 @@ impl<'a> Capture<'a> {
     /// (`malformed`), as SGPT_FORMAT.md §6.8 says.
     #[must_use]
     pub fn verify_counting(&self) -> (Vec<Defect>, ReadableCounts) {
-        let mut frame = Frame::default();
-        let mut checks = FrameChecks::default();
-        for (index, entry) in self.frames.iter().enumerate() {
-            let decoded = self.frame_into(index, &mut frame);
-            checks.add(index, entry, decoded, &frame, |id| self.topology(id).map(|topology| topology.gpu_passes.len()));
+        let (mut frame, mut checks) = (Frame::default(), FrameChecks::default());
+        for index in 0..self.frames.len() {
+            self.check_frame(index, &mut frame, &mut checks);
         }
         self.verified(checks)
+    }
+
+    /// Decodes frame `index` whole into `frame` (room reused between calls) and adds what
+    /// [`Capture::verify_counting`] finds of it to `checks`.
+    pub fn check_frame(&self, index: usize, frame: &mut Frame, checks: &mut FrameChecks) {
+        let Some(entry) = self.frames.get(index) else { return };
+        let decoded = self.frame_into(index, frame);
+        checks.add(index, entry, decoded, frame, |id| self.topology(id).map(|topology| topology.gpu_passes.len()));
     }
 
     /// [`Capture::verify_counting`]'s answer from `checks` of every indexed frame, in
