@@ -4,11 +4,11 @@
 //! wherever it is, and the pieces' checks are merged in frame order, so the defects and
 //! counts are `verify_counting`'s whoever checked what.
 
-use crate::Defect;
 use crate::analysis::scan::PieceScanner;
 use crate::analysis::scan::dispatch::{Dispatch, Poll, split};
 use crate::analysis::scan::piece::PieceShare;
 use crate::check::{CheckShare, FrameChecks};
+use crate::error::Defect;
 use crate::model::Frame;
 use crate::reader::{Capture, ReadableCounts};
 

@@ -13,7 +13,7 @@ use crate::piece::FramePiece;
 /// A frame the index lists that does not read back, named by its number.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LostFrame {
-    /// Its position in [`Capture::frames`].
+    /// Its position in [`Capture::frames`](crate::Capture::frames).
     pub index: usize,
     /// Its number, as the index gives it.
     pub frame_number: u64,
