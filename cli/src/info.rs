@@ -6,13 +6,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use sgpt_format::analysis::check::verify_parallel;
+use sgpt_format::analysis::check::verify_and_time_parallel;
 use sgpt_format::chrome::is_timer_pool_set;
 use sgpt_format::{Capture, GpuPassKind};
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, FrameTimingJson, SCHEMA};
-use crate::stats::{frame_timing, write_frame_timing};
+use crate::stats::write_frame_timing;
 use crate::validate::{IndexedCountsJson, count_text, losses};
 
 #[derive(Debug, Serialize)]
@@ -114,10 +114,10 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     let bytes = input::read(path)?;
     let capture = input::open(path, &bytes)?;
     let checking = input::spinner(input::is_large(&capture, bytes.len()), "checking");
-    let (defects, counts) = verify_parallel(&capture);
+    // One decode of each frame serves the check and the frame timing alike.
+    let (defects, counts, timing) = verify_and_time_parallel(&capture);
     checking.finish_and_clear();
     let (graph_passes, gpu_passes) = passes(&capture);
-    let timing = frame_timing(&capture, 0..capture.frames().len(), input::is_large(&capture, bytes.len()));
     let header = capture.header();
     let meta = capture.meta().cloned().unwrap_or_default();
     let level = capture.level().map(sgpt_format::Level::name);

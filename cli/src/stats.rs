@@ -10,7 +10,7 @@ use serde::Serialize;
 use sgpt_format::Capture;
 use sgpt_format::analysis::StatsReport;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
-use sgpt_format::frame_timing::{Figure, FrameTiming, FrameTimingAccumulator};
+use sgpt_format::frame_timing::{Figure, FrameTiming};
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, FrameTimingJson, PassJson, SCHEMA};
@@ -86,13 +86,6 @@ pub fn analyse(
     let scan = scan_parallel(capture, range, &options, &|frames| bar.inc(frames));
     bar.finish_and_clear();
     (scan.stats, scan.timing)
-}
-
-/// Frame timing of `range` alone, with a progress bar on large captures.
-pub fn frame_timing(capture: &Capture<'_>, range: Range<usize>, large: bool) -> FrameTiming {
-    let mut timing = FrameTimingAccumulator::new(capture);
-    input::each_frame(range, large, "timing frames", |index| timing.add_frame(index));
-    timing.finish()
 }
 
 fn percent(ppm: u64) -> String {

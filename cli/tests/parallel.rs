@@ -1,13 +1,14 @@
-//! `stats` and `diff` analyse chunks of frames on every core (`scan_parallel`), and
-//! `validate` and `info` check them so (`verify_parallel`): the figures and defects are
-//! the single-threaded ones whatever the number of threads, damaged frames included, and
-//! the binary prints the same on 1, 2 or 3 threads.
+//! `stats` and `diff` analyse chunks of frames on every core (`scan_parallel`), `validate`
+//! checks them so (`verify_parallel`), and `info` checks and times them from one decode
+//! (`verify_and_time_parallel`): the figures and defects are the single-threaded ones
+//! whatever the number of threads, damaged frames included, and the binary prints the
+//! same on 1, 2 or 3 threads.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
-use sgpt_format::analysis::check::verify_parallel;
+use sgpt_format::analysis::check::{verify_and_time_parallel, verify_parallel};
 use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan_parallel};
 use sgpt_format::frame_timing::frame_timing;
@@ -36,7 +37,7 @@ fn captures() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 #[test]
-fn frames_checked_on_every_pool_find_what_verify_finds() {
+fn frames_checked_on_every_pool_find_what_verify_finds_and_time_them_as_frame_timing_does() {
     // More frames than a piece holds, one of them damaged (a payload byte flipped).
     let mut many = generate(&SynthOptions { frames: 5_000, passes: 4, seed: 9, ..SynthOptions::default() });
     let entry = Capture::open(&many).expect("opens").frames()[3_100];
@@ -46,9 +47,13 @@ fn frames_checked_on_every_pool_find_what_verify_finds() {
     for (name, bytes) in all {
         let capture = Capture::open(&bytes).expect("opens");
         let expected = capture.verify_counting();
+        let timing = frame_timing(&capture, 0..capture.frames().len());
         for threads in [1, 2, 3] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
             assert_eq!(pool.install(|| verify_parallel(&capture)), expected, "{name}: {threads} threads");
+            let (defects, counts, got_timing) = pool.install(|| verify_and_time_parallel(&capture));
+            assert_eq!((defects, counts), expected, "{name}: {threads} threads, with frame timing");
+            assert_eq!(got_timing, timing, "{name}: frame timing on {threads} threads");
         }
         if name.contains("damaged") || name == "corrupted.sgpt" {
             assert_eq!(expected.1.lost.len(), 1, "{name}: one frame lost");

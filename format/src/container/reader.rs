@@ -969,17 +969,21 @@ impl<'a> Capture<'a> {
     pub fn verify_counting(&self) -> (Vec<Defect>, ReadableCounts) {
         let (mut frame, mut checks) = (Frame::default(), FrameChecks::default());
         for index in 0..self.frames.len() {
-            self.check_frame(index, &mut frame, &mut checks);
+            let _ = self.check_frame(index, &mut frame, &mut checks);
         }
         self.verified(checks)
     }
 
     /// Decodes frame `index` whole into `frame` (room reused between calls) and adds what
-    /// [`Capture::verify_counting`] finds of it to `checks`.
-    pub fn check_frame(&self, index: usize, frame: &mut Frame, checks: &mut FrameChecks) {
-        let Some(entry) = self.frames.get(index) else { return };
+    /// [`Capture::verify_counting`] finds of it to `checks`. Returns the decode's outcome,
+    /// as [`Capture::frame_into`] gives it, for a caller that reads the frame too.
+    pub fn check_frame(&self, index: usize, frame: &mut Frame, checks: &mut FrameChecks) -> Result<(), Defect> {
+        let entry = self.frames.get(index).ok_or_else(|| piece::no_frame(index))?;
         let decoded = self.frame_into(index, frame);
-        checks.add(index, entry, decoded, frame, |id| self.topology(id).map(|topology| topology.gpu_passes.len()));
+        checks.add(index, entry, decoded.clone(), frame, |id| {
+            self.topology(id).map(|topology| topology.gpu_passes.len())
+        });
+        decoded
     }
 
     /// [`Capture::verify_counting`]'s answer from `checks` of every indexed frame, in
