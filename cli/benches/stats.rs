@@ -7,7 +7,8 @@
 //! of that capture against a second run of it, on 1 and 2 threads, as a ratio to
 //! `sgpt stats --json` of one on as many threads (the goal: at most 2), and, in process,
 //! how much of that is the two scans and how much the comparison engine. Beside them,
-//! `sgpt validate --json` (every frame decoded whole) on 1 and 2 threads.
+//! `sgpt validate --json` and `sgpt info --json` (every frame decoded whole) on 1 and 2
+//! threads.
 //! Run: `cargo bench -p sgpt-cli --bench stats`.
 //!
 //! On `target/bench-captures/hour.sgpt` (216,000 frames × 200 passes, 43.2 M spans) when it
@@ -247,17 +248,20 @@ fn main() {
         );
     }
 
-    // Checking every frame whole, as `validate` (and `info`) do: a full decode of each
-    // frame, where the statistics decode only the spans' durations.
-    println!("`sgpt validate --json` end to end (read, open, check every frame whole, print)");
-    for (threads, stats) in ["1", "2"].into_iter().zip(stats_times.iter().copied()) {
-        let time = sgpt_time(&["validate".as_ref(), "--json".as_ref(), path.as_os_str()], threads);
-        println!(
-            "  RAYON_NUM_THREADS={threads}: {:.3} s, {:.0} M spans/s ({:.2} × `sgpt stats --json` on as many threads)",
-            time.as_secs_f64(),
-            rate(time),
-            time.as_secs_f64() / stats.as_secs_f64()
-        );
+    // Checking every frame whole, as `validate` does, and with the frame timing from the
+    // same decode, as `info` does: a full decode of each frame, where the statistics
+    // decode only the spans' durations.
+    for (command, what) in [("validate", "check every frame whole"), ("info", "check and time every frame whole")] {
+        println!("`sgpt {command} --json` end to end (read, open, {what}, print)");
+        for (threads, stats) in ["1", "2"].into_iter().zip(stats_times.iter().copied()) {
+            let time = sgpt_time(&[command.as_ref(), "--json".as_ref(), path.as_os_str()], threads);
+            println!(
+                "  RAYON_NUM_THREADS={threads}: {:.3} s, {:.0} M spans/s ({:.2} × `sgpt stats --json` on as many threads)",
+                time.as_secs_f64(),
+                rate(time),
+                time.as_secs_f64() / stats.as_secs_f64()
+            );
+        }
     }
 
     let run2 = second_run(&path, hour);
