@@ -83,9 +83,17 @@ pub struct PerFrame {
 }
 
 /// Exact counts of each value, while there are at most [`MAX_DISTINCT_VALUES`] of them.
+///
+/// A pass's count mostly repeats from one frame to the next, so a run of one value is
+/// counted apart and goes into the map when another value comes (or before the figures
+/// are read): on the hour-long capture that took a map search a pass a frame for each of
+/// four counts, most of `sgpt workload`'s time. Whether the values overflowed depends
+/// only on how many distinct ones came, so counting a run late changes nothing.
 #[derive(Clone, Debug, Default)]
 struct ValueCounts {
     counts: BTreeMap<u64, u64>,
+    /// The value added last and how many times in a row, not yet in `counts`.
+    run: Option<(u64, u64)>,
     overflowed: bool,
     n: u64,
     min: u64,
@@ -93,6 +101,7 @@ struct ValueCounts {
 }
 
 impl ValueCounts {
+    #[inline]
     fn add(&mut self, value: u64) {
         if self.n == 0 {
             (self.min, self.max) = (value, value);
@@ -103,14 +112,31 @@ impl ValueCounts {
         if self.overflowed {
             return;
         }
-        *self.counts.entry(value).or_insert(0) += 1;
+        match &mut self.run {
+            Some((last, times)) if *last == value => *times += 1,
+            _ => {
+                self.flush();
+                self.run = Some((value, 1));
+            }
+        }
+    }
+
+    /// Puts the run into the map.
+    fn flush(&mut self) {
+        let Some((value, times)) = self.run.take() else { return };
+        if self.overflowed {
+            return;
+        }
+        *self.counts.entry(value).or_insert(0) += times;
         if self.counts.len() > MAX_DISTINCT_VALUES {
             self.overflowed = true;
             self.counts = BTreeMap::new();
         }
     }
 
-    fn per_frame(&self) -> PerFrame {
+    /// The figures; the run is put into the map first.
+    fn per_frame(&mut self) -> PerFrame {
+        self.flush();
         if self.n == 0 {
             return PerFrame::default();
         }
@@ -429,11 +455,16 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
         Some(slot)
     }
 
-    /// The table for topology `id`: compute and render passes get a slot up front, so a
-    /// pass that never records a command is still listed (as 0, or "not recorded").
-    fn table(&mut self, id: TopologyId) -> Option<Vec<Option<u32>>> {
-        if let Some(table) = self.tables.get(&id) {
-            return table.clone();
+    /// The table for topology `id`, taken out of `tables` (a frame puts it back once
+    /// added, rather than copy it each frame): compute and render passes get a slot up
+    /// front, so a pass that never records a command is still listed (as 0, or "not
+    /// recorded"). A lost topology's `None` stays in `tables`.
+    fn take_table(&mut self, id: TopologyId) -> Option<Vec<Option<u32>>> {
+        if let Some(table) = self.tables.remove(&id) {
+            if table.is_none() {
+                self.tables.insert(id, None);
+            }
+            return table;
         }
         let table = self.capture.topology(id).map(|topology| {
             let kinds: Vec<GpuPassKind> = topology.gpu_passes.iter().map(|pass| pass.kind).collect();
@@ -447,7 +478,9 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 })
                 .collect()
         });
-        self.tables.insert(id, table.clone());
+        if table.is_none() {
+            self.tables.insert(id, None);
+        }
         table
     }
 
@@ -464,7 +497,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
     }
 
     fn add_decoded(&mut self, index: usize, frame: &Frame) {
-        let Some(mut table) = self.table(frame.topology) else {
+        let Some(mut table) = self.take_table(frame.topology) else {
             self.defects.push(Defect::new(
                 DefectKind::MissingReference,
                 self.capture.frames().get(index).map_or(0, |entry| entry.offset),
@@ -472,7 +505,10 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             ));
             return;
         };
-        let Some(topology) = self.capture.topology(frame.topology) else { return };
+        let Some(topology) = self.capture.topology(frame.topology) else {
+            self.tables.insert(frame.topology, Some(table));
+            return;
+        };
         self.tally.clear();
         self.tally.resize(table.len(), Tally::default());
         for (pass, tally) in topology.gpu_passes.iter().zip(&mut self.tally) {
@@ -502,9 +538,6 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             self.tally[pass].ran = true;
             self.record(slot, command);
         }
-        if self.tables.get(&frame.topology).is_some_and(|known| known.as_ref() != Some(&table)) {
-            self.tables.insert(frame.topology, Some(table.clone()));
-        }
         for (pass, tally) in self.tally.iter().enumerate() {
             let Some(slot) = table[pass] else { continue };
             if !tally.ran {
@@ -520,6 +553,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 None => slot.invocations_unknown_frames += 1,
             }
         }
+        self.tables.insert(frame.topology, Some(table));
         self.frames += 1;
         self.range = Some(match self.range.take() {
             Some(range) => range.start.min(index)..range.end.max(index + 1),
@@ -591,7 +625,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             .slots
             .into_iter()
             .filter(|slot| slot.frames > 0)
-            .map(|slot| {
+            .map(|mut slot| {
                 let recording = if !commands_recorded {
                     Recording::BelowLevel
                 } else if slot.not_recorded && slot.pipelines.is_empty() {
@@ -599,7 +633,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 } else {
                     Recording::Recorded
                 };
-                let known = |counts: &ValueCounts| {
+                let known = |counts: &mut ValueCounts| {
                     if recording == Recording::Recorded {
                         counts.per_frame()
                     } else {
@@ -631,9 +665,9 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                     kind,
                     recording,
                     frames: slot.frames,
-                    dispatches: known(&slot.dispatches),
-                    draws: known(&slot.draws),
-                    indirect: known(&slot.indirect),
+                    dispatches: known(&mut slot.dispatches),
+                    draws: known(&mut slot.draws),
+                    indirect: known(&mut slot.indirect),
                     invocations: if recording == Recording::Recorded {
                         slot.invocations.per_frame()
                     } else {
@@ -879,6 +913,39 @@ mod tests {
         let capture = Capture::open(&bytes).unwrap();
         let step = pass(&summarize(&capture, 0..1), "step").clone();
         assert_eq!(step.dispatches, PerFrame { frames: 1, min: Some(1), median: Some(1), max: Some(1) });
+    }
+
+    /// Counts of every value, the median read off them: what [`ValueCounts`] must give
+    /// however it counts runs.
+    fn naive(values: &[u64]) -> PerFrame {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        let distinct = sorted.windows(2).filter(|pair| pair[0] != pair[1]).count() + 1;
+        let median = (distinct <= MAX_DISTINCT_VALUES).then(|| sorted[(sorted.len() - 1) / 2]);
+        PerFrame { frames: values.len() as u64, min: sorted.first().copied(), median, max: sorted.last().copied() }
+    }
+
+    #[test]
+    fn runs_of_one_value_count_as_each_frame_would() {
+        // Runs of one value, values that alternate, and a run's value seen again later.
+        let mut state = 7u64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            state >> 33
+        };
+        for distinct in [1, 2, 5, 300, MAX_DISTINCT_VALUES, MAX_DISTINCT_VALUES + 1] {
+            let mut values = Vec::new();
+            while values.len() < 20_000 {
+                let value = next() % distinct as u64;
+                let run = 1 + next() % 9;
+                values.extend(std::iter::repeat_n(value, run as usize));
+            }
+            // Every value at least once, so the distinct count is the one asked for.
+            values.extend(0..distinct as u64);
+            let mut counts = ValueCounts::default();
+            values.iter().for_each(|&value| counts.add(value));
+            assert_eq!(counts.per_frame(), naive(&values), "{distinct} distinct values");
+        }
     }
 
     #[test]
