@@ -41,13 +41,17 @@ fn synth_bytes(damaged: bool) -> Vec<u8> {
 }
 
 #[test]
-fn checked_a_frame_a_step_it_finds_what_verify_finds_in_every_fixture() {
+fn checked_a_frame_a_step_or_in_pieces_it_finds_what_verify_finds_in_every_fixture() {
     for name in fixture_names() {
         let bytes = fixture(&name);
         let Ok(capture) = Capture::open(&bytes) else { continue };
         let mut scanner = Scanner::new(Behaviour::Reversed, 2);
         assert_eq!(check(&capture, &mut scanner, 1, 0), capture.verify_counting(), "{name}");
         assert_eq!(scanner.sent, 0, "{name}: no scanner given, none used");
+        // And from copies of the pieces' bytes, as the workers check them.
+        let mut scanner = Scanner::new(Behaviour::Reversed, 2);
+        assert_eq!(check(&capture, &mut scanner, 4, usize::MAX), capture.verify_counting(), "{name}, pieces");
+        assert_eq!(scanner.sent, capture.frames().len().div_ceil(PIECE_FRAMES), "{name}: every piece sent");
     }
     // One fixture at least has a frame that does not read back.
     let bytes = fixture("corrupted.sgpt");
