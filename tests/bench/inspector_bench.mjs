@@ -40,6 +40,8 @@
 //   times, by kind of process), against `sgpt stats`' own on 1 thread (median of 3), and
 //   that CPU spread over this machine's cores: the least time the load could take here
 //   however well its work were spread, beside the time it took;
+// - time to every frame checked: to body[data-verified=true] (every frame decoded whole,
+//   which the workers take on once the statistics are done);
 // - time to memory lane, for captures with memory gauges: to body[data-memory=ready] (the
 //   sampled gauges read, the lane under the strip drawn);
 // - longest task: the longest the page's thread was busy without a break, from navigation
@@ -283,6 +285,7 @@ async function watch(page) {
         if (flags.state === 'ready') window.__readyMs ??= performance.now();
         if (flags.memory === 'ready' && flags.state === 'ready') window.__memoryReadyMs ??= performance.now();
         if (flags.stats === 'ready') window.__statsReadyMs ??= performance.now();
+        if (flags.verified === 'true') window.__verifiedMs ??= performance.now();
         if (flags.compare === 'ready') window.__compareReadyMs ??= performance.now();
         else window.__compareReadyMs = undefined;
       }).observe(document.body, { attributes: true });
@@ -334,6 +337,7 @@ async function inspector(browser, base, capture, workers) {
     tasks: window.__longTasks,
     spans: window.__longTaskSpans,
     memoryReadyMs: window.__memoryReadyMs,
+    verifiedMs: window.__verifiedMs,
     slices: window.__sgptSlices,
   }));
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
@@ -373,6 +377,7 @@ async function inspector(browser, base, capture, workers) {
     fullStats,
     statsCpu,
     memoryLane: loaded.memoryReadyMs,
+    verified: loaded.verifiedMs,
     longestTask: Math.max(0, ...loaded.tasks),
     tasksOver50: loaded.tasks.filter((ms) => ms > 50).length,
     tasks: loaded.tasks.map(Math.round),
@@ -647,6 +652,7 @@ for (const capture of pairOnly ? [] : captures) {
       console.log(`    ${count} workers                ${ms(other.fullStats)} = ${ratio(other.fullStats)}; renderer peak growth ${growth(other, capture.bytes)}`);
     }
   }
+  console.log(`  time to frames checked   ${ms(figures.verified)}: every frame decoded whole, ${ms(figures.verified - figures.fullStats)} after the statistics`);
   if (capture.memory) console.log(`  time to memory lane      ${ms(figures.memoryLane)} (from navigation start)`);
   console.log(`  longest task             ${figures.tasksOver50 === 0 ? 'none over 50 ms' : `${ms(figures.longestTask)}, ${figures.tasksOver50} tasks over 50 ms`} while loading`);
   console.log(`  tasks over 50 ms         [${figures.tasks.join(', ')}] ms`);
