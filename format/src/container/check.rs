@@ -21,19 +21,29 @@ pub struct LostFrame {
     pub defect: Defect,
 }
 
-/// What checking a run of frames found, in index order.
+/// What checking a run of frames found, in index order; [`Capture::verified`](crate::Capture::verified)
+/// turns the checks of every frame into `verify_counting`'s answer.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FrameChecks {
     /// Frames that read back: they decode whole.
-    pub frames: usize,
+    pub(crate) frames: usize,
     /// Their GPU spans, as decoded.
-    pub spans: u64,
+    pub(crate) spans: u64,
     /// Their dropped spans, as their records say.
-    pub dropped_spans: u64,
-    /// The frames that do not read back.
-    pub lost: Vec<LostFrame>,
+    pub(crate) dropped_spans: u64,
+    /// The frames that do not read back, each with where its defect is in `defects`: a
+    /// capture whose every frame is damaged keeps each message once, not twice.
+    pub(crate) lost: Vec<Lost>,
     /// Each frame's defect, one at most a frame.
-    pub defects: Vec<Defect>,
+    pub(crate) defects: Vec<Defect>,
+}
+
+/// A frame that does not read back: its index, its number and its defect's place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Lost {
+    pub(crate) index: usize,
+    pub(crate) frame_number: u64,
+    pub(crate) defect: usize,
 }
 
 impl FrameChecks {
@@ -51,7 +61,7 @@ impl FrameChecks {
         passes: impl FnOnce(TopologyId) -> Option<usize>,
     ) {
         if let Err(defect) = decoded {
-            self.lost.push(LostFrame { index, frame_number: entry.frame_number, defect: defect.clone() });
+            self.lost.push(Lost { index, frame_number: entry.frame_number, defect: self.defects.len() });
             self.defects.push(defect);
             return;
         }
@@ -78,12 +88,23 @@ impl FrameChecks {
         }
     }
 
+    /// The frames that do not read back, with their defects.
+    pub(crate) fn lost_frames(&self) -> Vec<LostFrame> {
+        let frame = |lost: &Lost| LostFrame {
+            index: lost.index,
+            frame_number: lost.frame_number,
+            defect: self.defects[lost.defect].clone(),
+        };
+        self.lost.iter().map(frame).collect()
+    }
+
     /// Adds the checks of the frames that follow these.
     pub fn append(&mut self, later: FrameChecks) {
         self.frames += later.frames;
         self.spans += later.spans;
         self.dropped_spans += later.dropped_spans;
-        self.lost.extend(later.lost);
+        let before = self.defects.len();
+        self.lost.extend(later.lost.into_iter().map(|lost| Lost { defect: lost.defect + before, ..lost }));
         self.defects.extend(later.defects);
     }
 }

@@ -991,8 +991,6 @@ impl<'a> Capture<'a> {
     /// the defects found at open, then each frame's.
     #[must_use]
     pub fn verified(&self, checks: FrameChecks) -> (Vec<Defect>, ReadableCounts) {
-        let mut defects = self.defects.clone();
-        defects.extend(checks.defects);
         let counts = ReadableCounts {
             frames: checks.frames,
             frames_indexed: self.frames.len(),
@@ -1000,9 +998,11 @@ impl<'a> Capture<'a> {
             spans_indexed: self.span_count(),
             dropped_spans: checks.dropped_spans,
             dropped_spans_indexed: self.dropped_span_count(),
-            lost: checks.lost,
+            lost: checks.lost_frames(),
             unindexed_frame_records: self.unindexed_frames.clone(),
         };
+        let mut defects = self.defects.clone();
+        defects.extend(checks.defects);
         (defects, counts)
     }
 
