@@ -7,8 +7,8 @@
 //! of that capture against a second run of it, on 1 and 2 threads, as a ratio to
 //! `sgpt stats --json` of one on as many threads (the goal: at most 2), and, in process,
 //! how much of that is the two scans and how much the comparison engine. Beside them,
-//! `sgpt validate --json` and `sgpt info --json` (every frame decoded whole) on 1 and 2
-//! threads.
+//! `sgpt validate --json`, `sgpt info --json` and `sgpt workload --json` (every frame
+//! decoded whole) on 1 and 2 threads.
 //! Run: `cargo bench -p sgpt-cli --bench stats`.
 //!
 //! On `target/bench-captures/hour.sgpt` (216,000 frames × 200 passes, 43.2 M spans) when it
@@ -248,10 +248,14 @@ fn main() {
         );
     }
 
-    // Checking every frame whole, as `validate` does, and with the frame timing from the
-    // same decode, as `info` does: a full decode of each frame, where the statistics
-    // decode only the spans' durations.
-    for (command, what) in [("validate", "check every frame whole"), ("info", "check and time every frame whole")] {
+    // Checking every frame whole, as `validate` does, with the frame timing from the same
+    // decode, as `info` does, and each frame's commands, as `workload` does: a full decode
+    // of each frame, where the statistics decode only the spans' durations.
+    for (command, what) in [
+        ("validate", "check every frame whole"),
+        ("info", "check and time every frame whole"),
+        ("workload", "summarise every frame's commands"),
+    ] {
         println!("`sgpt {command} --json` end to end (read, open, {what}, print)");
         for (threads, stats) in ["1", "2"].into_iter().zip(stats_times.iter().copied()) {
             let time = sgpt_time(&[command.as_ref(), "--json".as_ref(), path.as_os_str()], threads);

@@ -3,7 +3,6 @@
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
-use std::ops::Range;
 use std::path::Path;
 
 use anyhow::{Context, bail};
@@ -128,20 +127,6 @@ pub fn bar(len: u64, large: bool, message: &'static str) -> ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
-}
-
-/// Runs `add` on every frame index of `range` in order, with a progress bar named
-/// `message` on large captures.
-pub fn each_frame(range: Range<usize>, large: bool, message: &'static str, mut add: impl FnMut(usize)) {
-    let bar = bar(range.len() as u64, large, message);
-    for (done, index) in range.enumerate() {
-        add(index);
-        // Per-frame work is microseconds; touching the bar every frame would cost more.
-        if done % 1024 == 0 {
-            bar.set_position(done as u64);
-        }
-    }
-    bar.finish_and_clear();
 }
 
 /// A spinner for work without a known length (checking every frame).

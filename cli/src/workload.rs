@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use sgpt_format::workload_summary::{
-    IndirectUse, PassWorkload, PerFrame, PipelineUse, Recording, Shape, ShapeUse, WorkloadAccumulator, WorkloadReport,
+    IndirectUse, PassWorkload, PerFrame, PipelineUse, Recording, Shape, ShapeUse, WorkloadReport, summarize_parallel,
 };
 use sgpt_format::{Attachment, AttachmentRole, Capture, GpuPassKind, LoadOp, PipelineKind, StoreOp};
 
@@ -242,11 +242,12 @@ fn pass_json(capture: &Capture<'_>, pass: &PassWorkload) -> PassJson {
 /// `workload_summary::MAX_SHAPES`.
 const TEXT_SHAPES: usize = 6;
 
-/// The workload of `range`, with a progress bar on large captures.
+/// The workload of `range`, summarised on every core, with a spinner on large captures.
 pub fn report(capture: &Capture<'_>, range: Range<usize>, large: bool) -> WorkloadReport {
-    let mut workload = WorkloadAccumulator::new(capture);
-    input::each_frame(range, large, "summarising", |index| workload.add_frame(index));
-    workload.finish()
+    let summarising = input::spinner(large, "summarising");
+    let report = summarize_parallel(capture, range);
+    summarising.finish_and_clear();
+    report
 }
 
 /// `1 per frame` when every frame agrees, else `min 0, median 1, max 3 per frame`.

@@ -1,8 +1,8 @@
 //! `stats` and `diff` analyse chunks of frames on every core (`scan_parallel`), `validate`
-//! checks them so (`verify_parallel`), and `info` checks and times them from one decode
-//! (`verify_and_time_parallel`): the figures and defects are the single-threaded ones
-//! whatever the number of threads, damaged frames included, and the binary prints the
-//! same on 1, 2 or 3 threads.
+//! checks them so (`verify_parallel`), `info` checks and times them from one decode
+//! (`verify_and_time_parallel`), and `workload` summarises them so (`summarize_parallel`):
+//! the figures and defects are the single-threaded ones whatever the number of threads,
+//! damaged frames included, and the binary prints the same on 1, 2 or 3 threads.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,7 +13,10 @@ use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{ScanOptions, Windows, scan_parallel};
 use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::synth::{SynthOptions, generate};
-use sgpt_format::{Capture, Level};
+use sgpt_format::workload_summary::{MAX_SHAPES, summarize, summarize_parallel};
+use sgpt_format::{
+    Capture, Command as GpuCommand, Frame, GpuPass, GpuPassKind, Indirect, Level, Meta, Op, Topology, Writer,
+};
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
@@ -57,6 +60,95 @@ fn frames_checked_on_every_pool_find_what_verify_finds_and_time_them_as_frame_ti
         }
         if name.contains("damaged") || name == "corrupted.sgpt" {
             assert_eq!(expected.1.lost.len(), 1, "{name}: one frame lost");
+        }
+    }
+}
+
+/// A workload capture whose passes meet more command shapes and indirect sources than
+/// their lists hold: new ones all along the range, so that chunks meet them first in
+/// turn, and others cycling within any chunk; over two topologies that share a pass,
+/// with frame 2,222 damaged.
+fn many_shapes() -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Verbose), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("a Vec");
+    let pass = |label: &str, kind| GpuPass { label: label.into(), kind, ..GpuPass::default() };
+    let first = Topology {
+        gpu_passes: vec![pass("simulate", GpuPassKind::Compute), pass("draw", GpuPassKind::Render)],
+        ..Topology::default()
+    };
+    let second = Topology {
+        gpu_passes: vec![pass("draw", GpuPassKind::Render), pass("bloom", GpuPassKind::Compute)],
+        ..Topology::default()
+    };
+    let ids = [writer.topology(&first).expect("a Vec"), writer.topology(&second).expect("a Vec")];
+    let shapes = 2 * MAX_SHAPES as u32;
+    for f in 0..4_000u32 {
+        let topology = (f / 500 % 2) as usize;
+        let (compute, render) = if topology == 0 { (0, 1) } else { (1, 0) };
+        let mut commands = vec![
+            GpuCommand {
+                gpu_pass: compute,
+                pipeline: Some(f % 2),
+                op: Op::Dispatch { x: 1 + f / 37 % shapes, y: 1, z: 1 },
+            },
+            GpuCommand {
+                gpu_pass: compute,
+                pipeline: Some(0),
+                op: Op::DispatchIndirect {
+                    indirect: Indirect { buffer: 3, offset: 16 * u64::from(f / 41 % shapes) },
+                    resolved: (f % 2 == 0).then_some([f % 3 + 1, 1, 1]),
+                },
+            },
+        ];
+        // And shapes and sources that cycle within any chunk, so that a chunk meets more
+        // than a list holds, in an order of its own.
+        let cycling = Op::Dispatch { x: 1 + f * 7 % shapes, y: 2, z: 1 };
+        commands.push(GpuCommand { gpu_pass: compute, pipeline: Some(1), op: cycling });
+        let indirect = Indirect { buffer: 4, offset: 16 * u64::from(f * 11 % shapes) };
+        let op = Op::DispatchIndirect { indirect, resolved: None };
+        commands.push(GpuCommand { gpu_pass: compute, pipeline: Some(1), op });
+        if f % 97 != 0 {
+            let op = Op::Draw { vertices: 3 * (1 + f / 53 % shapes), instances: 1, first_vertex: 0, first_instance: 0 };
+            commands.push(GpuCommand { gpu_pass: render, pipeline: None, op });
+        }
+        let frame = Frame { frame_number: u64::from(f), topology: ids[topology], commands, ..Frame::default() };
+        writer.frame(&frame).expect("a Vec");
+    }
+    let mut bytes = writer.finish().expect("a Vec");
+    let entry = Capture::open(&bytes).expect("opens").frames()[2_222];
+    bytes[(entry.offset + entry.len / 2) as usize] ^= 0x40;
+    bytes
+}
+
+#[test]
+fn workload_summarised_on_every_pool_is_the_single_threaded_report() {
+    let mut all = captures();
+    all.push(("many shapes", many_shapes()));
+    all.push((
+        "workload",
+        generate(&SynthOptions { frames: 3_000, passes: 20, level: Level::Workload, ..SynthOptions::default() }),
+    ));
+    for (name, bytes) in all {
+        let capture = Capture::open(&bytes).expect("opens");
+        let frames = capture.frames().len();
+        for range in [0..frames, frames / 3..frames * 5 / 6, 0..0] {
+            let expected = summarize(&capture, range.clone());
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+                let got = pool.install(|| summarize_parallel(&capture, range.clone()));
+                assert_eq!(got, expected, "{name}: frames {range:?} on {threads} threads");
+            }
+            if name == "many shapes" && range == (0..frames) {
+                // The lists filled up, and one frame was skipped.
+                assert!(expected.passes.iter().all(|pass| pass.other_commands > 0), "{:?}", expected.passes);
+                assert!(
+                    expected
+                        .passes
+                        .iter()
+                        .all(|pass| pass.shapes.len() == MAX_SHAPES || pass.indirect_sources.is_empty())
+                );
+                assert_eq!(expected.defects.len(), 1);
+            }
         }
     }
 }

@@ -134,6 +134,32 @@ impl ValueCounts {
         }
     }
 
+    /// Adds the values counted by `later`, as though they had been added here.
+    #[cfg(feature = "parallel")]
+    fn merge(&mut self, mut later: ValueCounts) {
+        if later.n == 0 {
+            return;
+        }
+        self.flush();
+        later.flush();
+        (self.min, self.max) =
+            if self.n == 0 { (later.min, later.max) } else { (self.min.min(later.min), self.max.max(later.max)) };
+        self.n += later.n;
+        // Overflowing depends only on how many distinct values came, here or there.
+        self.overflowed |= later.overflowed;
+        if self.overflowed {
+            self.counts = BTreeMap::new();
+            return;
+        }
+        for (value, times) in later.counts {
+            *self.counts.entry(value).or_insert(0) += times;
+        }
+        if self.counts.len() > MAX_DISTINCT_VALUES {
+            self.overflowed = true;
+            self.counts = BTreeMap::new();
+        }
+    }
+
     /// The figures; the run is put into the map first.
     fn per_frame(&mut self) -> PerFrame {
         self.flush();
@@ -339,17 +365,95 @@ struct Slot {
     invocations_unknown_frames: u64,
     pipelines: BTreeMap<Option<u32>, u64>,
     shapes: HashMap<(Option<u32>, Shape), ShapeTally>,
-    indirect_sources: HashMap<(Option<u32>, &'static str, u32, u64), IndirectUse>,
+    /// Each source with the order it was first met in, as shapes keep theirs.
+    indirect_sources: HashMap<IndirectKey, (usize, IndirectUse)>,
     other_commands: u64,
 }
 
-/// A shape's counts so far; `last_frame` is the frame serial that last counted it.
+/// An indirect source: pipeline, op, buffer and offset.
+type IndirectKey = (Option<u32>, &'static str, u32, u64);
+
+/// A shape's counts so far; `last_frame` is the frame serial that last counted it, and
+/// `order` how many shapes of its pass were met before it.
 #[derive(Clone, Copy, Debug)]
 struct ShapeTally {
     commands: u64,
     frames: u64,
     last_frame: u64,
     invocations: Option<u64>,
+    // Read only where chunks are merged (the CLI's `parallel` build).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))]
+    order: usize,
+}
+
+impl Slot {
+    fn new(key: Key, attachments: Vec<Attachment>, not_recorded: bool) -> Self {
+        Self {
+            key,
+            attachments,
+            not_recorded,
+            frames: 0,
+            dispatches: ValueCounts::default(),
+            draws: ValueCounts::default(),
+            indirect: ValueCounts::default(),
+            invocations: ValueCounts::default(),
+            invocations_unknown_frames: 0,
+            pipelines: BTreeMap::new(),
+            shapes: HashMap::new(),
+            indirect_sources: HashMap::new(),
+            other_commands: 0,
+        }
+    }
+
+    /// Adds the same pass's counts from `later`, a chunk of the frames that follow: its
+    /// shapes and sources join the lists in the order it met them, while `capped` lists
+    /// have room, and count as other commands once they have none, as they would have
+    /// one frame after another.
+    #[cfg(feature = "parallel")]
+    fn merge(&mut self, later: Slot, capped: bool) {
+        self.frames += later.frames;
+        self.dispatches.merge(later.dispatches);
+        self.draws.merge(later.draws);
+        self.indirect.merge(later.indirect);
+        self.invocations.merge(later.invocations);
+        self.invocations_unknown_frames += later.invocations_unknown_frames;
+        for (pipeline, commands) in later.pipelines {
+            *self.pipelines.entry(pipeline).or_insert(0) += commands;
+        }
+        self.other_commands += later.other_commands;
+        let mut shapes: Vec<_> = later.shapes.into_iter().collect();
+        shapes.sort_unstable_by_key(|(_, tally)| tally.order);
+        for (key, tally) in shapes {
+            if let Some(known) = self.shapes.get_mut(&key) {
+                known.commands += tally.commands;
+                known.frames += tally.frames;
+            } else if !capped || self.shapes.len() < MAX_SHAPES {
+                let order = self.shapes.len();
+                self.shapes.insert(key, ShapeTally { order, ..tally });
+            } else {
+                self.other_commands += tally.commands;
+            }
+        }
+        let mut sources: Vec<_> = later.indirect_sources.into_iter().collect();
+        sources.sort_unstable_by_key(|(_, (order, _))| *order);
+        for (key, (_, source)) in sources {
+            if let Some((_, known)) = self.indirect_sources.get_mut(&key) {
+                known.commands += source.commands;
+                known.resolved += source.resolved;
+                for (range, more) in [
+                    (&mut known.resolved_count, source.resolved_count),
+                    (&mut known.resolved_instances, source.resolved_instances),
+                ] {
+                    more.into_iter().flatten().for_each(|value| widen(range, value));
+                }
+            } else if !capped || self.indirect_sources.len() < MAX_SHAPES {
+                let order = self.indirect_sources.len();
+                self.indirect_sources.insert(key, (order, source));
+            } else {
+                self.other_commands += source.commands;
+            }
+        }
+    }
 }
 
 /// This frame's tally of one pass.
@@ -379,6 +483,10 @@ pub struct WorkloadAccumulator<'c, 'a> {
     defects: Vec<Defect>,
     frame: Frame,
     tally: Vec<Tally>,
+    /// Whether each pass lists only the first [`MAX_SHAPES`] shapes and sources it meets;
+    /// a chunk of a range keeps them all, for [`WorkloadAccumulator::merge`] to know which
+    /// would have come first.
+    capped: bool,
 }
 
 /// Workgroups × workgroup size, `None` when either is unknown or it overflows.
@@ -424,6 +532,41 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             defects: Vec::new(),
             frame: Frame::default(),
             tally: Vec::new(),
+            capped: true,
+        }
+    }
+
+    /// An accumulator for one chunk of a range, to be merged into one made by
+    /// [`WorkloadAccumulator::new`]: it keeps every shape and source it meets. They are
+    /// as many as its frames' commands at most.
+    #[cfg(feature = "parallel")]
+    fn for_chunk(capture: &'c Capture<'a>) -> Self {
+        Self { capped: false, ..Self::new(capture) }
+    }
+
+    /// Adds `later`, a [`WorkloadAccumulator::for_chunk`] fed the frames that follow this
+    /// one's, as though its frames had been added here: the passes it met first are listed
+    /// after this one's, in the order it met them.
+    #[cfg(feature = "parallel")]
+    fn merge(&mut self, later: Self) {
+        self.frames += later.frames;
+        self.commands += later.commands;
+        self.any_command |= later.any_command;
+        self.defects.extend(later.defects);
+        self.range = match (self.range.take(), later.range) {
+            (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
+            (a, b) => a.or(b),
+        };
+        for slot in later.slots {
+            let at = match self.slot_of.get(&slot.key) {
+                Some(&at) => at as usize,
+                None => {
+                    self.slot_of.insert(slot.key.clone(), self.slots.len() as u32);
+                    self.slots.push(Slot::new(slot.key.clone(), slot.attachments.clone(), slot.not_recorded));
+                    self.slots.len() - 1
+                }
+            };
+            self.slots[at].merge(slot, self.capped);
         }
     }
 
@@ -436,21 +579,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
         }
         let not_recorded = self.timed_only.contains(&gpu_pass.label);
         let slot = self.slots.len() as u32;
-        self.slots.push(Slot {
-            key: key.clone(),
-            attachments: gpu_pass.attachments.clone(),
-            not_recorded,
-            frames: 0,
-            dispatches: ValueCounts::default(),
-            draws: ValueCounts::default(),
-            indirect: ValueCounts::default(),
-            invocations: ValueCounts::default(),
-            invocations_unknown_frames: 0,
-            pipelines: BTreeMap::new(),
-            shapes: HashMap::new(),
-            indirect_sources: HashMap::new(),
-            other_commands: 0,
-        });
+        self.slots.push(Slot::new(key.clone(), gpu_pass.attachments.clone(), not_recorded));
         self.slot_of.insert(key, slot);
         Some(slot)
     }
@@ -564,6 +693,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
     fn record(&mut self, slot_index: u32, command: &Command) {
         let pass = command.gpu_pass as usize;
         let workgroup_size = command.pipeline.and_then(|id| self.capture.pipeline(id)).and_then(|p| p.workgroup_size);
+        let capped = self.capped;
         let tally = &mut self.tally[pass];
         let slot = &mut self.slots[slot_index as usize];
         *slot.pipelines.entry(command.pipeline).or_insert(0) += 1;
@@ -585,7 +715,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 tally.indirect += 1;
                 let key = (command.pipeline, "dispatch", indirect.buffer, indirect.offset);
                 let resolved = resolved.map(|[x, y, z]| (u64::from(x) * u64::from(y) * u64::from(z), None));
-                add_indirect(slot, key, resolved);
+                add_indirect(slot, key, resolved, capped);
                 return;
             }
             Op::DrawIndirect { indexed, indirect, resolved } => {
@@ -593,7 +723,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 let op = if indexed { "draw_indexed" } else { "draw" };
                 let key = (command.pipeline, op, indirect.buffer, indirect.offset);
                 let resolved = resolved.map(|[count, instances]| (u64::from(count), Some(u64::from(instances))));
-                add_indirect(slot, key, resolved);
+                add_indirect(slot, key, resolved, capped);
                 return;
             }
         };
@@ -604,12 +734,13 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             entry.commands += 1;
             entry.frames += u64::from(entry.last_frame != serial);
             entry.last_frame = serial;
-        } else if slot.shapes.len() < MAX_SHAPES {
+        } else if !capped || slot.shapes.len() < MAX_SHAPES {
             let invocations = match shape {
                 Shape::Dispatch { x, y, z } => invocations([x, y, z], workgroup_size),
                 _ => None,
             };
-            slot.shapes.insert(key, ShapeTally { commands: 1, frames: 1, last_frame: serial, invocations });
+            let order = slot.shapes.len();
+            slot.shapes.insert(key, ShapeTally { commands: 1, frames: 1, last_frame: serial, invocations, order });
         } else {
             slot.other_commands += 1;
         }
@@ -654,7 +785,8 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 shapes.sort_by(|a, b| {
                     b.commands.cmp(&a.commands).then((a.pipeline, a.shape).cmp(&(b.pipeline, b.shape)))
                 });
-                let mut indirect_sources: Vec<IndirectUse> = slot.indirect_sources.into_values().collect();
+                let mut indirect_sources: Vec<IndirectUse> =
+                    slot.indirect_sources.into_values().map(|(_, source)| source).collect();
                 indirect_sources.sort_by(|a, b| {
                     (a.pipeline, a.op, a.buffer, a.offset).cmp(&(b.pipeline, b.op, b.buffer, b.offset))
                 });
@@ -706,21 +838,25 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
     }
 }
 
-fn add_indirect(slot: &mut Slot, key: (Option<u32>, &'static str, u32, u64), resolved: Option<(u64, Option<u64>)>) {
-    let full = slot.indirect_sources.len() >= MAX_SHAPES;
-    let Some(entry) = (match slot.indirect_sources.get_mut(&key) {
+fn add_indirect(slot: &mut Slot, key: IndirectKey, resolved: Option<(u64, Option<u64>)>, capped: bool) {
+    let full = capped && slot.indirect_sources.len() >= MAX_SHAPES;
+    let order = slot.indirect_sources.len();
+    let Some((_, entry)) = (match slot.indirect_sources.get_mut(&key) {
         Some(entry) => Some(entry),
         None if full => None,
-        None => Some(slot.indirect_sources.entry(key).or_insert(IndirectUse {
-            pipeline: key.0,
-            op: key.1,
-            buffer: key.2,
-            offset: key.3,
-            commands: 0,
-            resolved: 0,
-            resolved_count: None,
-            resolved_instances: None,
-        })),
+        None => Some(slot.indirect_sources.entry(key).or_insert((
+            order,
+            IndirectUse {
+                pipeline: key.0,
+                op: key.1,
+                buffer: key.2,
+                offset: key.3,
+                commands: 0,
+                resolved: 0,
+                resolved_count: None,
+                resolved_instances: None,
+            },
+        ))),
     }) else {
         slot.other_commands += 1;
         return;
@@ -745,6 +881,31 @@ pub fn summarize(capture: &Capture<'_>, frames: Range<usize>) -> WorkloadReport 
     for index in start..end {
         accumulator.add_frame(index);
     }
+    accumulator.finish()
+}
+
+/// [`summarize`] on every core (rayon's pool): the range in a few chunks a thread, each
+/// summarised apart and merged in frame order, so the report is the same.
+#[cfg(feature = "parallel")]
+#[must_use]
+pub fn summarize_parallel(capture: &Capture<'_>, frames: Range<usize>) -> WorkloadReport {
+    use rayon::prelude::*;
+    let end = frames.end.min(capture.frames().len());
+    let start = frames.start.min(end);
+    // Four chunks a thread, as the statistics' scan takes them: a chunk keeps every shape
+    // it meets, so more chunks would hold more of them at once.
+    let count = (rayon::current_num_threads() * 4).clamp(1, (end - start).max(1));
+    let bounds: Vec<usize> = (0..=count).map(|at| start + (end - start) * at / count).collect();
+    let chunks: Vec<WorkloadAccumulator<'_, '_>> = bounds
+        .par_windows(2)
+        .map(|range| {
+            let mut chunk = WorkloadAccumulator::for_chunk(capture);
+            (range[0]..range[1]).for_each(|index| chunk.add_frame(index));
+            chunk
+        })
+        .collect();
+    let mut accumulator = WorkloadAccumulator::new(capture);
+    chunks.into_iter().for_each(|chunk| accumulator.merge(chunk));
     accumulator.finish()
 }
 
@@ -945,6 +1106,26 @@ mod tests {
             let mut counts = ValueCounts::default();
             values.iter().for_each(|&value| counts.add(value));
             assert_eq!(counts.per_frame(), naive(&values), "{distinct} distinct values");
+        }
+    }
+
+    /// Counts merged from parts of a sequence are the whole sequence's, the overflow
+    /// included where no part alone overflows.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn counts_merged_from_parts_are_the_whole_sequence_s() {
+        let half = MAX_DISTINCT_VALUES as u64 / 2 + 10;
+        // Each half under the limit, the two together over it; then both under it.
+        for (first, second) in [(0..half, half..2 * half), (0..half, 5..half - 5)] {
+            let values: Vec<u64> = first.clone().chain(second.clone()).flat_map(|v| [v, v, v / 2]).collect();
+            let split = (first.end - first.start) as usize * 3;
+            for cut in [0, 1, split, values.len() - 1, values.len()] {
+                let (mut a, mut b) = (ValueCounts::default(), ValueCounts::default());
+                values[..cut].iter().for_each(|&value| a.add(value));
+                values[cut..].iter().for_each(|&value| b.add(value));
+                a.merge(b);
+                assert_eq!(a.per_frame(), naive(&values), "cut at {cut}");
+            }
         }
     }
 
