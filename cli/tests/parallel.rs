@@ -120,10 +120,30 @@ fn many_shapes() -> Vec<u8> {
     bytes
 }
 
+/// A workload capture whose one pass dispatches a new shape every frame, 600 in turn: a
+/// chunk of more than 256 frames meets more than it keeps, and meets the first shapes of
+/// the range again only after them, so the range is summarised in one pass.
+fn new_shape_every_frame() -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Workload), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("a Vec");
+    let topology = Topology {
+        gpu_passes: vec![GpuPass { label: "particles".into(), ..GpuPass::default() }],
+        ..Topology::default()
+    };
+    let id = writer.topology(&topology).expect("a Vec");
+    for f in 0..3_000u32 {
+        let op = Op::Dispatch { x: 1 + f % 600, y: 1, z: 1 };
+        let commands = vec![GpuCommand { gpu_pass: 0, pipeline: None, op }];
+        writer.frame(&Frame { frame_number: u64::from(f), topology: id, commands, ..Frame::default() }).expect("a Vec");
+    }
+    writer.finish().expect("a Vec")
+}
+
 #[test]
 fn workload_summarised_on_every_pool_is_the_single_threaded_report() {
     let mut all = captures();
     all.push(("many shapes", many_shapes()));
+    all.push(("a new shape every frame, 600 in turn", new_shape_every_frame()));
     all.push((
         "workload",
         generate(&SynthOptions { frames: 3_000, passes: 20, level: Level::Workload, ..SynthOptions::default() }),

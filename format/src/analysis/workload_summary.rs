@@ -36,6 +36,11 @@ pub const MAX_DISTINCT_VALUES: usize = 4096;
 /// Distinct command shapes (or indirect argument sources) listed per pass; the rest are
 /// counted in [`PassWorkload::other_commands`].
 pub const MAX_SHAPES: usize = 32;
+/// Distinct shapes (or sources) a chunk of a range summarised apart keeps per pass, so that
+/// merging can tell which were met first; a chunk that meets more gives up, and the range
+/// is summarised in one pass instead, so memory never grows with frames.
+#[cfg(feature = "parallel")]
+const CHUNK_SHAPES: usize = 256;
 
 /// The phrase of the NOTE `sgpt-recorder` writes, once per label, for a pass timed through
 /// its `PassTimer`: the pass's commands never pass through the recorder.
@@ -406,11 +411,11 @@ impl Slot {
     }
 
     /// Adds the same pass's counts from `later`, a chunk of the frames that follow: its
-    /// shapes and sources join the lists in the order it met them, while `capped` lists
-    /// have room, and count as other commands once they have none, as they would have
-    /// one frame after another.
+    /// shapes and sources join the lists in the order it met them while they hold fewer
+    /// than `cap`, and count as other commands once they are full, as they would have one
+    /// frame after another.
     #[cfg(feature = "parallel")]
-    fn merge(&mut self, later: Slot, capped: bool) {
+    fn merge(&mut self, later: Slot, cap: usize) {
         self.frames += later.frames;
         self.dispatches.merge(later.dispatches);
         self.draws.merge(later.draws);
@@ -427,7 +432,7 @@ impl Slot {
             if let Some(known) = self.shapes.get_mut(&key) {
                 known.commands += tally.commands;
                 known.frames += tally.frames;
-            } else if !capped || self.shapes.len() < MAX_SHAPES {
+            } else if self.shapes.len() < cap {
                 let order = self.shapes.len();
                 self.shapes.insert(key, ShapeTally { order, ..tally });
             } else {
@@ -446,7 +451,7 @@ impl Slot {
                 ] {
                     more.into_iter().flatten().for_each(|value| widen(range, value));
                 }
-            } else if !capped || self.indirect_sources.len() < MAX_SHAPES {
+            } else if self.indirect_sources.len() < cap {
                 let order = self.indirect_sources.len();
                 self.indirect_sources.insert(key, (order, source));
             } else {
@@ -483,10 +488,12 @@ pub struct WorkloadAccumulator<'c, 'a> {
     defects: Vec<Defect>,
     frame: Frame,
     tally: Vec<Tally>,
-    /// Whether each pass lists only the first [`MAX_SHAPES`] shapes and sources it meets;
-    /// a chunk of a range keeps them all, for [`WorkloadAccumulator::merge`] to know which
-    /// would have come first.
-    capped: bool,
+    /// How many shapes and sources each pass lists, the first met: [`MAX_SHAPES`], or for a
+    /// chunk of a range more, for [`WorkloadAccumulator::merge`] to know which would have
+    /// come first.
+    cap: usize,
+    /// Whether a pass met more shapes or sources than `cap`.
+    spilled: bool,
 }
 
 /// Workgroups × workgroup size, `None` when either is unknown or it overflows.
@@ -532,7 +539,8 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             defects: Vec::new(),
             frame: Frame::default(),
             tally: Vec::new(),
-            capped: true,
+            cap: MAX_SHAPES,
+            spilled: false,
         }
     }
 
@@ -541,7 +549,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
     /// as many as its frames' commands at most.
     #[cfg(feature = "parallel")]
     fn for_chunk(capture: &'c Capture<'a>) -> Self {
-        Self { capped: false, ..Self::new(capture) }
+        Self { cap: CHUNK_SHAPES, ..Self::new(capture) }
     }
 
     /// Adds `later`, a [`WorkloadAccumulator::for_chunk`] fed the frames that follow this
@@ -566,7 +574,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                     self.slots.len() - 1
                 }
             };
-            self.slots[at].merge(slot, self.capped);
+            self.slots[at].merge(slot, self.cap);
         }
     }
 
@@ -693,7 +701,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
     fn record(&mut self, slot_index: u32, command: &Command) {
         let pass = command.gpu_pass as usize;
         let workgroup_size = command.pipeline.and_then(|id| self.capture.pipeline(id)).and_then(|p| p.workgroup_size);
-        let capped = self.capped;
+        let cap = self.cap;
         let tally = &mut self.tally[pass];
         let slot = &mut self.slots[slot_index as usize];
         *slot.pipelines.entry(command.pipeline).or_insert(0) += 1;
@@ -715,7 +723,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 tally.indirect += 1;
                 let key = (command.pipeline, "dispatch", indirect.buffer, indirect.offset);
                 let resolved = resolved.map(|[x, y, z]| (u64::from(x) * u64::from(y) * u64::from(z), None));
-                add_indirect(slot, key, resolved, capped);
+                self.spilled |= add_indirect(slot, key, resolved, cap);
                 return;
             }
             Op::DrawIndirect { indexed, indirect, resolved } => {
@@ -723,7 +731,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
                 let op = if indexed { "draw_indexed" } else { "draw" };
                 let key = (command.pipeline, op, indirect.buffer, indirect.offset);
                 let resolved = resolved.map(|[count, instances]| (u64::from(count), Some(u64::from(instances))));
-                add_indirect(slot, key, resolved, capped);
+                self.spilled |= add_indirect(slot, key, resolved, cap);
                 return;
             }
         };
@@ -734,7 +742,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             entry.commands += 1;
             entry.frames += u64::from(entry.last_frame != serial);
             entry.last_frame = serial;
-        } else if !capped || slot.shapes.len() < MAX_SHAPES {
+        } else if slot.shapes.len() < cap {
             let invocations = match shape {
                 Shape::Dispatch { x, y, z } => invocations([x, y, z], workgroup_size),
                 _ => None,
@@ -743,6 +751,7 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
             slot.shapes.insert(key, ShapeTally { commands: 1, frames: 1, last_frame: serial, invocations, order });
         } else {
             slot.other_commands += 1;
+            self.spilled = true;
         }
     }
 
@@ -838,8 +847,10 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
     }
 }
 
-fn add_indirect(slot: &mut Slot, key: IndirectKey, resolved: Option<(u64, Option<u64>)>, capped: bool) {
-    let full = capped && slot.indirect_sources.len() >= MAX_SHAPES;
+/// Counts an indirect command of `key`; `true` when the pass's list held `cap` sources and
+/// not this one, so that it counts as another command.
+fn add_indirect(slot: &mut Slot, key: IndirectKey, resolved: Option<(u64, Option<u64>)>, cap: usize) -> bool {
+    let full = slot.indirect_sources.len() >= cap;
     let order = slot.indirect_sources.len();
     let Some((_, entry)) = (match slot.indirect_sources.get_mut(&key) {
         Some(entry) => Some(entry),
@@ -859,7 +870,7 @@ fn add_indirect(slot: &mut Slot, key: IndirectKey, resolved: Option<(u64, Option
         ))),
     }) else {
         slot.other_commands += 1;
-        return;
+        return true;
     };
     entry.commands += 1;
     if let Some((count, instances)) = resolved {
@@ -869,6 +880,7 @@ fn add_indirect(slot: &mut Slot, key: IndirectKey, resolved: Option<(u64, Option
             widen(&mut entry.resolved_instances, instances);
         }
     }
+    false
 }
 
 /// The workload of every GPU pass over `frames`, a range of indices into
@@ -885,7 +897,8 @@ pub fn summarize(capture: &Capture<'_>, frames: Range<usize>) -> WorkloadReport 
 }
 
 /// [`summarize`] on every core (rayon's pool): the range in a few chunks a thread, each
-/// summarised apart and merged in frame order, so the report is the same.
+/// summarised apart and merged in frame order, so the report is the same. Where a chunk
+/// meets more distinct command shapes than it keeps, the range is summarised in one pass.
 #[cfg(feature = "parallel")]
 #[must_use]
 pub fn summarize_parallel(capture: &Capture<'_>, frames: Range<usize>) -> WorkloadReport {
@@ -904,6 +917,12 @@ pub fn summarize_parallel(capture: &Capture<'_>, frames: Range<usize>) -> Worklo
             chunk
         })
         .collect();
+    if chunks.iter().any(|chunk| chunk.spilled) {
+        // A chunk met more shapes than it keeps: which came first is lost, so one pass
+        // counts them instead, as exactly and in memory that does not grow with frames.
+        drop(chunks);
+        return summarize(capture, start..end);
+    }
     let mut accumulator = WorkloadAccumulator::new(capture);
     chunks.into_iter().for_each(|chunk| accumulator.merge(chunk));
     accumulator.finish()
