@@ -545,8 +545,8 @@ impl<'c, 'a> WorkloadAccumulator<'c, 'a> {
     }
 
     /// An accumulator for one chunk of a range, to be merged into one made by
-    /// [`WorkloadAccumulator::new`]: it keeps every shape and source it meets. They are
-    /// as many as its frames' commands at most.
+    /// [`WorkloadAccumulator::new`]: it keeps up to [`CHUNK_SHAPES`] shapes and sources a
+    /// pass, in the order it met them, and says when it met more (`spilled`).
     #[cfg(feature = "parallel")]
     fn for_chunk(capture: &'c Capture<'a>) -> Self {
         Self { cap: CHUNK_SHAPES, ..Self::new(capture) }
