@@ -18,7 +18,8 @@
 //! ```
 //!
 //! The other analyses live beside this one: [`compare`](mod@compare) (two captures or ranges, with
-//! intervals and verdicts), [`frame_timing`], [`workload_summary`] and [`memory_analysis`].
+//! intervals and verdicts), [`frame_timing`], [`workload_summary`] and [`memory_analysis`];
+//! [`check`] checks every frame whole in bounded steps or pieces, as `Capture::verify` does.
 
 pub mod check;
 pub mod compare;
