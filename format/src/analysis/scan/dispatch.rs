@@ -121,12 +121,11 @@ impl<P> Dispatch<P> {
     /// `share` is what the scanner is begun with; `piece` gives a piece's bytes to send.
     pub(crate) fn poll<'d, 'b>(
         &mut self,
-        scanner: Option<&mut (dyn PieceScanner + 'd)>,
+        mut scanner: Option<&mut (dyn PieceScanner + 'd)>,
         share: impl FnOnce() -> PieceShare,
         decode: impl FnOnce(&[u8], Range<usize>) -> Option<P>,
         piece: impl FnOnce(Range<usize>) -> FramePiece<'b>,
     ) -> Poll {
-        let mut scanner = scanner;
         if let Some(scanner) = scanner.as_deref_mut()
             && !self.in_flight.is_empty()
             && let Some((number, answer)) = scanner.receive()
