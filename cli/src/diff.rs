@@ -69,10 +69,11 @@ use sgpt_format::compare::{
     CompareOptions, Comparison, Finding, PassComparison, RecordingSummary, Samples, Shift, Verdict, compare,
     compare_summaries, try_compare,
 };
-use sgpt_format::{Capture, GpuPassKind, SpanKind};
+use sgpt_format::{Capture, Defect, GpuPassKind, SpanKind};
 
 use crate::input::{self, printable};
 use crate::json::{self, DeltaJson, FindingJson, SCHEMA};
+use crate::recovered;
 use crate::stats;
 use crate::table::{Align, Table, signed};
 
@@ -240,23 +241,27 @@ struct SideJson<'p> {
     spans: u64,
     zero_spans: u64,
     defects: Vec<json::DefectJson>,
+    /// What opening the capture found: a writer that never stopped, a file cut short,
+    /// skipped bytes or records (added to schema 1).
+    capture_defects: Vec<json::DefectJson>,
 }
 
-fn side<'p>(file: &'p str, report: &StatsReport) -> SideJson<'p> {
+fn side<'p>(file: &'p str, report: &StatsReport, capture_defects: &[Defect]) -> SideJson<'p> {
     SideJson {
         file,
         frames: report.frames,
         spans: report.spans,
         zero_spans: report.zero_spans,
         defects: json::defects(&report.defects),
+        capture_defects: json::defects(capture_defects),
     }
 }
 
 /// One capture's statistics and the per-frame samples the engine reads, from one decode
 /// in chunks on every core: exactly `Samples::collect`'s, or with `coins` the usual
 /// pass's coins (a byte a frame, see `ScanOptions::coins`) where the scan could keep them,
-/// and `None` where it could not.
-fn analyse(path: &Path, coins: bool) -> anyhow::Result<(StatsReport, Option<Samples>)> {
+/// and `None` where it could not. Also what opening the capture found.
+fn analyse(path: &Path, coins: bool) -> anyhow::Result<(StatsReport, Option<Samples>, Vec<Defect>)> {
     let bytes = input::read(path)?;
     let capture: Capture<'_> = input::open(path, &bytes)?;
     let large = input::is_large(&capture, bytes.len());
@@ -265,7 +270,7 @@ fn analyse(path: &Path, coins: bool) -> anyhow::Result<(StatsReport, Option<Samp
     let options = ScanOptions { chunks: 0, frame_timing: false, samples: true, coins, ..ScanOptions::default() };
     let scan = scan_parallel(&capture, frames, &options, &|done| bar.inc(done));
     bar.finish_and_clear();
-    Ok((scan.stats, scan.samples))
+    Ok((scan.stats, scan.samples, capture.defects().to_vec()))
 }
 
 /// [`analyse`] with samples that keep the durations.
@@ -319,6 +324,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // several recordings a side, each one's samples are summarized and let go at once.
     let several = a_paths.len() + b_paths.len() > 2;
     let mut reports: [Vec<StatsReport>; 2] = [Vec::new(), Vec::new()];
+    // Per recording, what opening it found: said beside the figures.
+    let mut capture_defects: [Vec<Vec<Defect>>; 2] = [Vec::new(), Vec::new()];
     let mut pair: Vec<(Samples, bool)> = Vec::new();
     let mut summaries: [Vec<RecordingSummary>; 2] = [Vec::new(), Vec::new()];
     // A pair is compared from coins where the scans keep them and no figure needs the
@@ -328,8 +335,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for (side, paths) in [a_paths, b_paths].into_iter().enumerate() {
         for path in paths {
             let coins = !several && input::is_regular_file(path);
-            let (report, samples) = analyse(path, coins)?;
+            let (report, samples, defects) = analyse(path, coins)?;
             reports[side].push(report);
+            capture_defects[side].push(defects);
             let (samples, coins) = match samples {
                 Some(samples) => (samples, coins),
                 None => (durations_of(path)?, false),
@@ -375,8 +383,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .collect();
             json::print(&DiffJson {
                 schema: SCHEMA,
-                a: side(a_file, a),
-                b: side(b_file, b),
+                a: side(a_file, a, &capture_defects[0][0]),
+                b: side(b_file, b, &capture_defects[1][0]),
                 passes,
                 frame: FrameJson {
                     median_a_ns: comparison.frame.shift.as_ref().map(|s| s.median_a_ns),
@@ -397,13 +405,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     failed,
                 },
                 recordings: RecordingsJson {
-                    a: files[0].iter().zip(a_reports).map(|(file, report)| side(file, report)).collect(),
-                    b: files[1].iter().zip(b_reports).map(|(file, report)| side(file, report)).collect(),
+                    a: zip3(&files[0], a_reports, &capture_defects[0])
+                        .map(|(file, report, found)| side(file, report, found))
+                        .collect(),
+                    b: zip3(&files[1], b_reports, &capture_defects[1])
+                        .map(|(file, report, found)| side(file, report, found))
+                        .collect(),
                 },
             })?;
         }
-        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &files)?,
-        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &files, &reports)?,
+        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &files, &capture_defects)?,
+        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &files, &reports, &capture_defects)?,
     }
     if failed {
         let fail_on = args.fail_on.map_or("", FailOn::name);
@@ -411,6 +423,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(REGRESSION));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each recording's file, report and what opening it found, in order.
+fn zip3<'s, A, B, C>(a: &'s [A], b: &'s [B], c: &'s [C]) -> impl Iterator<Item = (&'s A, &'s B, &'s C)> {
+    a.iter().zip(b).zip(c).map(|((a, b), c)| (a, b, c))
 }
 
 /// Passes per verdict, only the verdicts given, keyed by name. Ordered by [`Verdict`] so
@@ -519,10 +536,15 @@ fn write_text(
     comparison: &Comparison,
     files: &[Vec<String>; 2],
     reports: &[Vec<StatsReport>; 2],
+    capture_defects: &[Vec<Vec<Defect>>; 2],
 ) -> io::Result<()> {
-    for ((name, files), reports) in ["A", "B"].into_iter().zip(files).zip(reports) {
-        for (file, report) in files.iter().zip(reports) {
+    for (((name, files), reports), capture_defects) in
+        ["A", "B"].into_iter().zip(files).zip(reports).zip(capture_defects)
+    {
+        for (at, (file, report, found)) in zip3(files, reports, capture_defects).enumerate() {
             writeln!(out, "{name}: {} ({} frames)", printable(file), report.frames)?;
+            let which = if files.len() > 1 { format!("{name}{}", at + 1) } else { name.to_owned() };
+            recovered::write(out, &which, found)?;
         }
     }
     writeln!(out, "{}", frame_line(comparison))?;
@@ -586,10 +608,28 @@ fn cell(text: &str) -> String {
     printable(text).replace('|', "\\|").replace('`', "'")
 }
 
-fn write_markdown(out: &mut impl Write, comparison: &Comparison, files: &[Vec<String>; 2]) -> io::Result<()> {
+fn write_markdown(
+    out: &mut impl Write,
+    comparison: &Comparison,
+    files: &[Vec<String>; 2],
+    capture_defects: &[Vec<Vec<Defect>>; 2],
+) -> io::Result<()> {
     let side = |files: &[String]| files.iter().map(|f| format!("`{}`", cell(f))).collect::<Vec<_>>().join(", ");
     writeln!(out, "### sgpt diff: {} → {}", side(&files[0]), side(&files[1]))?;
     writeln!(out)?;
+    let notes: Vec<String> = files
+        .iter()
+        .zip(capture_defects)
+        .flat_map(|(files, found)| files.iter().zip(found))
+        // A line, not a cell: only a backtick would break its code span.
+        .filter_map(|(file, found)| recovered::markdown_line(&printable(file).replace('`', "'"), found))
+        .collect();
+    for note in &notes {
+        writeln!(out, "> {note}")?;
+    }
+    if !notes.is_empty() {
+        writeln!(out)?;
+    }
     writeln!(out, "{}", frame_line(comparison).replace('|', "\\|"))?;
     writeln!(out)?;
     let inconclusive = comparison.passes.iter().filter(|p| p.finding.verdict == Verdict::Inconclusive).count();

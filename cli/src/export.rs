@@ -9,6 +9,7 @@ use anyhow::Context;
 use sgpt_format::chrome;
 
 use crate::input::{self, printable};
+use crate::recovered;
 
 pub fn run(path: &Path, chrome_out: &Path) -> anyhow::Result<ExitCode> {
     let bytes = input::read(path)?;
@@ -39,5 +40,6 @@ pub fn run(path: &Path, chrome_out: &Path) -> anyhow::Result<ExitCode> {
     for defect in &summary.defects {
         writeln!(err, "  skipped: {}", printable(&defect.to_string()))?;
     }
+    recovered::write(&mut err, "the capture", capture.defects())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -12,10 +12,11 @@ use sgpt_format::memory_analysis::{
     self, CheckpointDiff, DomainRow, FrameSampler, GaugeScan, Gauges, ProviderSummary, RecordLoss, SiteTraffic,
     SizeBucket,
 };
-use sgpt_format::{Capture, CounterUnit, MemoryLoss, MemoryRecursionLoss};
+use sgpt_format::{Capture, CounterUnit, Defect, MemoryLoss, MemoryRecursionLoss};
 
 use crate::input::{self, printable};
 use crate::json::{self, SCHEMA};
+use crate::recovered;
 use crate::table::{Align, Table};
 
 /// Survivors listed per checkpoint difference, oldest first; the counts cover them all.
@@ -189,6 +190,9 @@ struct MemoryJson<'p> {
     ownership_errors: u64,
     /// Provider metrics (`provider/<metric>` counters), each its own quantity.
     providers: Vec<ProviderJson>,
+    /// What opening the capture found: a writer that never stopped, a file cut short,
+    /// skipped bytes or records (added to schema 1).
+    capture_defects: Vec<json::DefectJson>,
 }
 
 pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
@@ -200,7 +204,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         json::print(&report)?;
     } else {
-        write_text(&mut io::stdout().lock(), &report)?;
+        write_text(&mut io::stdout().lock(), &report, capture.defects())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -271,6 +275,7 @@ fn analyse<'p>(capture: &Capture<'_>, gauges: &Gauges, file: &'p str) -> MemoryJ
         unknown_baseline_frees: health.unknown_baseline_frees,
         ownership_errors: health.ownership_errors,
         providers: gauges.providers.iter().map(|p| provider_json(&p.summary)).collect(),
+        capture_defects: json::defects(capture.defects()),
     }
 }
 
@@ -370,9 +375,11 @@ fn opt(value: Option<u64>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| v.to_string())
 }
 
-fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
+/// `report` as text; `defects` (the capture's, from opening it) follow its first line.
+fn write_text(out: &mut impl Write, report: &MemoryJson<'_>, defects: &[Defect]) -> io::Result<()> {
     if report.source == "none" {
         writeln!(out, "{}: no memory records and no memory domain gauges in this capture", printable(report.file))?;
+        recovered::write(out, "the capture", defects)?;
         return write_providers(out, &report.providers);
     }
     writeln!(
@@ -382,6 +389,7 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>) -> io::Result<()> {
         report.memory_records,
         report.source
     )?;
+    recovered::write(out, "the capture", defects)?;
     for c in &report.captures {
         let mode = match c.mode {
             sgpt_format::MemoryMode::Activity => "activity (began late: older blocks are unknown-baseline)",

@@ -14,6 +14,7 @@ use sgpt_format::frame_timing::{Figure, FrameTiming};
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, FrameTimingJson, PassJson, SCHEMA};
+use crate::recovered;
 use crate::table::{Align, Table};
 
 /// `--frames A..B` as typed: either end may be left open.
@@ -71,6 +72,9 @@ struct StatsJson<'p> {
     defects: Vec<DefectJson>,
     /// Frame intervals, latency, span coverage and recorder cost over the range.
     frame_timing: FrameTimingJson,
+    /// What opening the capture found: a writer that never stopped, a file cut short,
+    /// skipped bytes or records (added to schema 1).
+    capture_defects: Vec<DefectJson>,
 }
 
 /// Per-pass statistics of `range` and, with `timing`, its frame timing: each frame decoded
@@ -198,6 +202,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
             passes: report.passes.iter().map(|pass| PassJson::new(&report, pass)).collect(),
             defects: json::defects(&report.defects),
             frame_timing: FrameTimingJson::new(&timing),
+            capture_defects: json::defects(capture.defects()),
         })?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -212,6 +217,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
         report.spans,
         report.dropped_spans
     )?;
+    recovered::write(&mut out, "the capture", capture.defects())?;
     let mut table = Table::new(&[
         ("label", Align::Left),
         ("graph pass", Align::Left),

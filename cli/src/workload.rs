@@ -13,6 +13,7 @@ use sgpt_format::{Attachment, AttachmentRole, Capture, GpuPassKind, LoadOp, Pipe
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, SCHEMA};
+use crate::recovered;
 use crate::stats::FrameRange;
 
 #[derive(Debug, Serialize)]
@@ -26,6 +27,9 @@ struct WorkloadJson<'p> {
     commands: u64,
     passes: Vec<PassJson>,
     defects: Vec<DefectJson>,
+    /// What opening the capture found: a writer that never stopped, a file cut short,
+    /// skipped bytes or records (added to schema 1).
+    capture_defects: Vec<DefectJson>,
 }
 
 /// min/median/max per frame; a figure that is not known is `null`.
@@ -435,6 +439,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
             commands: report.commands,
             passes: report.passes.iter().map(|pass| pass_json(&capture, pass)).collect(),
             defects: json::defects(&report.defects),
+            capture_defects: json::defects(capture.defects()),
         })?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -449,6 +454,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
         level.unwrap_or("unknown (no META)"),
         report.commands
     )?;
+    recovered::write(&mut out, "the capture", capture.defects())?;
     if !report.commands_recorded {
         writeln!(
             out,

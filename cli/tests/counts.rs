@@ -1,19 +1,12 @@
 //! `validate` and `info` count what reads back, beside what the index claims, and name
 //! every frame lost by its number.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
+
+use std::process::Output;
 
 use serde_json::{Value, json};
-
-fn sgpt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
-}
-
-fn fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
-    path.to_str().expect("UTF-8 path").to_owned()
-}
+use support::{fixture, sgpt};
 
 fn json_of(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout)
