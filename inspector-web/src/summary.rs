@@ -4,7 +4,7 @@
 //! built here, so what the page shows is tested natively, without a browser.
 
 use crate::verify::ReadBack;
-use sgpt_format::{Capture, Defect, OpenError};
+use sgpt_format::{Capture, Defect, DefectKind, OpenError};
 
 /// At most this many rows of a table, and GPU pass labels in the pass table, reach the
 /// page. A hostile capture may declare millions of passes or defects; the tab must not
@@ -332,6 +332,20 @@ impl Summary {
             facts.push(fact(
                 "never closed".to_owned(),
                 "The recording never stopped cleanly; its index was rebuilt by scanning".to_owned(),
+                true,
+            ));
+        }
+        // Other damage found opening it (a cut, a lost directory, skipped bytes or records):
+        // the baseline's facts say so too, where it has no banner of its own.
+        let damaged = self.defects.shown.iter().filter(|row| row.kind != DefectKind::NotClosed.name()).count()
+            + self.defects.omitted;
+        if damaged > 0 {
+            let plural = if damaged == 1 { "" } else { "s" };
+            facts.push(fact(
+                format!("{damaged} defect{plural}"),
+                format!(
+                    "Opening the capture found {damaged} defect{plural}: only what could be read is shown (the summary lists each)"
+                ),
                 true,
             ));
         }

@@ -332,4 +332,12 @@ fn the_toolbar_names_level_adapter_frames_and_losses_and_flags_what_was_lost() {
         std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/never_closed.sgpt")).expect("fixture");
     let facts = Summary::of(&Capture::open(&never).expect("opens")).toolbar_facts();
     assert!(facts.iter().any(|f| f.text == "never closed" && f.alarm), "{facts:?}");
+    // Never closed is its own fact: no count of defects beside it.
+    assert!(!facts.iter().any(|f| f.text.contains("defect")), "{facts:?}");
+
+    // Cut short: the file ends inside a frame, and the directory at its end is gone.
+    let cut = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/truncated.sgpt")).expect("fixture");
+    let facts = Summary::of(&Capture::open(&cut).expect("opens")).toolbar_facts();
+    let damaged = facts.iter().find(|f| f.text == "2 defects").unwrap_or_else(|| panic!("{facts:?}"));
+    assert!(damaged.alarm && damaged.title.contains("only what could be read is shown"), "{damaged:?}");
 }

@@ -164,10 +164,11 @@ test('compare gives the engine\'s verdicts for two ranges, inconclusive where fr
   assert.deepEqual(problems, []);
 });
 
-test('banners: dropped spans on their frames, never closed, verbose', async (t) => {
+test('banners: dropped spans on their frames, never closed, cut short, verbose', async (t) => {
   const cases = [
     ['dropped_spans.sgpt', /20 spans were dropped .* on 4 frames .*frames 1 \(5\), 5 \(5\), 9 \(5\), 13 \(5\)/],
     ['never_closed.sgpt', /never closed/],
+    ['truncated.sgpt', /Opening this capture found 2 defects \(directory_invalid, truncated\): only what could be read is shown/],
     ['level_verbose.sgpt', /level verbose: recording bind groups/],
   ];
   for (const [name, pattern] of cases) {

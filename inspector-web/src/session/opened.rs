@@ -1,8 +1,8 @@
 //! What the page shows of a capture as soon as it is open, from its directory and records
 //! alone, before any frame is decoded.
 
-use sgpt_format::Capture;
 use sgpt_format::memory_analysis::GaugeScan;
+use sgpt_format::{Capture, DefectKind};
 
 use crate::memory::MemoryView;
 use crate::search::SearchIndex;
@@ -139,6 +139,20 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
             frames.join(", ")
         ));
     }
+    // A capture never closed has its own banner above; any other damage found opening the
+    // file (a cut, a lost directory, skipped bytes or records) is named here, since what is
+    // shown is then only what could be read.
+    let mut kinds: Vec<&str> =
+        capture.defects().iter().filter(|d| d.kind != DefectKind::NotClosed).map(|d| d.kind.name()).collect();
+    let count = kinds.len();
+    kinds.dedup();
+    if count > 0 {
+        banners.push(format!(
+            "Opening this capture found {count} defect{} ({}): only what could be read is shown. The summary lists each one.",
+            if count == 1 { "" } else { "s" },
+            kinds.join(", ")
+        ));
+    }
     if summary.verbose {
         banners.push("Recorded at level verbose: recording bind groups and indirect counts perturbs the timings it measures. Use it to understand a frame, not to time it.".to_owned());
     }
@@ -183,5 +197,26 @@ mod tests {
         assert_eq!(opened.summary, Summary::of(&capture));
         let base = OpenedBuild::new(&capture, "base.sgpt").into_base();
         assert_eq!((base.strip, base.facts), (opened.strip, opened.summary.toolbar_facts()));
+    }
+
+    /// The banners of fixture `name` once opened.
+    fn banners_of(name: &str) -> Vec<String> {
+        let path = format!("{}/../fixtures/v1/{name}", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&path).expect("fixture");
+        let capture = Capture::open(&bytes).expect("the fixture opens");
+        OpenedBuild::new(&capture, name).finish().0.banners
+    }
+
+    #[test]
+    fn a_capture_cut_short_says_frames_may_be_missing_and_a_whole_one_does_not() {
+        let cut = banners_of("truncated.sgpt");
+        assert!(
+            cut.iter().any(|b| b.starts_with("Opening this capture found 2 defects (directory_invalid, truncated):")),
+            "{cut:?}"
+        );
+        let never_closed = banners_of("never_closed.sgpt");
+        assert!(never_closed.iter().any(|b| b.contains("never closed")), "{never_closed:?}");
+        assert!(!never_closed.iter().any(|b| b.starts_with("Opening this capture found")), "{never_closed:?}");
+        assert_eq!(banners_of("level_timing.sgpt"), Vec::<String>::new());
     }
 }
