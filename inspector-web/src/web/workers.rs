@@ -14,6 +14,11 @@
 //! on two cores two workers so finish the hour-long capture's statistics in about two
 //! thirds of one worker's time beside the page's check. Each worker costs some 30 MB.
 //! `body[data-stats-workers]` says how many are ready.
+//!
+//! V8 compiles the hot functions again with TurboFan as the statistics run, on the same
+//! cores (a few hundred ms of CPU on the 95 MB capture). Having each worker scan a small
+//! synthetic capture while the file downloads, so that this happened earlier, was measured
+//! and made the load slower: the warm-up's own scan in baseline code cost more than it moved.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeSet, VecDeque};
