@@ -66,10 +66,10 @@ use serde::Serialize;
 use sgpt_format::analysis::scan::{ScanOptions, scan_parallel};
 use sgpt_format::analysis::{PassDelta, StatsReport, deltas as deltas_of};
 use sgpt_format::compare::{
-    CompareOptions, Comparison, Finding, PassComparison, RecordingSummary, Samples, Shift, Verdict, compare,
-    compare_summaries, try_compare,
+    CompareOptions, Comparison, ContextDifference, Finding, PassComparison, RecordingSummary, Samples, Shift, Verdict,
+    compare, compare_summaries, context_differences, try_compare,
 };
-use sgpt_format::{Capture, Defect, GpuPassKind, SpanKind};
+use sgpt_format::{Capture, Defect, GpuPassKind, Meta, SpanKind};
 
 use crate::input::{self, printable};
 use crate::json::{self, DeltaJson, FindingJson, SCHEMA};
@@ -196,6 +196,17 @@ struct DiffJson<'p> {
     /// Every recording of each side, `a` and `b` above being the first of each (added to
     /// schema 1).
     recordings: RecordingsJson<'p>,
+    /// Where the recordings were made differently (level, adapter, driver, timestamps,
+    /// settings), each with its value in every recording of A and of B; `[]` when alike
+    /// (added to schema 1).
+    recorded_differently: Vec<DifferenceJson<'p>>,
+}
+
+#[derive(Debug, Serialize)]
+struct DifferenceJson<'d> {
+    what: &'d str,
+    a: &'d [String],
+    b: &'d [String],
 }
 
 #[derive(Debug, Serialize)]
@@ -260,8 +271,8 @@ fn side<'p>(file: &'p str, report: &StatsReport, capture_defects: &[Defect]) -> 
 /// One capture's statistics and the per-frame samples the engine reads, from one decode
 /// in chunks on every core: exactly `Samples::collect`'s, or with `coins` the usual
 /// pass's coins (a byte a frame, see `ScanOptions::coins`) where the scan could keep them,
-/// and `None` where it could not. Also what opening the capture found.
-fn analyse(path: &Path, coins: bool) -> anyhow::Result<(StatsReport, Option<Samples>, Vec<Defect>)> {
+/// and `None` where it could not; with what opening it found, and how it was recorded.
+fn analyse(path: &Path, coins: bool) -> anyhow::Result<Analysed> {
     let bytes = input::read(path)?;
     let capture: Capture<'_> = input::open(path, &bytes)?;
     let large = input::is_large(&capture, bytes.len());
@@ -270,12 +281,27 @@ fn analyse(path: &Path, coins: bool) -> anyhow::Result<(StatsReport, Option<Samp
     let options = ScanOptions { chunks: 0, frame_timing: false, samples: true, coins, ..ScanOptions::default() };
     let scan = scan_parallel(&capture, frames, &options, &|done| bar.inc(done));
     bar.finish_and_clear();
-    Ok((scan.stats, scan.samples, capture.defects().to_vec()))
+    Ok(Analysed {
+        report: scan.stats,
+        samples: scan.samples,
+        capture_defects: capture.defects().to_vec(),
+        meta: capture.meta().cloned(),
+    })
+}
+
+/// One recording as [`analyse`] read it.
+struct Analysed {
+    report: StatsReport,
+    samples: Option<Samples>,
+    /// What opening it found: said beside the figures.
+    capture_defects: Vec<Defect>,
+    /// How it was recorded, where its META says: compared with the other recordings'.
+    meta: Option<Meta>,
 }
 
 /// [`analyse`] with samples that keep the durations.
 fn durations_of(path: &Path) -> anyhow::Result<Samples> {
-    Ok(analyse(path, false)?.1.unwrap_or_default())
+    Ok(analyse(path, false)?.samples.unwrap_or_default())
 }
 
 type KeyRef<'a> = (Option<&'a str>, &'a str, GpuPassKind, SpanKind);
@@ -324,8 +350,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // several recordings a side, each one's samples are summarized and let go at once.
     let several = a_paths.len() + b_paths.len() > 2;
     let mut reports: [Vec<StatsReport>; 2] = [Vec::new(), Vec::new()];
-    // Per recording, what opening it found: said beside the figures.
     let mut capture_defects: [Vec<Vec<Defect>>; 2] = [Vec::new(), Vec::new()];
+    let mut metas: [Vec<Option<Meta>>; 2] = [Vec::new(), Vec::new()];
     let mut pair: Vec<(Samples, bool)> = Vec::new();
     let mut summaries: [Vec<RecordingSummary>; 2] = [Vec::new(), Vec::new()];
     // A pair is compared from coins where the scans keep them and no figure needs the
@@ -335,9 +361,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for (side, paths) in [a_paths, b_paths].into_iter().enumerate() {
         for path in paths {
             let coins = !several && input::is_regular_file(path);
-            let (report, samples, defects) = analyse(path, coins)?;
+            let Analysed { report, samples, capture_defects: defects, meta } = analyse(path, coins)?;
             reports[side].push(report);
             capture_defects[side].push(defects);
+            metas[side].push(meta);
             let (samples, coins) = match samples {
                 Some(samples) => (samples, coins),
                 None => (durations_of(path)?, false),
@@ -349,6 +376,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let side_metas = |side: usize| metas[side].iter().map(Option::as_ref).collect::<Vec<_>>();
+    let differences = context_differences(&side_metas(0), &side_metas(1));
     let comparison = match <[(Samples, bool); 2]>::try_from(pair) {
         Ok([(a, a_coins), (b, b_coins)]) => match try_compare(&a, &b, &options) {
             Some(comparison) => comparison,
@@ -366,6 +395,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         fail_on.trips(comparison.frame.verdict) || comparison.passes.iter().any(|p| fail_on.trips(p.finding.verdict))
     });
     let files = [a_paths, b_paths].map(|paths| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
+    let recordings =
+        Recordings { files: &files, reports: &reports, capture_defects: &capture_defects, differences: &differences };
     let (a_file, b_file) = (&files[0][0], &files[1][0]);
     let format = if args.json { Format::Json } else { args.format };
     match format {
@@ -412,10 +443,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                         .map(|(file, report, found)| side(file, report, found))
                         .collect(),
                 },
+                recorded_differently: differences
+                    .iter()
+                    .map(|d| DifferenceJson { what: &d.what, a: &d.a, b: &d.b })
+                    .collect(),
             })?;
         }
-        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &files, &capture_defects)?,
-        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &files, &reports, &capture_defects)?,
+        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &recordings)?,
+        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &recordings)?,
     }
     if failed {
         let fail_on = args.fail_on.map_or("", FailOn::name);
@@ -531,13 +566,27 @@ fn frame_line(comparison: &Comparison) -> String {
     }
 }
 
-fn write_text(
-    out: &mut impl Write,
-    comparison: &Comparison,
-    files: &[Vec<String>; 2],
-    reports: &[Vec<StatsReport>; 2],
-    capture_defects: &[Vec<Vec<Defect>>; 2],
-) -> io::Result<()> {
+/// What the text and Markdown say of the recordings beside the comparison, each side A's
+/// then B's: their files, statistics, what opening each found, and how they were recorded
+/// differently.
+struct Recordings<'r> {
+    files: &'r [Vec<String>; 2],
+    reports: &'r [Vec<StatsReport>; 2],
+    capture_defects: &'r [Vec<Vec<Defect>>; 2],
+    differences: &'r [ContextDifference],
+}
+
+/// The lead-in of the note on recordings made differently.
+const RECORDED_DIFFERENTLY: &str =
+    "A and B were recorded differently, so the shifts hold that difference too, not only the change under test";
+
+/// One difference's values, e.g. `A timing; B verbose` (a value a recording).
+fn difference_values(difference: &ContextDifference) -> String {
+    format!("A {}; B {}", difference.a.join(", "), difference.b.join(", "))
+}
+
+fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Recordings<'_>) -> io::Result<()> {
+    let Recordings { files, reports, capture_defects, differences } = *recordings;
     for (((name, files), reports), capture_defects) in
         ["A", "B"].into_iter().zip(files).zip(reports).zip(capture_defects)
     {
@@ -545,6 +594,12 @@ fn write_text(
             writeln!(out, "{name}: {} ({} frames)", printable(file), report.frames)?;
             let which = if files.len() > 1 { format!("{name}{}", at + 1) } else { name.to_owned() };
             recovered::write(out, &which, found)?;
+        }
+    }
+    if !differences.is_empty() {
+        writeln!(out, "note: {RECORDED_DIFFERENTLY}:")?;
+        for difference in differences {
+            writeln!(out, "  {}: {}", difference.what, printable(&difference_values(difference)))?;
         }
     }
     writeln!(out, "{}", frame_line(comparison))?;
@@ -608,12 +663,8 @@ fn cell(text: &str) -> String {
     printable(text).replace('|', "\\|").replace('`', "'")
 }
 
-fn write_markdown(
-    out: &mut impl Write,
-    comparison: &Comparison,
-    files: &[Vec<String>; 2],
-    capture_defects: &[Vec<Vec<Defect>>; 2],
-) -> io::Result<()> {
+fn write_markdown(out: &mut impl Write, comparison: &Comparison, recordings: &Recordings<'_>) -> io::Result<()> {
+    let Recordings { files, capture_defects, differences, .. } = *recordings;
     let side = |files: &[String]| files.iter().map(|f| format!("`{}`", cell(f))).collect::<Vec<_>>().join(", ");
     writeln!(out, "### sgpt diff: {} → {}", side(&files[0]), side(&files[1]))?;
     writeln!(out)?;
@@ -627,7 +678,12 @@ fn write_markdown(
     for note in &notes {
         writeln!(out, "> {note}")?;
     }
-    if !notes.is_empty() {
+    if !differences.is_empty() {
+        let each: Vec<String> =
+            differences.iter().map(|d| format!("{}: {}", d.what, cell(&difference_values(d)))).collect();
+        writeln!(out, "> {RECORDED_DIFFERENTLY} ({}).", each.join(" · "))?;
+    }
+    if !notes.is_empty() || !differences.is_empty() {
         writeln!(out)?;
     }
     writeln!(out, "{}", frame_line(comparison).replace('|', "\\|"))?;

@@ -80,6 +80,7 @@
 
 mod block_job;
 mod bootstrap;
+mod context;
 mod known;
 mod normal;
 mod order;
@@ -94,6 +95,7 @@ mod terms;
 use std::collections::HashMap;
 
 pub(crate) use bootstrap::{bandwidth, median_error_ranks};
+pub use context::{ContextDifference, context_differences};
 pub(crate) use order::KnownOrder;
 pub use recordings::{RecordingSummary, compare_recordings, compare_summaries};
 pub(crate) use samples::{

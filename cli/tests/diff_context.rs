@@ -1,0 +1,62 @@
+//! `sgpt diff` names every way its recordings were made differently (level, adapter,
+//! timestamps, settings), since a shift between them holds that difference too; recordings
+//! made alike get no such note.
+
+mod support;
+
+use std::process::Output;
+
+use serde_json::{Value, json};
+use support::{fixture, sgpt};
+
+fn succeeded(output: &Output) -> String {
+    // `diff` exits 0, or 3 when a gate trips; neither fixture pair here has a gate.
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn json_of(args: &[&str]) -> Value {
+    serde_json::from_str(&succeeded(&sgpt(args))).expect("diff --json is JSON")
+}
+
+/// `level_verbose.sgpt` was recorded at level verbose on a device with timestamps inside
+/// passes, `level_timing.sgpt` at level timing without; their adapters and settings match.
+#[test]
+fn a_verbose_recording_against_a_timing_one_is_named_in_every_format() {
+    let (a, b) = (fixture("level_timing.sgpt"), fixture("level_verbose.sgpt"));
+    let report = json_of(&["diff", &a, &b, "--json"]);
+    assert_eq!(
+        report["recorded_differently"],
+        json!([
+            { "what": "level", "a": ["timing"], "b": ["verbose"] },
+            { "what": "timestamps inside passes", "a": ["no"], "b": ["yes"] },
+        ])
+    );
+
+    let text = succeeded(&sgpt(&["diff", &a, &b]));
+    assert!(
+        text.contains(
+            "\nnote: A and B were recorded differently, so the shifts hold that difference too, not only the \
+             change under test:\n  level: A timing; B verbose\n  timestamps inside passes: A no; B yes\nGPU frame time"
+        ),
+        "{text}"
+    );
+
+    let markdown = succeeded(&sgpt(&["diff", &a, &b, "--format", "markdown"]));
+    assert!(markdown.contains("(level: A timing; B verbose · timestamps inside passes: A no; B yes).\n"), "{markdown}");
+}
+
+#[test]
+fn several_recordings_a_side_give_each_ones_value_and_alike_ones_give_none() {
+    let (timing, verbose) = (fixture("level_timing.sgpt"), fixture("level_verbose.sgpt"));
+    let report = json_of(&["diff", &timing, &timing, "--vs", &verbose, &timing, "--json"]);
+    assert_eq!(
+        report["recorded_differently"][0],
+        json!({ "what": "level", "a": ["timing", "timing"], "b": ["verbose", "timing"] })
+    );
+
+    let alike = json_of(&["diff", &timing, &timing, "--json"]);
+    assert_eq!(alike["recorded_differently"], json!([]));
+    let text = succeeded(&sgpt(&["diff", &timing, &timing]));
+    assert!(!text.contains("recorded differently"), "{text}");
+}
