@@ -103,6 +103,20 @@ test('the candidate is shown and explored while its baseline is still being read
   const rows = await verdicts(page);
   assert.equal(rows[1][1], 'slower', JSON.stringify(rows.slice(0, 4)));
   assert.ok(rows[1][0].endsWith(slowed), `${rows[1][0]} is ${slowed}`);
+  // Two runs of one workload, recorded alike: nothing to say of how they were made.
+  assert.doesNotMatch(await page.textContent('#banners'), /recorded differently/);
+  assert.deepEqual(problems, []);
+});
+
+test('a baseline recorded differently from the candidate is named in a banner', async (t) => {
+  const { page, problems } = await openWithRuns(t, '?file=/captures/level_verbose.sgpt&base=/captures/level_timing.sgpt');
+  const shown = await outcome(page, 1);
+  assert.equal(shown.state, 'ready', shown.error);
+  await page.waitForFunction(() => document.body.dataset.base !== undefined);
+  assert.match(
+    await page.textContent('#banners'),
+    /The baseline \(A\) and the candidate \(B\) were recorded differently \(level: A timing; B verbose · timestamps inside passes: A no; B yes\), so the comparison's shifts hold that difference too/,
+  );
   assert.deepEqual(problems, []);
 });
 

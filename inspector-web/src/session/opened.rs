@@ -1,6 +1,7 @@
 //! What the page shows of a capture as soon as it is open, from its directory and records
 //! alone, before any frame is decoded.
 
+use sgpt_format::compare::context_differences;
 use sgpt_format::memory_analysis::GaugeScan;
 use sgpt_format::{Capture, DefectKind};
 
@@ -92,7 +93,7 @@ impl<'c, 'b> OpenedBuild<'c, 'b> {
     #[must_use]
     pub fn into_base(self) -> BaseOpened {
         let (name, summary, strip) = self.parts();
-        BaseOpened { name, strip, facts: summary.toolbar_facts() }
+        BaseOpened { name, strip, facts: summary.toolbar_facts(), recorded_differently: None }
     }
 
     /// The capture as opened (building whatever parts remain), and its gauge scan.
@@ -169,6 +170,8 @@ pub struct BaseOpened {
     pub name: String,
     pub strip: StripData,
     pub facts: Vec<crate::summary::ToolbarFact>,
+    /// A banner when the two were recorded differently: see [`recorded_differently`].
+    pub recorded_differently: Option<String>,
 }
 
 impl BaseOpened {
@@ -176,6 +179,30 @@ impl BaseOpened {
     pub fn of(capture: &Capture<'_>, name: &str) -> Self {
         OpenedBuild::new(capture, name).into_base()
     }
+
+    /// With the banner on how it and `candidate` were recorded differently, if they were.
+    #[must_use]
+    pub fn against(mut self, base: &Capture<'_>, candidate: &Capture<'_>) -> Self {
+        self.recorded_differently = recorded_differently(base, candidate);
+        self
+    }
+}
+
+/// Says how the baseline (A) and the candidate (B) were recorded differently (level,
+/// adapter, driver, timestamps, settings), as `sgpt diff` does: a shift between them holds
+/// that difference too. `None` when they were recorded alike.
+#[must_use]
+pub fn recorded_differently(base: &Capture<'_>, candidate: &Capture<'_>) -> Option<String> {
+    let differences = context_differences(&[base.meta()], &[candidate.meta()]);
+    if differences.is_empty() {
+        return None;
+    }
+    let each: Vec<String> =
+        differences.iter().map(|d| clip(&format!("{}: A {}; B {}", d.what, d.a.join(", "), d.b.join(", ")))).collect();
+    Some(format!(
+        "The baseline (A) and the candidate (B) were recorded differently ({}), so the comparison's shifts hold that difference too, not only the change under test.",
+        each.join(" · ")
+    ))
 }
 
 #[cfg(test)]
@@ -208,7 +235,23 @@ mod tests {
     }
 
     #[test]
-    fn a_capture_cut_short_says_frames_may_be_missing_and_a_whole_one_does_not() {
+    fn a_baseline_recorded_differently_says_how_and_one_recorded_alike_says_nothing() {
+        let read = |name: &str| std::fs::read(format!("{}/../fixtures/v1/{name}", env!("CARGO_MANIFEST_DIR")));
+        let (timing, verbose) =
+            (read("level_timing.sgpt").expect("fixture"), read("level_verbose.sgpt").expect("fixture"));
+        let (timing, verbose) = (Capture::open(&timing).expect("opens"), Capture::open(&verbose).expect("opens"));
+        let banner = BaseOpened::of(&timing, "a.sgpt").against(&timing, &verbose).recorded_differently;
+        assert_eq!(
+            banner.as_deref(),
+            Some(
+                "The baseline (A) and the candidate (B) were recorded differently (level: A timing; B verbose · timestamps inside passes: A no; B yes), so the comparison's shifts hold that difference too, not only the change under test."
+            )
+        );
+        assert_eq!(BaseOpened::of(&timing, "a.sgpt").against(&timing, &timing).recorded_differently, None);
+    }
+
+    #[test]
+    fn a_capture_that_opened_with_defects_says_so_and_a_whole_one_does_not() {
         let cut = banners_of("truncated.sgpt");
         assert!(
             cut.iter().any(|b| b.starts_with("Opening this capture found 2 defects (directory_invalid, truncated):")),

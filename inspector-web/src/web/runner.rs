@@ -152,7 +152,8 @@ async fn load(
                         base_capture = opened;
                         let build = OpenedBuild::new(&base_capture, &file);
                         let Some(build) = built(app, ticket, build).await.map_err(page)? else { return Ok(()) };
-                        app.apply(Update::BaseOpened(Box::new(build.into_base())));
+                        let base = build.into_base().against(&base_capture, &capture);
+                        app.apply(Update::BaseOpened(Box::new(base)));
                         running.session.set_base(&base_capture);
                         running.deliver();
                     }

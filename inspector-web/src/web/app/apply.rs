@@ -313,7 +313,10 @@ impl App {
     /// The baseline: its strip above the candidate's, on one axis per frame index, and its
     /// name beside the candidate's.
     fn base_opened(&self, base: crate::session::BaseOpened) {
-        let crate::session::BaseOpened { name, strip, facts } = base;
+        let crate::session::BaseOpened { name, strip, facts, recorded_differently } = base;
+        if let Some(banner) = recorded_differently {
+            let _ = self.dom.add_class(&self.banners, "p", "warning", &banner);
+        }
         let facts: Vec<String> = facts.iter().map(|f| f.text.clone()).collect();
         self.set_text("base-label", &format!("Baseline (A): {name} · {}", facts.join(" · ")));
         let candidate = self.ui.borrow().name.clone();
