@@ -1,5 +1,6 @@
-//! How the recordings of a comparison were made, where they differ: the level, the adapter
-//! and its driver, the timestamps the device offered, the renderer's settings. A shift
+//! How the recordings of a comparison were made, where they differ: the application and
+//! the recorder, the level, the adapter and its driver, the timestamps the device offered,
+//! the renderer's settings. A shift
 //! between recordings made differently holds that difference too, not only the change
 //! under test (a verbose recording costs the application time; another GPU is another
 //! machine; a browser's WebGPU may quantize timestamps to 100 µs), so the comparison names
@@ -11,8 +12,8 @@ use crate::model::Meta;
 /// One way the recordings differ, with its value in each recording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextDifference {
-    /// What differs: `META`, `level`, `adapter`, `driver`, `GPU timestamps`, `timestamps
-    /// inside passes`, or `setting NAME`.
+    /// What differs: `META`, `application` (its name), `recorder`, `level`, `adapter`,
+    /// `driver`, `GPU timestamps`, `timestamps inside passes`, or `setting NAME`.
     pub what: String,
     /// Its value in each of A's recordings, in the order given: `unknown` for a recording
     /// without a readable META, `none` for a setting it does not have.
@@ -31,6 +32,8 @@ fn facts(meta: Option<&Meta>) -> Vec<(String, String)> {
     let yes_no = |flag: bool| if flag { "yes" } else { "no" }.to_owned();
     let mut facts = vec![
         ("META".to_owned(), "present".to_owned()),
+        ("application".to_owned(), meta.application.clone()),
+        ("recorder".to_owned(), meta.recorder.clone()),
         ("level".to_owned(), meta.level.map_or("unknown", |level| level.name()).to_owned()),
         ("adapter".to_owned(), format!("{} ({}, {})", adapter.name, adapter.backend_name(), adapter.device_type)),
         ("driver".to_owned(), format!("{} {}", adapter.driver, adapter.driver_info).trim().to_owned()),
@@ -94,18 +97,25 @@ mod tests {
                 .iter()
                 .map(|(name, value)| NamedText { name: (*name).to_owned(), value: (*value).to_owned() })
                 .collect(),
+            application: "game".to_owned(),
             application_version: "1.0".to_owned(),
+            recorder: "sgpt-recorder 0.1.0".to_owned(),
             ..Meta::default()
         }
     }
 
     #[test]
-    fn recordings_made_alike_differ_in_nothing_even_in_their_application_version() {
+    fn recordings_made_alike_differ_in_nothing_not_even_in_their_application_version() {
         let a = meta(Level::Timing, "gpu", &[("resolution", "1920x1080")]);
         let mut b = a.clone();
         b.application_version = "1.1".to_owned();
         b.git_revision = "abc".to_owned();
         assert_eq!(context_differences(&[Some(&a)], &[Some(&b)]), []);
+        // A new recorder is named, as another program would be.
+        b.recorder = "sgpt-recorder 0.2.0".to_owned();
+        b.application = "game (fork)".to_owned();
+        let whats: Vec<String> = context_differences(&[Some(&a)], &[Some(&b)]).into_iter().map(|d| d.what).collect();
+        assert_eq!(whats, ["application", "recorder"]);
     }
 
     #[test]
@@ -141,7 +151,17 @@ mod tests {
         let whats: Vec<&str> = found.iter().map(|d| d.what.as_str()).collect();
         assert_eq!(
             whats,
-            ["META", "level", "adapter", "driver", "GPU timestamps", "timestamps inside passes", "setting resolution"]
+            [
+                "META",
+                "application",
+                "recorder",
+                "level",
+                "adapter",
+                "driver",
+                "GPU timestamps",
+                "timestamps inside passes",
+                "setting resolution"
+            ]
         );
         assert!(found.iter().all(|d| d.b == ["unknown"]), "{found:?}");
         assert_eq!(context_differences(&[None], &[None]), []);
