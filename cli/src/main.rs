@@ -113,7 +113,14 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `sgpt stats … | head` closes the pipe early; that is not a failure.
+/// `sgpt stats … | head` closes the pipe early; that is not a failure. A JSON writer's
+/// I/O error is inside `serde_json::Error`, whose source does not lead to it.
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| cause.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+    error.chain().any(|cause| {
+        let kind = cause
+            .downcast_ref::<io::Error>()
+            .map(io::Error::kind)
+            .or_else(|| cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
 }

@@ -1,4 +1,6 @@
 //! What the CLI's integration tests share: running the built `sgpt`, and the v1 fixtures.
+// Each test file is its own crate and uses some of this, not all.
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::{Command, Output};
