@@ -24,13 +24,20 @@ fn heading(whose: &str, count: usize) -> Option<String> {
     })
 }
 
-/// Writes the note on `defects` found opening `whose`, a defect a line; nothing when there
-/// are none.
+/// Defects a text note lists at most: a badly damaged file can have thousands, and the
+/// figures must stay in view (`--json` and `validate` list every one).
+const LISTED: usize = 10;
+
+/// Writes the note on `defects` found opening `whose`, a defect a line (the first
+/// [`LISTED`], then how many more); nothing when there are none.
 pub fn write(out: &mut impl Write, whose: &str, defects: &[Defect]) -> io::Result<()> {
     let Some(heading) = heading(whose, defects.len()) else { return Ok(()) };
     writeln!(out, "{heading}:")?;
-    for defect in defects {
+    for defect in defects.iter().take(LISTED) {
         writeln!(out, "  {}", printable(&defect.to_string()))?;
+    }
+    if defects.len() > LISTED {
+        writeln!(out, "  … and {} more", defects.len() - LISTED)?;
     }
     Ok(())
 }
@@ -65,6 +72,14 @@ mod tests {
         assert!(text.starts_with("recovered: opening B found 2 defects;"), "{text}");
         assert!(text.contains("\n  not_closed: the writer never reached stop (at offset 0x8)\n"), "{text}");
         assert!(text.contains("\n  truncated: the file ends inside a FRAM record (at offset 0x40)\n"), "{text}");
+
+        let many: Vec<Defect> = (0..13).map(|at| Defect::new(DefectKind::Corrupt, at, "bytes skipped")).collect();
+        let mut out = Vec::new();
+        write(&mut out, "A", &many).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().count(), 1 + LISTED + 1, "{text}");
+        assert!(text.starts_with("recovered: opening A found 13 defects;"), "{text}");
+        assert!(text.ends_with("\n  corrupt: bytes skipped (at offset 0x9)\n  … and 3 more\n"), "{text}");
 
         let line = markdown_line("b|c.sgpt", &defects[1..]).unwrap();
         assert!(line.starts_with("recovered: opening `b|c.sgpt` found 1 defect;"), "{line}");

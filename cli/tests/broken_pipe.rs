@@ -20,11 +20,8 @@ fn a_closed_pipe_ends_every_output_quietly() {
     ] {
         let (reader, writer) = std::io::pipe().expect("a pipe");
         drop(reader);
-        let output = Command::new(env!("CARGO_BIN_EXE_sgpt"))
-            .args(&args)
-            .stdout(writer)
-            .output()
-            .expect("the sgpt binary runs");
+        let output =
+            Command::new(env!("CARGO_BIN_EXE_sgpt")).args(&args).stdout(writer).output().expect("the sgpt binary runs");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!((output.status.code(), stderr.as_ref()), (Some(0), ""), "sgpt {}", args.join(" "));
     }
