@@ -42,10 +42,12 @@ pub fn write(out: &mut impl Write, whose: &str, defects: &[Defect]) -> io::Resul
     Ok(())
 }
 
-/// The note as one Markdown line for `file`, its defects' kinds named; `None` when it
-/// opened whole.
+/// The note as one Markdown line for `file`, its defects' kinds named (each once, in
+/// alphabetical order); `None` when it opened whole.
 pub fn markdown_line(file: &str, defects: &[Defect]) -> Option<String> {
+    // Each kind once, however many and however interleaved.
     let mut kinds: Vec<&str> = defects.iter().map(|defect| defect.kind.name()).collect();
+    kinds.sort_unstable();
     kinds.dedup();
     heading(&format!("`{file}`"), defects.len()).map(|heading| format!("{heading}: {}.", kinds.join(", ")))
 }
@@ -80,6 +82,12 @@ mod tests {
         assert_eq!(text.lines().count(), 1 + LISTED + 1, "{text}");
         assert!(text.starts_with("recovered: opening A found 13 defects;"), "{text}");
         assert!(text.ends_with("\n  corrupt: bytes skipped (at offset 0x9)\n  … and 3 more\n"), "{text}");
+
+        let interleaved: Vec<Defect> = [DefectKind::Truncated, DefectKind::Corrupt, DefectKind::Truncated]
+            .into_iter()
+            .map(|kind| Defect::new(kind, 0, "x"))
+            .collect();
+        assert!(markdown_line("a.sgpt", &interleaved).unwrap().ends_with(": corrupt, truncated."));
 
         let line = markdown_line("b|c.sgpt", &defects[1..]).unwrap();
         assert!(line.starts_with("recovered: opening `b|c.sgpt` found 1 defect;"), "{line}");

@@ -146,6 +146,8 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
     let mut kinds: Vec<&str> =
         capture.defects().iter().filter(|d| d.kind != DefectKind::NotClosed).map(|d| d.kind.name()).collect();
     let count = kinds.len();
+    // Each kind once, however many and however interleaved.
+    kinds.sort_unstable();
     kinds.dedup();
     if count > 0 {
         banners.push(format!(
