@@ -678,13 +678,15 @@ for (const size of pairs) {
   const capture = captures.find((c) => c.size === size);
   if (!capture) throw new Error(`--pair ${size} needs ${size} in --sizes`);
   const candidate = pairOf(capture);
-  const stats = timed(['stats', capture.file, '--json']);
-  const diff = timed(['diff', capture.file, candidate]);
+  // Medians of three, as the single captures' figures are: one run of each swung the
+  // ratio between them by a tenth on this machine.
+  const stats = median3(() => timed(['stats', capture.file, '--json']));
+  const diff = median3(() => timed(['diff', capture.file, candidate]));
   const page = await pairInBrowser(browser, base, capture, candidate);
   console.log(`
 ${size} against another run of it (two captures, ${mb(capture.bytes)} each)`);
-  console.log(`  sgpt stats on one        ${ms(stats)}`);
-  console.log(`  sgpt diff on the two     ${ms(diff)} = ${(diff / stats).toFixed(2)}× sgpt stats (target ≤ 2×)`);
+  console.log(`  sgpt stats on one        ${ms(stats)} (median of 3)`);
+  console.log(`  sgpt diff on the two     ${ms(diff)} = ${(diff / stats).toFixed(2)}× sgpt stats (median of 3; target ≤ 2×)`);
   console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats, ${(page.elapsed / diff).toFixed(2)}× sgpt diff; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
   const diffCpu = median3(() => cpuOfCli(['diff', capture.file, candidate]));
   console.log(`    CPU to the verdicts    ${ms(page.cpu)}, every Chromium process = ${(page.cpu / diffCpu).toFixed(2)}× sgpt diff's ${ms(diffCpu)} (median of 3)`);
