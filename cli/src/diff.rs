@@ -580,11 +580,6 @@ struct Recordings<'r> {
 const RECORDED_DIFFERENTLY: &str =
     "A and B were recorded differently, so the shifts hold that difference too, not only the change under test";
 
-/// One difference's values, e.g. `A timing; B verbose` (a value a recording).
-fn difference_values(difference: &ContextDifference) -> String {
-    format!("A {}; B {}", difference.a.join(", "), difference.b.join(", "))
-}
-
 fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Recordings<'_>) -> io::Result<()> {
     let Recordings { files, reports, capture_defects, differences } = *recordings;
     for (((name, files), reports), capture_defects) in
@@ -599,7 +594,7 @@ fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Record
     if !differences.is_empty() {
         writeln!(out, "note: {RECORDED_DIFFERENTLY}:")?;
         for difference in differences {
-            writeln!(out, "  {}: {}", difference.what, printable(&difference_values(difference)))?;
+            writeln!(out, "  {}: {}", difference.what, printable(&difference.values()))?;
         }
     }
     writeln!(out, "{}", frame_line(comparison))?;
@@ -679,8 +674,7 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, recordings: &Re
         writeln!(out, "> {note}")?;
     }
     if !differences.is_empty() {
-        let each: Vec<String> =
-            differences.iter().map(|d| format!("{}: {}", d.what, cell(&difference_values(d)))).collect();
+        let each: Vec<String> = differences.iter().map(|d| format!("{}: {}", d.what, cell(&d.values()))).collect();
         writeln!(out, "> {RECORDED_DIFFERENTLY} ({}).", each.join(" · "))?;
     }
     if !notes.is_empty() || !differences.is_empty() {

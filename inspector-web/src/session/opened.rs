@@ -199,8 +199,7 @@ pub fn recorded_differently(base: &Capture<'_>, candidate: &Capture<'_>) -> Opti
     if differences.is_empty() {
         return None;
     }
-    let each: Vec<String> =
-        differences.iter().map(|d| clip(&format!("{}: A {}; B {}", d.what, d.a.join(", "), d.b.join(", ")))).collect();
+    let each: Vec<String> = differences.iter().map(|d| clip(&format!("{}: {}", d.what, d.values()))).collect();
     Some(format!(
         "The baseline (A) and the candidate (B) were recorded differently ({}), so the comparison's shifts hold that difference too, not only the change under test.",
         each.join(" · ")

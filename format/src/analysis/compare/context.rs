@@ -1,11 +1,11 @@
 //! How the recordings of a comparison were made, where they differ: the application and
 //! the recorder, the level, the adapter and its driver, the timestamps the device offered,
-//! the renderer's settings. A shift
-//! between recordings made differently holds that difference too, not only the change
-//! under test (a verbose recording costs the application time; another GPU is another
-//! machine; a browser's WebGPU may quantize timestamps to 100 µs), so the comparison names
-//! each one beside its verdicts. The application's own version and revision are left out:
-//! they are what usually changes on purpose.
+//! the renderer's settings. A shift between recordings made differently holds that
+//! difference too, not only the change under test (a verbose recording costs the
+//! application time; another GPU is another machine; a browser's WebGPU may quantize
+//! timestamps to 100 µs), so the comparison names each one beside its verdicts. The
+//! application's own version and revision are left out: they are what usually changes on
+//! purpose.
 
 use crate::model::Meta;
 
@@ -20,6 +20,14 @@ pub struct ContextDifference {
     pub a: Vec<String>,
     /// The same for B's recordings.
     pub b: Vec<String>,
+}
+
+impl ContextDifference {
+    /// Its values as a phrase: `A timing; B verbose`, a value a recording.
+    #[must_use]
+    pub fn values(&self) -> String {
+        format!("A {}; B {}", self.a.join(", "), self.b.join(", "))
+    }
 }
 
 /// What is compared of each recording's META, as text: the fields (and each setting) whose
@@ -61,8 +69,9 @@ pub fn context_differences(a: &[Option<&Meta>], b: &[Option<&Meta>]) -> Vec<Cont
     names[fixed..].sort_unstable();
     let value_in = |recording: &[(String, String)], name: &str| {
         let found = recording.iter().find(|(fact, _)| fact == name).map(|(_, value)| value.clone());
-        // A recording without META has no settings to compare, only its META's absence.
-        found.unwrap_or_else(|| if recording.len() == 1 { "unknown" } else { "none" }.to_owned())
+        // Without META nothing is known of it; with one, a setting it lacks is absent.
+        let has_meta = recording.iter().any(|(fact, value)| fact == "META" && value == "present");
+        found.unwrap_or_else(|| if has_meta { "none" } else { "unknown" }.to_owned())
     };
     names
         .into_iter()
@@ -164,6 +173,7 @@ mod tests {
             ]
         );
         assert!(found.iter().all(|d| d.b == ["unknown"]), "{found:?}");
+        assert_eq!(found[3].values(), "A timing; B unknown");
         assert_eq!(context_differences(&[None], &[None]), []);
     }
 }
