@@ -576,9 +576,12 @@ struct Recordings<'r> {
     differences: &'r [ContextDifference],
 }
 
-/// The lead-in of the note on recordings made differently.
-const RECORDED_DIFFERENTLY: &str =
-    "A and B were recorded differently, so the shifts hold that difference too, not only the change under test";
+/// The lead-in of the note on recordings made differently: "A and B" for a pair, "the
+/// recordings" where a side has several (the difference may be within one side).
+fn recorded_differently(files: &[Vec<String>; 2]) -> String {
+    let whose = if files[0].len() + files[1].len() > 2 { "the recordings were made" } else { "A and B were recorded" };
+    format!("{whose} differently, so the shifts hold that difference too, not only the change under test")
+}
 
 fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Recordings<'_>) -> io::Result<()> {
     let Recordings { files, reports, capture_defects, differences } = *recordings;
@@ -592,7 +595,7 @@ fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Record
         }
     }
     if !differences.is_empty() {
-        writeln!(out, "note: {RECORDED_DIFFERENTLY}:")?;
+        writeln!(out, "note: {}:", recorded_differently(files))?;
         for difference in differences {
             writeln!(out, "  {}: {}", difference.what, printable(&difference.values()))?;
         }
@@ -675,7 +678,8 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, recordings: &Re
     }
     if !differences.is_empty() {
         let each: Vec<String> = differences.iter().map(|d| format!("{}: {}", d.what, cell(&d.values()))).collect();
-        writeln!(out, "> {RECORDED_DIFFERENTLY} ({}).", each.join(" · "))?;
+        let lead = recorded_differently(files);
+        writeln!(out, "> {}{} ({}).", lead[..1].to_uppercase(), &lead[1..], each.join(" · "))?;
     }
     if !notes.is_empty() || !differences.is_empty() {
         writeln!(out)?;

@@ -54,6 +54,10 @@ fn several_recordings_a_side_give_each_ones_value_and_alike_ones_give_none() {
         report["recorded_differently"][0],
         json!({ "what": "level", "a": ["timing", "timing"], "b": ["verbose", "timing"] })
     );
+    // The difference may lie within one side, so the note speaks of the recordings.
+    let text = succeeded(&sgpt(&["diff", &timing, &timing, "--vs", &verbose, &timing]));
+    assert!(text.contains("\nnote: the recordings were made differently, so the shifts hold"), "{text}");
+    assert!(text.contains("\n  level: A timing, timing; B verbose, timing\n"), "{text}");
 
     let alike = json_of(&["diff", &timing, &timing, "--json"]);
     assert_eq!(alike["recorded_differently"], json!([]));
