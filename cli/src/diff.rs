@@ -585,19 +585,20 @@ fn recorded_differently(files: &[Vec<String>; 2]) -> String {
 
 fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Recordings<'_>) -> io::Result<()> {
     let Recordings { files, reports, capture_defects, differences } = *recordings;
-    for (((name, files), reports), capture_defects) in
+    for (((name, side_files), reports), capture_defects) in
         ["A", "B"].into_iter().zip(files).zip(reports).zip(capture_defects)
     {
-        for (at, (file, report, found)) in zip3(files, reports, capture_defects).enumerate() {
+        for (at, (file, report, found)) in zip3(side_files, reports, capture_defects).enumerate() {
             writeln!(out, "{name}: {} ({} frames)", printable(file), report.frames)?;
-            let which = if files.len() > 1 { format!("{name}{}", at + 1) } else { name.to_owned() };
+            let which = if side_files.len() > 1 { format!("{name}{}", at + 1) } else { name.to_owned() };
             recovered::write(out, &which, found)?;
         }
     }
     if !differences.is_empty() {
         writeln!(out, "note: {}:", recorded_differently(files))?;
         for difference in differences {
-            writeln!(out, "  {}: {}", difference.what, printable(&difference.values()))?;
+            // Setting names and values come from the captures: printed as data.
+            writeln!(out, "  {}: {}", printable(&difference.what), printable(&difference.values()))?;
         }
     }
     writeln!(out, "{}", frame_line(comparison))?;
@@ -677,7 +678,8 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, recordings: &Re
         writeln!(out, "> {note}")?;
     }
     if !differences.is_empty() {
-        let each: Vec<String> = differences.iter().map(|d| format!("{}: {}", d.what, cell(&d.values()))).collect();
+        let each: Vec<String> =
+            differences.iter().map(|d| format!("{}: {}", cell(&d.what), cell(&d.values()))).collect();
         let lead = recorded_differently(files);
         writeln!(out, "> {}{} ({}).", lead[..1].to_uppercase(), &lead[1..], each.join(" · "))?;
     }
