@@ -1,39 +1,16 @@
 //! Drives the built `sgpt` binary: exit codes, stderr messages and the `--json` contract.
 
+mod support;
+
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use serde_json::Value;
 use sgpt_format::Level;
 use sgpt_format::synth::{SynthOptions, generate, workload};
-
-/// A file under the temp dir with a name unique to this process and call, removed on drop.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(name: &str) -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let unique = NEXT.fetch_add(1, Ordering::Relaxed);
-        Self(std::env::temp_dir().join(format!("sgpt-cli-test-{}-{unique}-{name}", std::process::id())))
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().expect("temp paths are UTF-8 here")
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
+use support::Temp;
 
 fn sgpt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")

@@ -7,7 +7,8 @@ mod support;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use support::{fixture, sgpt};
+use sgpt_format::{Frame, Level, Meta, NamedText, Topology, Writer};
+use support::{Temp, fixture, sgpt};
 
 fn succeeded(output: &Output) -> String {
     // `diff` exits 0, or 3 when a gate trips; neither fixture pair here has a gate.
@@ -63,4 +64,28 @@ fn several_recordings_a_side_give_each_ones_value_and_alike_ones_give_none() {
     assert_eq!(alike["recorded_differently"], json!([]));
     let text = succeeded(&sgpt(&["diff", &timing, &timing]));
     assert!(!text.contains("recorded differently"), "{text}");
+}
+
+/// A capture of one empty frame whose META holds `setting`, as a recorder could write it.
+fn with_setting(file: &str, setting: (&str, &str)) -> Temp {
+    let settings = vec![NamedText { name: setting.0.to_owned(), value: setting.1.to_owned() }];
+    let meta = Meta { level: Some(Level::Timing), settings, ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("meta");
+    let topology = writer.topology(&Topology::default()).expect("topology");
+    writer.frame(&Frame { frame_number: 0, topology, ..Frame::default() }).expect("frame");
+    let temp = Temp::new(file);
+    std::fs::write(temp.path(), writer.finish().expect("finish")).expect("write");
+    temp
+}
+
+#[test]
+fn a_settings_name_and_values_from_the_captures_are_printed_as_data() {
+    // An escape sequence in a setting's name and values must not reach the terminal.
+    let a = with_setting("a.sgpt", ("mode\u{1b}[31m", "on\u{7}"));
+    let b = with_setting("b.sgpt", ("mode\u{1b}[31m", "off"));
+    let text = succeeded(&sgpt(&["diff", a.arg(), b.arg()]));
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text:?}");
+    assert!(text.contains("\n  setting mode\\u{1b}[31m: A on\\u{7}; B off\n"), "{text}");
+    let markdown = succeeded(&sgpt(&["diff", a.arg(), b.arg(), "--format", "markdown"]));
+    assert!(!markdown.contains('\u{1b}'), "{markdown:?}");
 }
