@@ -5,16 +5,12 @@ mod support;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 use sgpt_format::Level;
 use sgpt_format::synth::{SynthOptions, generate, workload};
-use support::Temp;
-
-fn sgpt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
-}
+use support::{Temp, fixture, sgpt};
 
 fn code(output: &Output) -> i32 {
     output.status.code().expect("sgpt exited, not killed by a signal")
@@ -350,14 +346,9 @@ fn every_v1_fixture_gets_the_exit_code_its_damage_calls_for() {
     assert!(seen >= 10, "only {seen} fixtures found in {}", dir.display());
 }
 
-fn fixture_path(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
-    path.to_str().expect("UTF-8 path").to_owned()
-}
-
 #[test]
 fn memory_reports_domains_checkpoints_and_reconciliation_of_the_memory_fixture() {
-    let output = sgpt(&["memory", &fixture_path("memory.sgpt"), "--json"]);
+    let output = sgpt(&["memory", &fixture("memory.sgpt"), "--json"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let report = json(&output);
     assert_eq!(report["schema"], 1);
@@ -394,7 +385,7 @@ fn memory_reports_domains_checkpoints_and_reconciliation_of_the_memory_fixture()
     assert_eq!(report["reconciliation"]["status"], "exact");
     assert_eq!(report["loss"], Value::Null);
 
-    let text = sgpt(&["memory", &fixture_path("memory.sgpt")]);
+    let text = sgpt(&["memory", &fixture("memory.sgpt")]);
     assert_eq!(code(&text), 0);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("reconciliation: exact"), "{text}");
@@ -403,10 +394,10 @@ fn memory_reports_domains_checkpoints_and_reconciliation_of_the_memory_fixture()
 
 #[test]
 fn memory_on_a_capture_without_memory_says_so_and_succeeds() {
-    let output = sgpt(&["memory", &fixture_path("minimal.sgpt")]);
+    let output = sgpt(&["memory", &fixture("minimal.sgpt")]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("no memory records"));
-    let report = json(&sgpt(&["memory", &fixture_path("minimal.sgpt"), "--json"]));
+    let report = json(&sgpt(&["memory", &fixture("minimal.sgpt"), "--json"]));
     assert_eq!(report["source"], "none");
     assert_eq!(report["domains"], Value::Array(Vec::new()));
     assert_eq!(report["reconciliation"]["status"], "unavailable");
