@@ -216,8 +216,8 @@ pub struct FrameTimingJson {
     pub cpu_unordered_pairs: u64,
     /// Frames whose readback time precedes their submit time.
     pub readback_before_submit_frames: u64,
-    /// Pass spans that read exactly 0 ns: they cover nothing, so quantized timestamps
-    /// understate `span_coverage`.
+    /// Pass spans that read exactly 0 ns: they cover nothing, so quantized timestamps (or
+    /// spans that ended before they began) understate `span_coverage`.
     pub zero_pass_spans: u64,
     /// Frames whose CPU begin and end are both 0: they have no CPU times and the CPU
     /// figures leave them out (added to schema 1).

@@ -169,11 +169,16 @@ pub fn write_frame_timing(out: &mut impl Write, timing: &FrameTiming) -> io::Res
 }
 
 /// The honesty line for spans that read exactly 0 ns: quantized timestamps are said, never hidden.
+/// Says how many spans read exactly 0 ns, and the two things that make one: timestamps
+/// quantized coarser than the pass (as browsers do), or a span that ended before it began
+/// (inverted, or a counter that wrapped: SGPT_FORMAT.md §5), which counts as 0 ns. Which
+/// of the two a span is, the statistics do not tell, so the note names both.
 pub fn zero_note(zero_spans: u64) -> Option<String> {
     (zero_spans > 0).then(|| {
         format!(
-            "{zero_spans} spans read exactly 0 ns; browsers quantize timestamps to 100 µs unless \
-             chrome://flags/#enable-webgpu-developer-features is on; aggregate across frames"
+            "{zero_spans} spans read exactly 0 ns: timestamps quantized (browsers round them to 100 µs unless \
+             chrome://flags/#enable-webgpu-developer-features is on; aggregate across frames), or spans that \
+             ended before they began, which count as 0 ns"
         )
     })
 }

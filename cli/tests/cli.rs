@@ -255,6 +255,13 @@ fn stats_says_how_many_spans_read_zero_and_names_the_chrome_flag() {
     assert!(text.contains(&format!("{zero} spans read exactly 0 ns")), "{text}");
     assert!(text.contains("chrome://flags/#enable-webgpu-developer-features"));
     assert_eq!(json(&sgpt(&["stats", file.arg(), "--json"]))["zero_spans"], zero);
+
+    // Two spans that ended before they began (one inverted, one wrapped) read 0 ns too: the
+    // note does not put them down to a browser alone.
+    let inverted = sgpt(&["stats", &fixture("inverted_spans.sgpt")]);
+    let text = String::from_utf8_lossy(&inverted.stdout);
+    assert!(text.contains("2 spans read exactly 0 ns: timestamps quantized"), "{text}");
+    assert!(text.contains("or spans that ended before they began, which count as 0 ns"), "{text}");
 }
 
 #[test]

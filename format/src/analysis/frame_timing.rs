@@ -234,7 +234,8 @@ pub struct FrameTiming {
     pub frames_without_cpu: u64,
     /// Frames with a readback time before their submit time.
     pub latency_negative: u64,
-    /// Pass spans that read exactly 0 ns (quantized timestamps): they cover nothing.
+    /// Pass spans that read exactly 0 ns (quantized timestamps, or spans that ended before
+    /// they began): they cover nothing.
     pub zero_spans: u64,
     /// Frames that did not decode and were left out, each breaking the pairs on either
     /// side of it.
@@ -265,7 +266,7 @@ impl FrameTiming {
         );
         if self.zero_spans > 0 {
             statement.push_str(&format!(
-                " ({} spans read exactly 0 ns: quantized timestamps cover nothing, so the share may be understated)",
+                " ({} spans read exactly 0 ns, quantized or ended before they began: they cover nothing, so the share may be understated)",
                 self.zero_spans
             ));
         }
