@@ -41,6 +41,10 @@ impl std::ops::Deref for Bytes {
 /// Gzip is recognised by its magic, not its extension, so a renamed or extension-less file
 /// opens the same way.
 pub fn read(path: &Path) -> anyhow::Result<Bytes> {
+    // `-` is standard input, as for most tools: `curl … | sgpt stats -`.
+    if path == Path::new(STDIN) {
+        return read_from(path, io::stdin().lock(), 0).map(Bytes::Read);
+    }
     let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
     if let Some(map) = file.metadata().ok().filter(std::fs::Metadata::is_file).and_then(|_| map(&file)) {
         if !map.starts_with(&GZIP_MAGIC) {
@@ -48,8 +52,12 @@ pub fn read(path: &Path) -> anyhow::Result<Bytes> {
         }
         return inflate(path, &map, map.len() as u64 > LARGE_BYTES).map(Bytes::Read);
     }
-    read_from(path, file).map(Bytes::Read)
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    read_from(path, file, len).map(Bytes::Read)
 }
+
+/// The path that names standard input.
+const STDIN: &str = "-";
 
 /// Whether `path` names a regular file (through links): one that can be read again.
 pub fn is_regular_file(path: &Path) -> bool {
@@ -67,9 +75,9 @@ fn map(file: &File) -> Option<memmap2::Mmap> {
     unsafe { memmap2::MmapOptions::new().populate().map(file) }.ok()
 }
 
-/// Reads `file` whole into memory.
-fn read_from(path: &Path, mut file: File) -> anyhow::Result<Vec<u8>> {
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+/// Reads `file` whole into memory; `len` is its size where known (0 otherwise), for the
+/// progress bar and the first allocation.
+fn read_from(path: &Path, mut file: impl Read, len: u64) -> anyhow::Result<Vec<u8>> {
     let bar = bar(len, len > LARGE_BYTES, "reading");
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     loop {

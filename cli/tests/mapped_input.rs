@@ -82,6 +82,28 @@ fn a_mapped_file_and_a_piped_one_give_the_same_output() {
     }
 }
 
+/// `-` names standard input, on every system: the same output as the file, its defects
+/// included.
+#[test]
+fn a_dash_reads_the_capture_from_standard_input() {
+    let path = fixture("v1/truncated.sgpt");
+    let file = path.to_str().expect("a UTF-8 path");
+    let bytes = std::fs::read(&path).expect("the fixture");
+    for args in [&["stats", "--json"][..], &["workload", "--json"], &["validate", "--json"], &["memory", "--json"]] {
+        let mapped = sgpt(&[args, &[file]].concat(), None);
+        let piped = sgpt(&[args, &["-"]].concat(), Some(&bytes));
+        assert_eq!(mapped.status.code(), piped.status.code(), "{args:?}");
+        assert_eq!(without_files(&mapped), without_files(&piped), "{args:?}");
+    }
+    let mapped = sgpt(&["diff", "--json", file, file], None);
+    let piped = sgpt(&["diff", "--json", file, "-"], Some(&bytes));
+    assert_eq!(without_files(&mapped), without_files(&piped));
+    // Nothing on standard input is an empty capture, said as such.
+    let empty = sgpt(&["stats", "-"], Some(&[]));
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("-: not an sgpt capture: the file is empty"));
+}
+
 #[test]
 fn a_gzip_file_inflates_from_its_map_as_the_plain_file_reads() {
     let plain = fixture("demo/demo.sgpt");
