@@ -60,8 +60,9 @@ pub fn read(path: &Path) -> anyhow::Result<Bytes> {
 const STDIN: &str = "-";
 
 /// Whether `path` names a regular file (through links): one that can be read again.
+/// Standard input cannot, even where a file called `-` sits beside it.
 pub fn is_regular_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file())
+    path != Path::new(STDIN) && std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file())
 }
 
 /// `file` mapped read-only with its pages mapped in up front (one call instead of a fault
