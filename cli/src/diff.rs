@@ -257,7 +257,8 @@ struct SideJson<'p> {
     capture_defects: Vec<json::DefectJson>,
 }
 
-fn side<'p>(file: &'p str, report: &StatsReport, capture_defects: &[Defect]) -> SideJson<'p> {
+fn side(recorded: &Recorded) -> SideJson<'_> {
+    let Recorded { file, report, capture_defects, .. } = recorded;
     SideJson {
         file,
         frames: report.frames,
@@ -271,8 +272,8 @@ fn side<'p>(file: &'p str, report: &StatsReport, capture_defects: &[Defect]) -> 
 /// One capture's statistics and the per-frame samples the engine reads, from one decode
 /// in chunks on every core: exactly `Samples::collect`'s, or with `coins` the usual
 /// pass's coins (a byte a frame, see `ScanOptions::coins`) where the scan could keep them,
-/// and `None` where it could not; with what opening it found, and how it was recorded.
-fn analyse(path: &Path, coins: bool) -> anyhow::Result<Analysed> {
+/// and `None` where it could not; with what the output says of the recording.
+fn analyse(path: &Path, coins: bool) -> anyhow::Result<(Recorded, Option<Samples>)> {
     let bytes = input::read(path)?;
     let capture: Capture<'_> = input::open(path, &bytes)?;
     let large = input::is_large(&capture, bytes.len());
@@ -281,27 +282,33 @@ fn analyse(path: &Path, coins: bool) -> anyhow::Result<Analysed> {
     let options = ScanOptions { chunks: 0, frame_timing: false, samples: true, coins, ..ScanOptions::default() };
     let scan = scan_parallel(&capture, frames, &options, &|done| bar.inc(done));
     bar.finish_and_clear();
-    Ok(Analysed {
+    let recorded = Recorded {
+        file: path.display().to_string(),
         report: scan.stats,
-        samples: scan.samples,
         capture_defects: capture.defects().to_vec(),
         meta: capture.meta().cloned(),
-    })
+    };
+    Ok((recorded, scan.samples))
 }
 
-/// One recording as [`analyse`] read it.
-struct Analysed {
+/// What the output says of one recording, beside the comparison.
+struct Recorded {
+    file: String,
     report: StatsReport,
-    samples: Option<Samples>,
     /// What opening it found: said beside the figures.
     capture_defects: Vec<Defect>,
     /// How it was recorded, where its META says: compared with the other recordings'.
     meta: Option<Meta>,
 }
 
+/// How the output names recording `at` of `count` on side `name`: `A`, or `A2` among several.
+fn label(name: &str, at: usize, count: usize) -> String {
+    if count > 1 { format!("{name}{}", at + 1) } else { name.to_owned() }
+}
+
 /// [`analyse`] with samples that keep the durations.
 fn durations_of(path: &Path) -> anyhow::Result<Samples> {
-    Ok(analyse(path, false)?.samples.unwrap_or_default())
+    Ok(analyse(path, false)?.1.unwrap_or_default())
 }
 
 type KeyRef<'a> = (Option<&'a str>, &'a str, GpuPassKind, SpanKind);
@@ -349,9 +356,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     // a capture's pages are let go before the next is mapped (one resident at a time). With
     // several recordings a side, each one's samples are summarized and let go at once.
     let several = a_paths.len() + b_paths.len() > 2;
-    let mut reports: [Vec<StatsReport>; 2] = [Vec::new(), Vec::new()];
-    let mut capture_defects: [Vec<Vec<Defect>>; 2] = [Vec::new(), Vec::new()];
-    let mut metas: [Vec<Option<Meta>>; 2] = [Vec::new(), Vec::new()];
+    let mut recorded: [Vec<Recorded>; 2] = [Vec::new(), Vec::new()];
     let mut pair: Vec<(Samples, bool)> = Vec::new();
     let mut summaries: [Vec<RecordingSummary>; 2] = [Vec::new(), Vec::new()];
     // A pair is compared from coins where the scans keep them and no figure needs the
@@ -361,10 +366,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     for (side, paths) in [a_paths, b_paths].into_iter().enumerate() {
         for path in paths {
             let coins = !several && input::is_regular_file(path);
-            let Analysed { report, samples, capture_defects: defects, meta } = analyse(path, coins)?;
-            reports[side].push(report);
-            capture_defects[side].push(defects);
-            metas[side].push(meta);
+            let (recording, samples) = analyse(path, coins)?;
+            recorded[side].push(recording);
             let (samples, coins) = match samples {
                 Some(samples) => (samples, coins),
                 None => (durations_of(path)?, false),
@@ -376,7 +379,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let side_metas = |side: usize| metas[side].iter().map(Option::as_ref).collect::<Vec<_>>();
+    let side_metas = |side: usize| recorded[side].iter().map(|r| r.meta.as_ref()).collect::<Vec<_>>();
     let differences = context_differences(&side_metas(0), &side_metas(1));
     let comparison = match <[(Samples, bool); 2]>::try_from(pair) {
         Ok([(a, a_coins), (b, b_coins)]) => match try_compare(&a, &b, &options) {
@@ -389,15 +392,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         },
         Err(_) => compare_summaries(&summaries[0], &summaries[1], &options),
     };
-    let [a_reports, b_reports] = &reports;
-    let (a, b) = (&a_reports[0], &b_reports[0]);
+    let (a, b) = (&recorded[0][0].report, &recorded[1][0].report);
     let failed = args.fail_on.is_some_and(|fail_on| {
         fail_on.trips(comparison.frame.verdict) || comparison.passes.iter().any(|p| fail_on.trips(p.finding.verdict))
     });
-    let files = [a_paths, b_paths].map(|paths| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
-    let recordings =
-        Recordings { files: &files, reports: &reports, capture_defects: &capture_defects, differences: &differences };
-    let (a_file, b_file) = (&files[0][0], &files[1][0]);
     let format = if args.json { Format::Json } else { args.format };
     match format {
         Format::Json => {
@@ -414,8 +412,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 .collect();
             json::print(&DiffJson {
                 schema: SCHEMA,
-                a: side(a_file, a, &capture_defects[0][0]),
-                b: side(b_file, b, &capture_defects[1][0]),
+                a: side(&recorded[0][0]),
+                b: side(&recorded[1][0]),
                 passes,
                 frame: FrameJson {
                     median_a_ns: comparison.frame.shift.as_ref().map(|s| s.median_a_ns),
@@ -436,12 +434,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     failed,
                 },
                 recordings: RecordingsJson {
-                    a: zip3(&files[0], a_reports, &capture_defects[0])
-                        .map(|(file, report, found)| side(file, report, found))
-                        .collect(),
-                    b: zip3(&files[1], b_reports, &capture_defects[1])
-                        .map(|(file, report, found)| side(file, report, found))
-                        .collect(),
+                    a: recorded[0].iter().map(side).collect(),
+                    b: recorded[1].iter().map(side).collect(),
                 },
                 recorded_differently: differences
                     .iter()
@@ -449,8 +443,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     .collect(),
             })?;
         }
-        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &recordings)?,
-        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &recordings)?,
+        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &recorded, &differences)?,
+        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &recorded, &differences)?,
     }
     if failed {
         let fail_on = args.fail_on.map_or("", FailOn::name);
@@ -458,11 +452,6 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(REGRESSION));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Each recording's file, report and what opening it found, in order.
-fn zip3<'s, A, B, C>(a: &'s [A], b: &'s [B], c: &'s [C]) -> impl Iterator<Item = (&'s A, &'s B, &'s C)> {
-    a.iter().zip(b).zip(c).map(|((a, b), c)| (a, b, c))
 }
 
 /// Passes per verdict, only the verdicts given, keyed by name. Ordered by [`Verdict`] so
@@ -566,36 +555,30 @@ fn frame_line(comparison: &Comparison) -> String {
     }
 }
 
-/// What the text and Markdown say of the recordings beside the comparison, each side A's
-/// then B's: their files, statistics, what opening each found, and how they were recorded
-/// differently.
-struct Recordings<'r> {
-    files: &'r [Vec<String>; 2],
-    reports: &'r [Vec<StatsReport>; 2],
-    capture_defects: &'r [Vec<Vec<Defect>>; 2],
-    differences: &'r [ContextDifference],
-}
-
 /// The lead-in of the note on recordings made differently: "A and B" for a pair, "the
 /// recordings" where a side has several (the difference may be within one side).
-fn recorded_differently(files: &[Vec<String>; 2]) -> String {
-    let whose = if files[0].len() + files[1].len() > 2 { "the recordings were made" } else { "A and B were recorded" };
+fn recorded_differently(recorded: &[Vec<Recorded>; 2]) -> String {
+    let whose =
+        if recorded[0].len() + recorded[1].len() > 2 { "the recordings were made" } else { "A and B were recorded" };
     format!("{whose} differently, so the shifts hold that difference too, not only the change under test")
 }
 
-fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Recordings<'_>) -> io::Result<()> {
-    let Recordings { files, reports, capture_defects, differences } = *recordings;
-    for (((name, side_files), reports), capture_defects) in
-        ["A", "B"].into_iter().zip(files).zip(reports).zip(capture_defects)
-    {
-        for (at, (file, report, found)) in zip3(side_files, reports, capture_defects).enumerate() {
-            writeln!(out, "{name}: {} ({} frames)", printable(file), report.frames)?;
-            let which = if side_files.len() > 1 { format!("{name}{}", at + 1) } else { name.to_owned() };
-            recovered::write(out, &which, found)?;
+/// The comparison as text, each recording of `recorded` (A's, then B's) named above it with
+/// what opening it found, and how they were recorded differently.
+fn write_text(
+    out: &mut impl Write,
+    comparison: &Comparison,
+    recorded: &[Vec<Recorded>; 2],
+    differences: &[ContextDifference],
+) -> io::Result<()> {
+    for (name, side) in ["A", "B"].into_iter().zip(recorded) {
+        for (at, recording) in side.iter().enumerate() {
+            writeln!(out, "{name}: {} ({} frames)", printable(&recording.file), recording.report.frames)?;
+            recovered::write(out, &label(name, at, side.len()), &recording.capture_defects)?;
         }
     }
     if !differences.is_empty() {
-        writeln!(out, "note: {}:", recorded_differently(files))?;
+        writeln!(out, "note: {}:", recorded_differently(recorded))?;
         for difference in differences {
             // Setting names and values come from the captures: printed as data.
             writeln!(out, "  {}: {}", printable(&difference.what), printable(&difference.values()))?;
@@ -636,11 +619,10 @@ fn write_text(out: &mut impl Write, comparison: &Comparison, recordings: &Record
     if let Some(note) = scope_note(comparison) {
         writeln!(out, "note: {note}")?;
     }
-    for (name, reports) in ["A", "B"].into_iter().zip(reports) {
-        for (at, report) in reports.iter().enumerate() {
-            if let Some(note) = stats::zero_note(report.zero_spans) {
-                let which = if reports.len() > 1 { format!("{name}{}", at + 1) } else { name.to_owned() };
-                writeln!(out, "note ({which}): {note}")?;
+    for (name, side) in ["A", "B"].into_iter().zip(recorded) {
+        for (at, recording) in side.iter().enumerate() {
+            if let Some(note) = stats::zero_note(recording.report.zero_spans) {
+                writeln!(out, "note ({}): {note}", label(name, at, side.len()))?;
             }
         }
     }
@@ -662,17 +644,20 @@ fn cell(text: &str) -> String {
     printable(text).replace('|', "\\|").replace('`', "'")
 }
 
-fn write_markdown(out: &mut impl Write, comparison: &Comparison, recordings: &Recordings<'_>) -> io::Result<()> {
-    let Recordings { files, capture_defects, differences, .. } = *recordings;
-    let side = |files: &[String]| files.iter().map(|f| format!("`{}`", cell(f))).collect::<Vec<_>>().join(", ");
-    writeln!(out, "### sgpt diff: {} → {}", side(&files[0]), side(&files[1]))?;
+fn write_markdown(
+    out: &mut impl Write,
+    comparison: &Comparison,
+    recorded: &[Vec<Recorded>; 2],
+    differences: &[ContextDifference],
+) -> io::Result<()> {
+    let side = |side: &[Recorded]| side.iter().map(|r| format!("`{}`", cell(&r.file))).collect::<Vec<_>>().join(", ");
+    writeln!(out, "### sgpt diff: {} → {}", side(&recorded[0]), side(&recorded[1]))?;
     writeln!(out)?;
-    let notes: Vec<String> = files
+    let notes: Vec<String> = recorded
         .iter()
-        .zip(capture_defects)
-        .flat_map(|(files, found)| files.iter().zip(found))
+        .flatten()
         // A line, not a cell: only a backtick would break its code span.
-        .filter_map(|(file, found)| recovered::markdown_line(&printable(file).replace('`', "'"), found))
+        .filter_map(|r| recovered::markdown_line(&printable(&r.file).replace('`', "'"), &r.capture_defects))
         .collect();
     for note in &notes {
         writeln!(out, "> {note}")?;
@@ -680,7 +665,7 @@ fn write_markdown(out: &mut impl Write, comparison: &Comparison, recordings: &Re
     if !differences.is_empty() {
         let each: Vec<String> =
             differences.iter().map(|d| format!("{}: {}", cell(&d.what), cell(&d.values()))).collect();
-        let lead = recorded_differently(files);
+        let lead = recorded_differently(recorded);
         writeln!(out, "> {}{} ({}).", lead[..1].to_uppercase(), &lead[1..], each.join(" · "))?;
     }
     if !notes.is_empty() || !differences.is_empty() {
