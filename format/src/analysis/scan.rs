@@ -928,6 +928,19 @@ fn lost(entry: &FrameEntry) -> Defect {
     )
 }
 
+/// Whether a frame's spans read by [`spans::durations_two`] into `column`, `count` of them
+/// with their gaps stored `signed` or not, may hold a span whose begin or end passed
+/// `u64::MAX` (or below 0) on the way: such a span ends before it begins, and reads 0 ns
+/// the general way, where its stored duration is small. Each gap as stored (a zigzag code
+/// where signed) is at least the distance it moves, and each duration under 2^32 when the
+/// frame is taken, so every span lies within `epoch ± gaps` plus `count × 2^32`. A frame
+/// whose spans might not is read the general way: never one of a real device (its clock
+/// would have run for 584 years), but the figures are the same either way.
+fn may_wrap(column: &spans::DurationColumn, count: usize, signed: bool) -> bool {
+    let top = u128::from(column.epoch) + column.gaps + ((count as u128) << 32);
+    top > u128::from(u64::MAX) || (signed && column.gaps > u128::from(column.epoch))
+}
+
 /// A chunk under way: its figures so far, and the room its frames are decoded in.
 #[derive(Debug)]
 struct ChunkRun<'c, 'a, 'b> {
@@ -1154,6 +1167,9 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
         let columns = |open: &OpenFrame<'_>| open.spans.durations_alone() && (!timing || open.spans.passes_in_order());
         if columns(&open_a) && columns(&open_b) {
             let (count_a, count_b) = (open_a.spans.len(), open_b.spans.len());
+            // Read as durations alone, a section stores its gaps signed exactly where its
+            // spans are not in order.
+            let (signed_a, signed_b) = (!open_a.spans.passes_in_order(), !open_b.spans.passes_in_order());
             decoded_a.fill_slots(table_a, count_a);
             decoded_b.fill_slots(table_b, count_b);
             let Some([column_a, column_b]) =
@@ -1161,6 +1177,9 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
             else {
                 return false;
             };
+            if may_wrap(&column_a, count_a, signed_a) || may_wrap(&column_b, count_b, signed_b) {
+                return false;
+            }
             if timing {
                 decoded_a.walk_columns(&column_a);
                 decoded_b.walk_columns(&column_b);
@@ -1483,9 +1502,30 @@ mod tests {
         assert!(!takes_pair(false, 4));
         // A span over 4.3 s does not fit the 32-bit durations a pair is set aside in.
         assert!(!takes_pair(false, 6));
-        // Spans stored as if in order are checked to be: these are not.
+        // Spans stored as if in order are checked to be: these are not. And a frame whose
+        // spans reach within 2^32 ns of `u64::MAX` may hold one whose end passed it, which
+        // ends before it begins: the statistics alone take it one span at a time too.
         assert!(!takes_pair(true, 8));
-        assert!(takes_pair(false, 8));
+        assert!(!takes_pair(false, 8));
+    }
+
+    #[test]
+    fn a_span_whose_end_passes_the_clock_s_end_reads_0_ns_with_or_without_frame_timing() {
+        let in_order: &[(u32, u64, u64)] = &[(0, 10, 20), (1, 30, 40)];
+        // Stored unsigned, its duration 21 ns: the end passed `u64::MAX`, so it ended
+        // before it began and reads 0 ns, as `pass_stats` reads it.
+        let end_wraps: &[(u32, u64, u64)] = &[(0, u64::MAX - 30, u64::MAX - 20), (1, u64::MAX - 10, 10)];
+        // Its gaps stored signed (the second span begins before the first ends: below 0,
+        // which wraps to just short of `u64::MAX`), its durations unsigned (10 ns stored).
+        let below_zero: &[(u32, u64, u64)] = &[(0, 5, 10), (1, u64::MAX - 3, 6)];
+        let bytes = capture_of(&[in_order, end_wraps, in_order, below_zero, in_order, in_order]);
+        let capture = Capture::open(&bytes).expect("opens");
+        let expected = pass_stats(&capture, 0..6);
+        assert_eq!(expected.zero_spans, 2);
+        for frame_timing in [false, true] {
+            let options = ScanOptions { frame_timing, ..ScanOptions::default() };
+            assert_eq!(scan(&capture, 0..6, &options).stats, expected, "frame timing {frame_timing}");
+        }
     }
 
     #[test]
