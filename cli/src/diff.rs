@@ -251,6 +251,8 @@ struct SideJson<'p> {
     frames: u64,
     spans: u64,
     zero_spans: u64,
+    /// Of `zero_spans`, those that ended before they began (added to schema 1).
+    inverted_spans: u64,
     defects: Vec<json::DefectJson>,
     /// What opening the capture found: a writer that never stopped, a file cut short,
     /// skipped bytes or records (added to schema 1).
@@ -264,6 +266,7 @@ fn side(recorded: &Recorded) -> SideJson<'_> {
         frames: report.frames,
         spans: report.spans,
         zero_spans: report.zero_spans,
+        inverted_spans: report.inverted_spans,
         defects: json::defects(&report.defects),
         capture_defects: json::defects(capture_defects),
     }
@@ -621,7 +624,7 @@ fn write_text(
     }
     for (name, side) in ["A", "B"].into_iter().zip(recorded) {
         for (at, recording) in side.iter().enumerate() {
-            if let Some(note) = stats::zero_note(recording.report.zero_spans) {
+            if let Some(note) = stats::zero_note(recording.report.zero_spans, recording.report.inverted_spans) {
                 writeln!(out, "note ({}): {note}", label(name, at, side.len()))?;
             }
         }

@@ -219,6 +219,8 @@ pub struct FrameTimingJson {
     /// Pass spans that read exactly 0 ns: they cover nothing, so quantized timestamps (or
     /// spans that ended before they began) understate `span_coverage`.
     pub zero_pass_spans: u64,
+    /// Of `zero_pass_spans`, those that ended before they began (added to schema 1).
+    pub inverted_pass_spans: u64,
     /// Frames whose CPU begin and end are both 0: they have no CPU times and the CPU
     /// figures leave them out (added to schema 1).
     pub frames_without_cpu: u64,
@@ -252,6 +254,7 @@ impl FrameTimingJson {
             cpu_unordered_pairs: timing.cpu_unordered_pairs,
             readback_before_submit_frames: timing.latency_negative,
             zero_pass_spans: timing.zero_spans,
+            inverted_pass_spans: timing.inverted_spans,
             frames_without_cpu: timing.frames_without_cpu,
         }
     }

@@ -66,6 +66,8 @@ struct StatsJson<'p> {
     frames: u64,
     spans: u64,
     zero_spans: u64,
+    /// Of `zero_spans`, those that ended before they began (added to schema 1).
+    inverted_spans: u64,
     dropped_spans: u64,
     passes: Vec<PassJson<'p>>,
     /// Frames skipped because they could not be decoded.
@@ -168,18 +170,22 @@ pub fn write_frame_timing(out: &mut impl Write, timing: &FrameTiming) -> io::Res
     Ok(())
 }
 
-/// The honesty line for spans that read exactly 0 ns: quantized timestamps are said, never hidden.
-/// Says how many spans read exactly 0 ns, and the two things that make one: timestamps
-/// quantized coarser than the pass (as browsers do), or a span that ended before it began
-/// (inverted, or a counter that wrapped: SGPT_FORMAT.md §5), which counts as 0 ns. Which
-/// of the two a span is, the statistics do not tell, so the note names both.
-pub fn zero_note(zero_spans: u64) -> Option<String> {
-    (zero_spans > 0).then(|| {
-        format!(
-            "{zero_spans} spans read exactly 0 ns: timestamps quantized (browsers round them to 100 µs unless \
-             chrome://flags/#enable-webgpu-developer-features is on; aggregate across frames), or spans that \
-             ended before they began, which count as 0 ns"
-        )
+/// The honesty line for spans that read exactly 0 ns: quantized timestamps are said, never
+/// hidden. `zero_spans` read 0 ns, and `inverted` of them ended before they began
+/// (inverted, or a counter that wrapped: SGPT_FORMAT.md §5), which counts as 0 ns; the
+/// others began and ended at the same reported time, timestamps quantized coarser than
+/// the pass (as browsers do). Each cause is named with its count, and only where it applies.
+pub fn zero_note(zero_spans: u64, inverted: u64) -> Option<String> {
+    const QUANTIZED: &str = "timestamps quantized (browsers round them to 100 µs unless \
+         chrome://flags/#enable-webgpu-developer-features is on; aggregate across frames)";
+    const INVERTED: &str = "(inverted, or the device's counter wrapped), which counts as 0 ns";
+    let quantized = zero_spans.saturating_sub(inverted);
+    (zero_spans > 0).then(|| match (quantized, inverted) {
+        (_, 0) => format!("{zero_spans} spans read exactly 0 ns: {QUANTIZED}"),
+        (0, _) => format!("{zero_spans} spans read exactly 0 ns: each ended before it began {INVERTED}"),
+        _ => format!(
+            "{zero_spans} spans read exactly 0 ns: {quantized} with {QUANTIZED}; {inverted} with an end before its begin {INVERTED}"
+        ),
     })
 }
 
@@ -203,6 +209,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
             frames: report.frames,
             spans: report.spans,
             zero_spans: report.zero_spans,
+            inverted_spans: report.inverted_spans,
             dropped_spans: report.dropped_spans,
             passes: report.passes.iter().map(|pass| PassJson::new(&report, pass)).collect(),
             defects: json::defects(&report.defects),
@@ -254,7 +261,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
         ]);
     }
     table.write(&mut out)?;
-    if let Some(note) = zero_note(report.zero_spans) {
+    if let Some(note) = zero_note(report.zero_spans, report.inverted_spans) {
         writeln!(out, "note: {note}")?;
     }
     writeln!(out)?;
@@ -284,5 +291,19 @@ mod tests {
         assert_eq!(parse_range("590..").unwrap().resolve(600).unwrap(), 590..600);
         assert!(parse_range("0..601").unwrap().resolve(600).unwrap_err().to_string().contains("600 frames"));
         assert!(parse_range("600..").unwrap().resolve(600).is_err());
+    }
+
+    #[test]
+    fn the_zero_note_names_each_cause_with_its_count_and_only_where_it_applies() {
+        assert_eq!(zero_note(0, 0), None);
+        let quantized = zero_note(5, 0).expect("a note");
+        assert!(quantized.starts_with("5 spans read exactly 0 ns: timestamps quantized"), "{quantized}");
+        assert!(!quantized.contains("ended before"), "{quantized}");
+        let inverted = zero_note(2, 2).expect("a note");
+        assert!(inverted.starts_with("2 spans read exactly 0 ns: each ended before it began"), "{inverted}");
+        assert!(!inverted.contains("quantized"), "{inverted}");
+        let both = zero_note(7, 3).expect("a note");
+        assert!(both.starts_with("7 spans read exactly 0 ns: 4 with timestamps quantized"), "{both}");
+        assert!(both.contains("; 3 with an end before its begin (inverted"), "{both}");
     }
 }

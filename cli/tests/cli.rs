@@ -254,14 +254,27 @@ fn stats_says_how_many_spans_read_zero_and_names_the_chrome_flag() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains(&format!("{zero} spans read exactly 0 ns")), "{text}");
     assert!(text.contains("chrome://flags/#enable-webgpu-developer-features"));
-    assert_eq!(json(&sgpt(&["stats", file.arg(), "--json"]))["zero_spans"], zero);
+    assert!(!text.contains("ended before they began"), "none did: {text}");
+    let stats = json(&sgpt(&["stats", file.arg(), "--json"]));
+    assert_eq!(stats["zero_spans"], zero);
+    assert_eq!(stats["inverted_spans"], 0);
 
     // Two spans that ended before they began (one inverted, one wrapped) read 0 ns too: the
-    // note does not put them down to a browser alone.
+    // note puts them down to that, not to a browser.
     let inverted = sgpt(&["stats", &fixture("inverted_spans.sgpt")]);
     let text = String::from_utf8_lossy(&inverted.stdout);
-    assert!(text.contains("2 spans read exactly 0 ns: timestamps quantized"), "{text}");
-    assert!(text.contains("or spans that ended before they began, which count as 0 ns"), "{text}");
+    assert!(
+        text.contains(
+            "2 spans read exactly 0 ns: each ended before it began (inverted, or the device's counter wrapped), \
+             which counts as 0 ns"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("quantized"), "{text}");
+    let stats = json(&sgpt(&["stats", &fixture("inverted_spans.sgpt"), "--json"]));
+    assert_eq!((&stats["zero_spans"], &stats["inverted_spans"]), (&2.into(), &2.into()));
+    let timing = &stats["frame_timing"];
+    assert_eq!((&timing["zero_pass_spans"], &timing["inverted_pass_spans"]), (&2.into(), &2.into()));
 }
 
 #[test]

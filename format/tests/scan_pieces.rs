@@ -112,8 +112,8 @@ fn figures_and_entries_that_do_not_decode_are_refused() {
     assert!(share.decode(&foreign).is_err(), "figures for another number of rows decode");
     // A row claiming more durations than there are words: refused, not a panic.
     let mut claiming = figures.clone();
-    // Nine words of head, then row 0's words: its tenth is how many it keeps.
-    let kept_len_of_row_0 = (9 + 9) * 8;
+    // Ten words of head, then row 0's words: its tenth is how many it keeps.
+    let kept_len_of_row_0 = (10 + 9) * 8;
     claiming[kept_len_of_row_0..kept_len_of_row_0 + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     assert!(share.decode(&claiming).is_err(), "a row claiming 2^64 durations decodes");
     assert!(PieceShare::from_json("{}").is_err());

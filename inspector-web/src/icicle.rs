@@ -135,9 +135,11 @@ pub struct Icicle {
     pub frames: u64,
     pub skipped_frames: u64,
     /// Every span of the analysed frames, bare encoder-level ones included, and how many
-    /// read 0 ns: the statistics table's `spans` and `zero_spans` for the same range.
+    /// read 0 ns, and of those how many ended before they began: the statistics table's
+    /// `spans`, `zero_spans` and `inverted_spans` for the same range.
     pub spans: u64,
     pub zero_spans: u64,
+    pub inverted_spans: u64,
     /// Spans the recorder dropped (begun but never timed) in the analysed frames.
     pub dropped_spans: u64,
     pub bare_encoder: BareEncoder,
@@ -217,6 +219,7 @@ pub struct IcicleJob<'c, 'a> {
     skipped_frames: u64,
     spans: u64,
     zero_spans: u64,
+    inverted_spans: u64,
     dropped_spans: u64,
     bare: BareEncoder,
     bare_ns: u128,
@@ -248,6 +251,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
             skipped_frames: 0,
             spans: 0,
             zero_spans: 0,
+            inverted_spans: 0,
             dropped_spans: 0,
             bare: BareEncoder::default(),
             bare_ns: 0,
@@ -318,6 +322,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
             skipped_frames: self.skipped_frames,
             spans: self.spans,
             zero_spans: self.zero_spans,
+            inverted_spans: self.inverted_spans,
             dropped_spans: self.dropped_spans,
             bare_encoder: bare,
             nodes,
@@ -338,6 +343,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
         let scratch = &mut self.scratch;
         scratch.clear();
         let mut unknown = false;
+        let mut inverted = 0;
         let decoded = capture.for_each_span(index, |span| {
             let at = (span.pass as usize).wrapping_mul(2) | span.kind as usize;
             if at < slots {
@@ -345,6 +351,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
             } else {
                 unknown = true;
             }
+            inverted += u64::from(span.end_ns < span.begin_ns);
         });
         // Skipped whole, as the statistics skip it, so the counts agree.
         if decoded.is_err() || unknown {
@@ -352,6 +359,7 @@ impl<'c, 'a> IcicleJob<'c, 'a> {
             return;
         }
         let Some(topology) = capture.topology(entry.topology) else { return };
+        self.inverted_spans += inverted;
         for at in 0..self.scratch.len() {
             let (slot, duration) = self.scratch[at];
             let mut node = self.tables[table].slots[slot];
@@ -647,7 +655,13 @@ impl Icicle {
     /// The sentence above the view: the statistics table's, word for word.
     #[must_use]
     pub fn honesty_note(&self, may_quantize: bool) -> String {
-        crate::stats_table::range_note(self.zero_spans, self.spans, "this flame graph", may_quantize)
+        crate::stats_table::range_note(
+            self.zero_spans,
+            self.inverted_spans,
+            self.spans,
+            "this flame graph",
+            may_quantize,
+        )
     }
 
     /// What the view says beside the graph about spans it cannot place, if any.

@@ -153,19 +153,27 @@ pub fn grand_total(report: &StatsReport) -> u64 {
 /// (or does not say where it comes from), whose timestamps may be quantized.
 #[must_use]
 pub fn honesty_note(report: &StatsReport, may_quantize: bool) -> String {
-    range_note(report.zero_spans, report.spans, "this table", may_quantize)
+    range_note(report.zero_spans, report.inverted_spans, report.spans, "this table", may_quantize)
 }
 
 /// The same sentence for any view aggregating `spans` spans over a range, `zero_spans` of
-/// them 0 ns; `view` names it ("this table"), so every range view says exactly the same.
-/// The browser's quantization is named only where it can apply.
+/// them 0 ns, `inverted` of those because they ended before they began; `view` names it
+/// ("this table"), so every range view says exactly the same. The browser's quantization
+/// is named only where it can apply.
 #[must_use]
-pub fn range_note(zero_spans: u64, spans: u64, view: &str, may_quantize: bool) -> String {
-    let zero = format!(
+pub fn range_note(zero_spans: u64, inverted: u64, spans: u64, view: &str, may_quantize: bool) -> String {
+    let mut zero = format!(
         "{} of {} spans in this range read exactly 0 ns.",
         crate::units::grouped(zero_spans),
         crate::units::grouped(spans)
     );
+    if inverted > 0 {
+        let it = if inverted == 1 { "it" } else { "they" };
+        zero.push_str(&format!(
+            " {} of them ended before {it} began (inverted, or the device's counter wrapped), which counts as 0 ns.",
+            crate::units::grouped(inverted)
+        ));
+    }
     let coarse = format!(
         " A single frame of a coarse capture is mostly noise: aggregating across frames, as {view} does, is the honest reading."
     );
@@ -297,7 +305,8 @@ mod tests {
         assert!(note.contains("chrome://flags/#enable-webgpu-developer-features"));
         assert!(note.contains("4 of 30 spans in this range read exactly 0 ns"));
         assert!(note.contains("aggregating across frames"));
-        assert_eq!(note, range_note(4, 30, "this table", true));
+        assert_eq!(note, range_note(4, 0, 30, "this table", true));
+        assert!(!note.contains("ended before"), "{note}");
     }
 
     #[test]
@@ -306,10 +315,24 @@ mod tests {
         assert!(!note.contains("chrome://flags"), "{note}");
         assert!(note.contains("4 of 30 spans in this range read exactly 0 ns"), "{note}");
         assert!(note.contains("aggregating across frames"), "0 ns spans still make single frames noisy: {note}");
-        let exact = range_note(0, 30, "this table", false);
+        let exact = range_note(0, 0, 30, "this table", false);
         assert_eq!(
             exact,
             "The capture holds what the device reported and this page corrects nothing. 0 of 30 spans in this range read exactly 0 ns."
         );
+    }
+
+    #[test]
+    fn spans_that_ended_before_they_began_are_counted_apart() {
+        let one = honesty_note(&StatsReport { inverted_spans: 1, ..report() }, false);
+        assert!(
+            one.contains(
+                "4 of 30 spans in this range read exactly 0 ns. 1 of them ended before it began (inverted, or \
+                 the device's counter wrapped), which counts as 0 ns."
+            ),
+            "{one}"
+        );
+        let three = range_note(4, 3, 30, "this flame graph", true);
+        assert!(three.contains(" 3 of them ended before they began ("), "{three}");
     }
 }

@@ -368,7 +368,14 @@ fn the_readout_says_path_total_share_counts_mean_and_how_it_was_found() {
 
 #[test]
 fn damaged_frames_are_skipped_whole_as_the_statistics_skip_them() {
-    for name in ["corrupted.sgpt", "truncated.sgpt", "zero_durations.sgpt", "dropped_spans.sgpt", "level_timing.sgpt"] {
+    for name in [
+        "corrupted.sgpt",
+        "truncated.sgpt",
+        "zero_durations.sgpt",
+        "dropped_spans.sgpt",
+        "level_timing.sgpt",
+        "inverted_spans.sgpt",
+    ] {
         let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/v1/").to_owned() + name)
             .expect("fixture exists");
         let capture = Capture::open(&bytes).expect("fixture opens");
@@ -377,11 +384,17 @@ fn damaged_frames_are_skipped_whole_as_the_statistics_skip_them() {
         let icicle = sliced(&capture, 0..frames, 2);
         assert_eq!((icicle.frames, icicle.skipped_frames), (report.frames, report.defects.len() as u64), "{name}");
         assert_eq!(
-            (icicle.spans, icicle.zero_spans, icicle.dropped_spans),
-            (report.spans, report.zero_spans, report.dropped_spans),
+            (icicle.spans, icicle.zero_spans, icicle.inverted_spans, icicle.dropped_spans),
+            (report.spans, report.zero_spans, report.inverted_spans, report.dropped_spans),
             "{name}"
         );
+        let table = stats_table::honesty_note(&report, false);
+        assert_eq!(icicle.honesty_note(false), table.replace("this table", "this flame graph"), "{name}");
         let measured: u64 = icicle.nodes().iter().filter_map(|node| node.measured_ns).sum();
         assert_eq!(measured + icicle.bare_encoder.total_ns, stats_table::grand_total(&report), "{name}");
+        if name == "inverted_spans.sgpt" {
+            assert_eq!((icicle.zero_spans, icicle.inverted_spans), (2, 2), "one inverted, one wrapped");
+            assert!(table.contains("2 of them ended before they began"), "{table}");
+        }
     }
 }

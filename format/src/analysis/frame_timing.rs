@@ -237,6 +237,9 @@ pub struct FrameTiming {
     /// Pass spans that read exactly 0 ns (quantized timestamps, or spans that ended before
     /// they began): they cover nothing.
     pub zero_spans: u64,
+    /// Of `zero_spans`, those that ended before they began (inverted, or a counter that
+    /// wrapped).
+    pub inverted_spans: u64,
     /// Frames that did not decode and were left out, each breaking the pairs on either
     /// side of it.
     pub defects: Vec<Defect>,
@@ -264,9 +267,17 @@ impl FrameTiming {
             "recorded spans cover {:.1} % of the GPU frame interval (median): most GPU time is outside any timed pass",
             100.0 * Self::coverage_share(summary.median)
         );
-        if self.zero_spans > 0 {
+        let why = match (self.zero_spans, self.inverted_spans) {
+            (0, _) => None,
+            (_, 0) => Some("quantized".to_owned()),
+            (zero, inverted) if inverted == zero => Some("each ended before it began".to_owned()),
+            (_, inverted) => {
+                Some(format!("{inverted} of them inverted (an end before its begin), the others quantized"))
+            }
+        };
+        if let Some(why) = why {
             statement.push_str(&format!(
-                " ({} spans read exactly 0 ns, quantized or ended before they began: they cover nothing, so the share may be understated)",
+                " ({} spans read exactly 0 ns, {why}: they cover nothing, so the share may be understated)",
                 self.zero_spans
             ));
         }
@@ -323,6 +334,7 @@ pub struct FrameTimingAccumulator<'c, 'a> {
     cpu_unordered_pairs: u64,
     latency_negative: u64,
     zero_spans: u64,
+    inverted_spans: u64,
     defects: Vec<Defect>,
 }
 
@@ -357,6 +369,8 @@ fn covered(spans: &[(u64, u64)], from: u64, to: u64) -> u64 {
 pub(crate) struct SpanWalk {
     first: u64,
     zeros: u64,
+    /// Of `zeros`, the spans that ended before they began.
+    inverted: u64,
     /// Whether the pass spans came in order of what they cover.
     pub(crate) sorted: bool,
     any: bool,
@@ -370,7 +384,17 @@ pub(crate) struct SpanWalk {
 
 impl Default for SpanWalk {
     fn default() -> Self {
-        Self { first: u64::MAX, zeros: 0, sorted: true, any: false, last: (0, 0), reach: 0, union: 0, last_end: 0 }
+        Self {
+            first: u64::MAX,
+            zeros: 0,
+            inverted: 0,
+            sorted: true,
+            any: false,
+            last: (0, 0),
+            reach: 0,
+            union: 0,
+            last_end: 0,
+        }
     }
 }
 
@@ -384,7 +408,17 @@ impl SpanWalk {
         if count == 0 {
             return Self::default();
         }
-        Self { first, zeros, sorted: true, any: true, last: (0, last_end), reach: last_end, union: durations, last_end }
+        Self {
+            first,
+            zeros,
+            inverted: 0,
+            sorted: true,
+            any: true,
+            last: (0, last_end),
+            reach: last_end,
+            union: durations,
+            last_end,
+        }
     }
 
     #[inline(always)]
@@ -395,6 +429,7 @@ impl SpanWalk {
         let covers = covers(span);
         self.first = self.first.min(span.begin_ns);
         self.zeros += u64::from(covers.1 == covers.0);
+        self.inverted += u64::from(span.end_ns < span.begin_ns);
         self.sorted &= covers >= self.last;
         self.last = covers;
         let begin = covers.0.max(self.reach);
@@ -437,6 +472,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             cpu_unordered_pairs: 0,
             latency_negative: 0,
             zero_spans: 0,
+            inverted_spans: 0,
             defects: Vec::new(),
         }
     }
@@ -493,9 +529,10 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.recorder_cost.add(frame.recorder_cost_ns);
         self.recorder_cost_nonzero += u64::from(frame.recorder_cost_ns != 0);
 
-        let SpanWalk { first, zeros, sorted, union, last_end, any, .. } = *walk;
+        let SpanWalk { first, zeros, inverted, sorted, union, last_end, any, .. } = *walk;
         let gpu_begin = any.then_some(first);
         self.zero_spans += zeros;
+        self.inverted_spans += inverted;
         self.frames_with_spans += u64::from(gpu_begin.is_some());
 
         if let Some(previous) = self.previous.filter(|previous| previous.index + 1 == index) {
@@ -601,6 +638,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
         self.cpu_unordered_pairs += later.cpu_unordered_pairs;
         self.latency_negative += later.latency_negative;
         self.zero_spans += later.zero_spans;
+        self.inverted_spans += later.inverted_spans;
         self.defects.extend(later.defects);
         self.previous = later.previous;
         self.spans = later.spans;
@@ -689,6 +727,7 @@ impl<'c, 'a> FrameTimingAccumulator<'c, 'a> {
             frames_without_cpu: self.frames - self.frames_with_cpu,
             latency_negative: self.latency_negative,
             zero_spans: self.zero_spans,
+            inverted_spans: self.inverted_spans,
             defects: self.defects,
         }
     }
@@ -819,6 +858,20 @@ mod tests {
             timing.coverage_statement().as_deref(),
             Some(
                 "recorded spans cover 5.0 % of the GPU frame interval (median): most GPU time is outside any timed pass"
+            )
+        );
+        // Spans of 0 ns cover nothing: the statement says how many, and why each read so.
+        let with = |zero_spans, inverted_spans| {
+            let statement = FrameTiming { zero_spans, inverted_spans, ..timing.clone() }.coverage_statement();
+            statement.expect("still low").split_once("pass (").map(|(_, why)| why.to_owned()).expect("a why")
+        };
+        let understated = ": they cover nothing, so the share may be understated)";
+        assert_eq!(with(3, 0), format!("3 spans read exactly 0 ns, quantized{understated}"));
+        assert_eq!(with(3, 3), format!("3 spans read exactly 0 ns, each ended before it began{understated}"));
+        assert_eq!(
+            with(3, 1),
+            format!(
+                "3 spans read exactly 0 ns, 1 of them inverted (an end before its begin), the others quantized{understated}"
             )
         );
         assert_eq!(timing.cpu_interval.summary().unwrap().median, 50_000);

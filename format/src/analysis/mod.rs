@@ -111,6 +111,10 @@ pub struct StatsReport {
     pub spans: u64,
     /// Spans whose duration is exactly 0 ns, over all passes.
     pub zero_spans: u64,
+    /// Of `zero_spans`, those the device reported ending before they began (an inverted
+    /// span, or a counter that wrapped: SGPT_FORMAT.md §5 cannot tell them apart), which
+    /// count as 0 ns. The others began and ended at the same reported time.
+    pub inverted_spans: u64,
     /// Spans the recorder dropped (begun but never timed: `Frame::dropped_spans`) in the
     /// analysed frames.
     pub dropped_spans: u64,
@@ -242,9 +246,12 @@ pub struct StatsAccumulator<'c, 'a> {
     calls: u64,
     frames: u64,
     dropped_spans: u64,
+    inverted_spans: u64,
     defects: Vec<Defect>,
-    /// One frame's (slot, duration) pairs, applied once the whole frame has decoded.
+    /// One frame's (slot, duration) pairs, applied once the whole frame has decoded, and
+    /// how many of its spans ended before they began.
     scratch: Vec<(u32, u64)>,
+    scratch_inverted: u64,
     finishing: Finishing,
 }
 
@@ -533,8 +540,10 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
             calls: 0,
             frames: 0,
             dropped_spans: 0,
+            inverted_spans: 0,
             defects: Vec::new(),
             scratch: Vec::new(),
+            scratch_inverted: 0,
             finishing: Finishing::Adding,
         }
     }
@@ -582,13 +591,16 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
         let scratch = &mut self.scratch;
         scratch.clear();
         let mut unknown_pass = None;
+        let mut inverted = 0;
         capture.for_each_span(index, |span| {
             let at = (span.pass as usize).wrapping_mul(2) | span.kind as usize;
             match table.get(at) {
                 Some(&slot) => scratch.push((slot, span.duration_ns())),
                 None => drop(unknown_pass.get_or_insert(span.pass)),
             }
+            inverted += u64::from(span.end_ns < span.begin_ns);
         })?;
+        self.scratch_inverted = inverted;
         match unknown_pass {
             None => Ok(()),
             Some(pass) => Err(Defect::new(
@@ -626,6 +638,7 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
         }
         self.frames += 1;
         self.dropped_spans += u64::from(self.capture.frames()[index].dropped_spans);
+        self.inverted_spans += self.scratch_inverted;
         self.range = Some(match self.range.take() {
             Some(range) => range.start.min(index)..range.end.max(index + 1),
             None => index..index + 1,
@@ -713,6 +726,7 @@ impl<'c, 'a> StatsAccumulator<'c, 'a> {
             range: self.range.unwrap_or(0..0),
             frames: self.frames,
             dropped_spans: self.dropped_spans,
+            inverted_spans: self.inverted_spans,
             defects: self.defects,
             ..StatsReport::default()
         };

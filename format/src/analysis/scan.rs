@@ -758,6 +758,7 @@ impl<'c, 'a> Plan<'c, 'a> {
         for chunk in chunks {
             report.frames += chunk.frames;
             report.dropped_spans += chunk.dropped_spans;
+            report.inverted_spans += chunk.inverted_spans;
             report.defects.extend(chunk.defects);
             range = match (range, chunk.range) {
                 (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
@@ -965,6 +966,10 @@ struct Decoded {
     durations: Vec<u32>,
     /// Whether a span named a GPU pass beyond the topology's.
     beyond: bool,
+    /// Spans that ended before they began, read one at a time ([`Decoded::push`]): frames
+    /// read as durations alone hold none (a section with one stores a duration below zero,
+    /// or reaches near enough to `u64::MAX` that [`may_wrap`] sends it the general way).
+    inverted: u64,
     /// The durations' bits above the low 32, or-ed: a frame with any (a span over 4.3 s,
     /// never in a real frame) is added one at a time instead.
     high: u64,
@@ -1004,6 +1009,7 @@ impl Decoded {
         self.durations.clear();
         self.durations.reserve(spans);
         self.beyond = false;
+        self.inverted = 0;
         self.high = 0;
         self.walk = SpanWalk::default();
         self.first = u64::MAX;
@@ -1022,6 +1028,7 @@ impl Decoded {
             }
             None => self.beyond = true,
         }
+        self.inverted += u64::from(span.end_ns < span.begin_ns);
         match timing {
             Timing::Off => {}
             Timing::Walk => self.walk.add(span),
@@ -1300,6 +1307,8 @@ struct Chunk<'c, 'a> {
     shapes: Shapes,
     frames: u64,
     dropped_spans: u64,
+    /// Spans of the frames analysed that ended before they began.
+    inverted_spans: u64,
     defects: Vec<Defect>,
     /// From the first to past the last frame analysed.
     range: Option<Range<usize>>,
@@ -1324,6 +1333,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
             shapes: Shapes::default(),
             frames: 0,
             dropped_spans: 0,
+            inverted_spans: 0,
             defects: Vec::new(),
             range: None,
             timing,
@@ -1335,6 +1345,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
     fn merge(&mut self, later: Chunk<'_, '_>) {
         self.frames += later.frames;
         self.dropped_spans += later.dropped_spans;
+        self.inverted_spans += later.inverted_spans;
         self.defects.extend(later.defects);
         self.range = match (self.range.take(), later.range) {
             (Some(a), Some(b)) => Some(a.start.min(b.start)..a.end.max(b.end)),
@@ -1379,6 +1390,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
             ));
             return;
         }
+        self.inverted_spans += spans.iter().map(|span| u64::from(span.end_ns < span.begin_ns)).sum::<u64>();
         let slots = spans.iter().map(|span| (table[table_at(span)], span.duration_ns()));
         self.add_slots(entry, index, slots, samples);
     }
@@ -1423,6 +1435,7 @@ impl<'c, 'a> Chunk<'c, 'a> {
         if let Some(samples) = samples {
             samples.push_frame(&decoded.slots, &decoded.durations, entry.gpu_duration_ns);
         }
+        self.inverted_spans += decoded.inverted;
         if self.shapes.add(&decoded.slots, &decoded.durations, &mut self.slots) {
             self.counted(entry, index);
         } else {
@@ -1521,7 +1534,7 @@ mod tests {
         let bytes = capture_of(&[in_order, end_wraps, in_order, below_zero, in_order, in_order]);
         let capture = Capture::open(&bytes).expect("opens");
         let expected = pass_stats(&capture, 0..6);
-        assert_eq!(expected.zero_spans, 2);
+        assert_eq!((expected.zero_spans, expected.inverted_spans), (2, 2));
         for frame_timing in [false, true] {
             let options = ScanOptions { frame_timing, ..ScanOptions::default() };
             assert_eq!(scan(&capture, 0..6, &options).stats, expected, "frame timing {frame_timing}");

@@ -91,7 +91,7 @@ pub const ENTRY_BYTES: usize = ENTRY_WORDS * 8;
 /// Words each row takes in [`PieceFigures::encode`].
 const SLOT_WORDS: usize = 11;
 /// Words before the rows in [`PieceFigures::encode`].
-const HEAD_WORDS: usize = 9;
+const HEAD_WORDS: usize = 10;
 /// The first word of encoded figures: "SGPTPIEC".
 const FIGURES_MAGIC: u64 = u64::from_le_bytes(*b"SGPTPIEC");
 
@@ -122,7 +122,7 @@ impl ScanShare {
         }
         let frames = usize_of(head(6)?)?..usize_of(head(7)?)?;
         let mut chunk = Chunk::new(&self.windows, None);
-        (chunk.frames, chunk.dropped_spans) = (head(2)?, head(3)?);
+        (chunk.frames, chunk.dropped_spans, chunk.inverted_spans) = (head(2)?, head(3)?, head(8)?);
         chunk.range = match head(4)? {
             0 => None,
             start => Some(usize_of(start - 1)?..usize_of(head(5)?)?),
@@ -160,7 +160,7 @@ impl ScanShare {
             at += len;
         }
         // The samples, where the share asks for them.
-        let samples_len = usize_of(head(8)?)?;
+        let samples_len = usize_of(head(HEAD_WORDS - 1)?)?;
         let samples_end = end.saturating_add(samples_len.next_multiple_of(8));
         let samples = bytes.get(end..end.saturating_add(samples_len)).filter(|_| samples_end <= bytes.len());
         chunk.samples = match (&self.in_place, samples) {
@@ -211,6 +211,8 @@ impl PieceFigures {
             range[1],
             self.frames.start as u64,
             self.frames.end as u64,
+            chunk.inverted_spans,
+            // The samples' length, once they are written.
             0,
         ]);
         debug_assert_eq!(words.len(), HEAD_WORDS);
