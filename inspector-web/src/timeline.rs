@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use sgpt_format::{Frame, GpuPassKind, SpanKind, Topology};
 
 use crate::summary::clip;
+use crate::units;
 
 /// What a block is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,6 +57,32 @@ pub struct Block {
     pub graph_pass: Option<u32>,
     /// The duration as recorded; for scopes and graph passes, the extent of their spans.
     pub duration_ns: u64,
+    /// For a span recorded ending before it began (inverted, or a counter that wrapped),
+    /// by how much: it is drawn and counted as 0 ns, and the readout says why.
+    pub ended_early_ns: Option<u64>,
+}
+
+impl TimelineModel {
+    /// What the readout says about block `index`: its name, kind and exact times.
+    #[must_use]
+    pub fn readout(&self, index: usize) -> String {
+        let block = &self.blocks[index];
+        let track = &self.tracks[block.track].title;
+        let duration = match block.ended_early_ns {
+            Some(early) => format!(
+                "ended {} before it began (inverted, or the counter wrapped): counted as 0 ns",
+                units::exact_ns(early)
+            ),
+            None => format!("{} ({})", units::exact_ns(block.duration_ns), units::duration(block.duration_ns)),
+        };
+        let starts = units::signed_ns(block.start_ns as f64);
+        format!("{} · {} · {duration} · starts {starts} · {track}", block.label, block.kind.name())
+    }
+}
+
+/// By how much a span recorded from `begin` to `end` ended before it began, if it did.
+fn ended_early(begin: u64, end: u64) -> Option<u64> {
+    (end < begin).then(|| begin - end)
 }
 
 /// A horizontal band: the CPU track, or one GPU query set's lane.
@@ -116,6 +143,7 @@ impl TimelineModel {
                 gpu_pass: None,
                 graph_pass: None,
                 duration_ns: cpu.end_ns.saturating_sub(cpu.begin_ns),
+                ended_early_ns: ended_early(cpu.begin_ns, cpu.end_ns),
             });
             for span in &frame.cpu_spans {
                 let name = topology
@@ -132,6 +160,7 @@ impl TimelineModel {
                     gpu_pass: None,
                     graph_pass: Some(span.graph_pass),
                     duration_ns: span.end_ns.saturating_sub(span.begin_ns),
+                    ended_early_ns: ended_early(span.begin_ns, span.end_ns),
                 });
             }
             for (name, at) in [("submit", cpu.submit_ns), ("readback", cpu.readback_ns)] {
@@ -146,6 +175,7 @@ impl TimelineModel {
                         gpu_pass: None,
                         graph_pass: None,
                         duration_ns: 0,
+                        ended_early_ns: None,
                     });
                 }
             }
@@ -234,6 +264,7 @@ impl TimelineModel {
                 gpu_pass: Some(span.pass),
                 graph_pass: pass.graph_pass,
                 duration_ns: span.duration_ns(),
+                ended_early_ns: ended_early(span.begin_ns, span.end_ns),
             });
         }
         groups
@@ -260,6 +291,7 @@ impl TimelineModel {
                 gpu_pass: None,
                 graph_pass: (kind == BlockKind::GraphPass).then_some(index),
                 duration_ns: (end - start).unsigned_abs(),
+                ended_early_ns: None,
             });
         }
         model.blocks.sort_by_key(|b| (b.track, b.depth, b.start_ns, b.end_ns));
@@ -610,6 +642,31 @@ mod tests {
         assert_eq!((sim.track, sim.depth, sim.start_ns, sim.duration_ns), (2, 0, 10_000, 490_000));
         assert_eq!(model.tracks[1].rows, 4);
         assert_eq!(model.extent, (-28_000, 500_000));
+    }
+
+    #[test]
+    fn a_span_that_ended_before_it_began_is_drawn_as_0_ns_and_the_readout_says_why() {
+        let mut frame = frame();
+        // Pass 1 ends 5 µs before it begins; the CPU frame ends before it begins too.
+        frame.spans[1].end_ns = frame.spans[1].begin_ns - 5_000;
+        frame.cpu.end_ns = 40_000;
+        let model = TimelineModel::build(&frame, Some(&topology()), |_| None);
+        let at = |kind| model.blocks.iter().position(|b| b.gpu_pass == Some(1) && b.kind == kind).expect("pass 1");
+        let inverted = &model.blocks[at(BlockKind::GpuPass)];
+        assert_eq!((inverted.duration_ns, inverted.ended_early_ns), (0, Some(5_000)));
+        assert_eq!(inverted.start_ns, inverted.end_ns, "no width");
+        let readout = model.readout(at(BlockKind::GpuPass));
+        assert!(
+            readout
+                .contains("ended 5\u{2009}000 ns before it began (inverted, or the counter wrapped): counted as 0 ns"),
+            "{readout}"
+        );
+        let cpu = model.blocks.iter().position(|b| b.kind == BlockKind::CpuFrame).expect("the CPU frame");
+        assert_eq!(model.blocks[cpu].ended_early_ns, Some(10_000));
+        // A span of the usual kind says its length.
+        let usual = model.blocks.iter().position(|b| b.gpu_pass == Some(0) && b.kind == BlockKind::GpuPass);
+        let usual = model.readout(usual.expect("pass 0"));
+        assert!(usual.contains(" · 40\u{2009}000 ns (") && !usual.contains("before it began"), "{usual}");
     }
 
     #[test]

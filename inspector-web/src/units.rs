@@ -35,6 +35,12 @@ pub fn exact_ns(ns: u64) -> String {
     format!("{} ns", grouped(ns))
 }
 
+/// An offset in ns with its sign: `+1 200 ns`, `−300 ns`.
+#[must_use]
+pub fn signed_ns(ns: f64) -> String {
+    if ns < 0.0 { format!("−{}", exact_ns((-ns) as u64)) } else { format!("+{}", exact_ns(ns as u64)) }
+}
+
 /// `1234567` as `1 234 567` (thin spaces), for counts and exact values.
 #[must_use]
 pub fn grouped(value: u64) -> String {

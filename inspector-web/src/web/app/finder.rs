@@ -189,7 +189,7 @@ impl App {
         }
         let readout = {
             let ui = self.ui.borrow();
-            ui.selected.zip(ui.timeline.as_ref()).map(|(at, model)| super::timeline_input::block_readout(model, at))
+            ui.selected.zip(ui.timeline.as_ref()).map(|(at, model)| model.readout(at))
         };
         if let Some(readout) = readout.filter(|_| kind != ItemKind::Resource) {
             self.set_text("timeline-readout", &format!("Selected: {readout}"));

@@ -8,7 +8,7 @@ use web_sys::{Event, KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 use super::super::draw;
 use super::{App, x_fraction};
 use crate::session::Command;
-use crate::timeline::{BlockKind, TimelineModel, Viewport};
+use crate::timeline::{BlockKind, Viewport};
 use crate::units;
 
 impl App {
@@ -102,7 +102,7 @@ impl App {
             let ui = self.ui.borrow();
             let Some(model) = &ui.timeline else { return };
             let hit = model.hit(ns, y, slop);
-            (hit, hit.map(|index| block_readout(model, index)))
+            (hit, hit.map(|index| model.readout(index)))
         };
         let changed = {
             let mut ui = self.ui.borrow_mut();
@@ -110,7 +110,10 @@ impl App {
             ui.hover = hit;
             changed
         };
-        self.set_text("timeline-readout", &readout.unwrap_or_else(|| format!("{} at the pointer", signed_ns(ns))));
+        self.set_text(
+            "timeline-readout",
+            &readout.unwrap_or_else(|| format!("{} at the pointer", units::signed_ns(ns))),
+        );
         if changed {
             self.draw_timeline();
         }
@@ -146,7 +149,7 @@ impl App {
             let pass =
                 block.filter(|b| matches!(b.kind, BlockKind::GpuPass | BlockKind::SubPass)).and_then(|b| b.gpu_pass);
             let graph = block.and_then(|b| b.graph_pass);
-            (pass, graph, hit.map(|index| block_readout(model, index)))
+            (pass, graph, hit.map(|index| model.readout(index)))
         };
         {
             let mut ui = self.ui.borrow_mut();
@@ -222,22 +225,4 @@ impl App {
     }
 }
 
-fn signed_ns(ns: f64) -> String {
-    if ns < 0.0 { format!("−{}", units::exact_ns((-ns) as u64)) } else { format!("+{}", units::exact_ns(ns as u64)) }
-}
-
-/// What the readout says about a block: its name, kind and exact times.
-pub(super) fn block_readout(model: &TimelineModel, index: usize) -> String {
-    let block = &model.blocks[index];
-    let track = &model.tracks[block.track].title;
-    format!(
-        "{} · {} · {} ({}) · starts {} · {}",
-        block.label,
-        block.kind.name(),
-        units::exact_ns(block.duration_ns),
-        units::duration(block.duration_ns),
-        signed_ns(block.start_ns as f64),
-        track
-    )
-}
 impl App {}
