@@ -5,26 +5,11 @@ mod support;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
-use std::process::Output;
 
 use serde_json::Value;
 use sgpt_format::Level;
 use sgpt_format::synth::{SynthOptions, generate, workload};
-use support::{Temp, fixture, sgpt};
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("sgpt exited, not killed by a signal")
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
-    })
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use support::{Temp, code, fixture, json, sgpt, stderr};
 
 /// Writes a synthetic capture through `sgpt synth`.
 fn synth(name: &str, options: &SynthOptions) -> Temp {

@@ -3,19 +3,8 @@
 
 mod support;
 
-use std::process::Output;
-
-use serde_json::{Value, json};
-use support::{fixture, sgpt};
-
-fn json_of(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use serde_json::json;
+use support::{fixture, json, sgpt, stdout};
 
 /// `corrupted.sgpt` loses frame 6 (20 spans) to a checksum; the directory still lists it.
 const FRAME_6_AT: u64 = 0xba4;
@@ -24,7 +13,7 @@ const FRAME_6_AT: u64 = 0xba4;
 fn validate_json_counts_what_reads_back_and_names_the_lost_frame() {
     let output = sgpt(&["validate", &fixture("corrupted.sgpt"), "--json"]);
     assert_eq!(output.status.code(), Some(1));
-    let report = json_of(&output);
+    let report = json(&output);
     assert_eq!(report["frames"], 15);
     assert_eq!(report["frames_indexed"], 16);
     assert_eq!(report["spans"], 300);
@@ -41,7 +30,7 @@ fn validate_json_counts_what_reads_back_and_names_the_lost_frame() {
 #[test]
 fn info_json_and_text_say_the_same() {
     let file = fixture("corrupted.sgpt");
-    let info = json_of(&sgpt(&["info", &file, "--json"]));
+    let info = json(&sgpt(&["info", &file, "--json"]));
     assert_eq!((info["frames"].clone(), info["frames_indexed"].clone()), (json!(15), json!(16)));
     assert_eq!((info["spans"].clone(), info["spans_indexed"].clone()), (json!(300), json!(320)));
     assert_eq!(info["lost_frames"][0]["frame_number"], 6);
@@ -58,7 +47,7 @@ fn info_json_and_text_say_the_same() {
 
 #[test]
 fn an_intact_capture_adds_no_indexed_counts() {
-    let report = json_of(&sgpt(&["validate", &fixture("level_structure.sgpt"), "--json"]));
+    let report = json(&sgpt(&["validate", &fixture("level_structure.sgpt"), "--json"]));
     assert_eq!((report["frames"].clone(), report["spans"].clone()), (json!(16), json!(320)));
     for key in ["frames_indexed", "spans_indexed", "dropped_spans_indexed"] {
         assert!(report.get(key).is_none(), "{key} appears only where it differs: {report}");
@@ -70,7 +59,7 @@ fn an_intact_capture_adds_no_indexed_counts() {
 fn a_frame_cut_off_before_indexing_is_counted_without_a_number() {
     // The file ends inside frame 10's record: the scan cannot index it.
     let file = fixture("truncated.sgpt");
-    let report = json_of(&sgpt(&["validate", &file, "--json"]));
+    let report = json(&sgpt(&["validate", &file, "--json"]));
     assert_eq!(report["frames"], 10);
     assert!(report.get("frames_indexed").is_none());
     let truncated = report["defects"].as_array().unwrap().iter().find(|d| d["kind"] == "truncated").unwrap().clone();
@@ -82,7 +71,7 @@ fn a_frame_cut_off_before_indexing_is_counted_without_a_number() {
 #[test]
 fn a_span_count_the_bytes_cannot_hold_is_not_counted_as_spans() {
     // Frame 1 claims 1,000 spans in a 2-byte remainder; frame 0 holds one span.
-    let report = json_of(&sgpt(&["validate", &fixture("defect_span_count_bound.sgpt"), "--json"]));
+    let report = json(&sgpt(&["validate", &fixture("defect_span_count_bound.sgpt"), "--json"]));
     assert_eq!((report["frames"].clone(), report["frames_indexed"].clone()), (json!(1), json!(2)));
     assert_eq!((report["spans"].clone(), report["spans_indexed"].clone()), (json!(1), json!(1001)));
     let malformed = report["defects"].as_array().unwrap().iter().find(|d| d["kind"] == "malformed").unwrap().clone();

@@ -1,34 +1,25 @@
 //! Frames without CPU times (begin and end both 0) in `sgpt stats` and `sgpt info`: the
 //! CPU figures leave them out and say so, never counting them as 0 ns or as unordered pairs.
 
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod support;
 
 use serde_json::Value;
 use sgpt_format::{CpuTimes, Frame, GpuPass, Level, Meta, Span, Topology, Writer};
+use support::{Temp, fixture, succeeded};
 
-fn fixture(name: &str) -> String {
-    format!("{}/../fixtures/v1/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
+/// `sgpt args…`, which must exit 0, as its standard output.
 fn sgpt(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs");
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("UTF-8 output")
+    succeeded(&support::sgpt(args))
 }
 
 /// Runs `sgpt COMMAND` on `bytes` as a file, with `extra` arguments.
 fn on_bytes(bytes: &[u8], command: &str, extra: &[&str]) -> String {
     // One file per call: the tests run at once, and one must not remove another's file.
-    static CALLS: AtomicUsize = AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("sgpt-cpu-times-{}-{call}.sgpt", std::process::id()));
-    std::fs::write(&path, bytes).expect("the temp dir is writable");
-    let mut args = vec![command, path.to_str().expect("UTF-8 temp path")];
+    let file = Temp::new("cpu-times.sgpt");
+    std::fs::write(file.path(), bytes).expect("the temp dir is writable");
+    let mut args = vec![command, file.arg()];
     args.extend_from_slice(extra);
-    let out = sgpt(&args);
-    let _ = std::fs::remove_file(&path);
-    out
+    sgpt(&args)
 }
 
 /// Five frames 50,000 ns apart on the CPU, each 4,000 ns long, except frame 2, which has

@@ -4,20 +4,16 @@
 
 mod support;
 
-use std::process::Output;
-
 use serde_json::{Value, json};
 use sgpt_format::{Frame, Level, Meta, NamedText, Topology, Writer};
-use support::{Temp, fixture, sgpt};
+use support::{Temp, fixture, json, sgpt, succeeded};
 
-fn succeeded(output: &Output) -> String {
-    // `diff` exits 0, or 3 when a gate trips; neither fixture pair here has a gate.
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
+/// `sgpt args…` as JSON, having exited 0: `diff` exits 3 only where a gate trips, and no
+/// pair here has a gate.
 fn json_of(args: &[&str]) -> Value {
-    serde_json::from_str(&succeeded(&sgpt(args))).expect("diff --json is JSON")
+    let output = sgpt(args);
+    succeeded(&output);
+    json(&output)
 }
 
 /// `level_verbose.sgpt` was recorded at level verbose on a device with timestamps inside

@@ -1,50 +1,11 @@
 //! `sgpt diff` as a CI gate: verdicts in `--json` (fields added to schema 1), exit 3 from
 //! `--fail-on`, the Markdown summary, and `sgpt synth`'s slowdown and drift.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
+mod support;
 
 use serde_json::Value;
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, workload_with};
-
-/// A file under the temp dir with a name unique to this process and call, removed on drop.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(name: &str) -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let unique = NEXT.fetch_add(1, Ordering::Relaxed);
-        Self(std::env::temp_dir().join(format!("sgpt-diff-test-{}-{unique}-{name}", std::process::id())))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().expect("temp paths are UTF-8 here")
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-fn sgpt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("sgpt exited, not killed by a signal")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(output), String::from_utf8_lossy(&output.stderr)))
-}
+use support::{Temp, code, json, sgpt, stdout};
 
 const SLOW: &str = "culling.pass1.0";
 
@@ -75,7 +36,7 @@ fn synth_changes_write_the_bytes_the_library_generator_writes() {
         drift: Some(Drift { sigma: 0.015, frames: 45.0 }),
     };
     let expected = workload_with(&options, &changes).write(Vec::new()).unwrap();
-    assert_eq!(std::fs::read(&file.0).unwrap(), expected);
+    assert_eq!(std::fs::read(file.path()).unwrap(), expected);
 }
 
 #[test]

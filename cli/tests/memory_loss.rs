@@ -2,35 +2,21 @@
 //! reported exactly, reconciliation is unavailable rather than guessed, and the command
 //! still succeeds, since the capture itself is intact.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod support;
 
-use serde_json::{Value, json};
+use serde_json::json;
+use support::{code, fixture, json, sgpt};
 
-fn sgpt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs")
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().expect("sgpt exited, not killed by a signal")
-}
-
-fn fixture() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1/memory_activity_loss.sgpt");
-    path.to_str().expect("UTF-8 path").to_owned()
-}
-
-fn report(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
-    })
+/// The capture: an activity-mode memory journal that lost part of its events.
+fn capture() -> String {
+    fixture("memory_activity_loss.sgpt")
 }
 
 #[test]
 fn the_loss_is_reported_exactly_and_reconciliation_is_unavailable() {
-    let output = sgpt(&["memory", &fixture(), "--json"]);
+    let output = sgpt(&["memory", &capture(), "--json"]);
     assert_eq!(code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
-    let report = report(&output);
+    let report = json(&output);
     assert_eq!(report["memory_records"], 1);
     assert_eq!(
         report["captures"],
@@ -92,7 +78,7 @@ fn the_loss_is_reported_exactly_and_reconciliation_is_unavailable() {
 
 #[test]
 fn the_text_report_says_incomplete_and_the_capture_validates_intact() {
-    let output = sgpt(&["memory", &fixture()]);
+    let output = sgpt(&["memory", &capture()]);
     assert_eq!(code(&output), 0);
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("reconciliation: unavailable"), "{text}");
@@ -105,7 +91,7 @@ fn the_text_report_says_incomplete_and_the_capture_validates_intact() {
     assert!(text.contains("NO (saturated)"), "{text}");
 
     // Memory loss is the recorder's, not damage to the file.
-    let validate = sgpt(&["validate", &fixture(), "--json"]);
+    let validate = sgpt(&["validate", &capture(), "--json"]);
     assert_eq!(code(&validate), 0);
-    assert_eq!(report(&validate)["verdict"], "intact");
+    assert_eq!(json(&validate)["verdict"], "intact");
 }

@@ -7,19 +7,12 @@ mod support;
 use std::process::Output;
 
 use serde_json::{Value, json};
-use support::{fixture, sgpt};
+use support::{fixture, json, sgpt, succeeded};
 
 /// Standard output as JSON, the command having succeeded.
 fn json_of(output: &Output) -> Value {
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
-
-/// Standard output as text, the command having succeeded.
-fn text_of(output: &Output) -> String {
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    succeeded(output);
+    json(output)
 }
 
 /// The kinds of a `capture_defects` array.
@@ -41,7 +34,7 @@ fn stats_names_the_defects_a_cut_capture_opened_with_and_none_for_a_whole_one() 
     // No frame had to be skipped: the ten frames that are whole are all analysed.
     assert_eq!((report["frames"].clone(), report["defects"].clone()), (json!(10), json!([])));
 
-    let text = text_of(&sgpt(&["stats", &fixture("truncated.sgpt")]));
+    let text = succeeded(&sgpt(&["stats", &fixture("truncated.sgpt")]));
     let (header, rest) = text.split_once('\n').unwrap();
     assert!(header.ends_with("frames 0..10 (10 analysed), 200 spans, 0 dropped"), "{text}");
     assert!(rest.starts_with(TRUNCATED_NOTE), "{text}");
@@ -51,7 +44,7 @@ fn stats_names_the_defects_a_cut_capture_opened_with_and_none_for_a_whole_one() 
 
     let whole = json_of(&sgpt(&["stats", &fixture("level_timing.sgpt"), "--json"]));
     assert_eq!(whole["capture_defects"], json!([]));
-    assert!(!text_of(&sgpt(&["stats", &fixture("level_timing.sgpt")])).contains("recovered"));
+    assert!(!succeeded(&sgpt(&["stats", &fixture("level_timing.sgpt")])).contains("recovered"));
 }
 
 #[test]
@@ -62,7 +55,7 @@ fn diff_names_the_side_that_was_recovered_in_every_format() {
     assert_eq!(kinds(&report["b"]["capture_defects"]), TRUNCATED);
     assert_eq!(report["recordings"]["b"][0]["capture_defects"], report["b"]["capture_defects"]);
 
-    let text = text_of(&sgpt(&["diff", &a, &b]));
+    let text = succeeded(&sgpt(&["diff", &a, &b]));
     let a_at = text.find("A: ").unwrap();
     let a_note = text.find("recovered: opening A found 1 defect;").unwrap_or_else(|| panic!("{text}"));
     let b_at = text.find("B: ").unwrap();
@@ -70,7 +63,7 @@ fn diff_names_the_side_that_was_recovered_in_every_format() {
     assert!(a_at < a_note && a_note < b_at && b_at < b_note, "each note follows its side's line: {text}");
     assert!(text.contains("\n  truncated: the file ends inside a FRAM record"), "{text}");
 
-    let markdown = text_of(&sgpt(&["diff", &a, &b, "--format", "markdown"]));
+    let markdown = succeeded(&sgpt(&["diff", &a, &b, "--format", "markdown"]));
     let truncated_line = format!("> recovered: opening `{b}` found 2 defects;");
     assert!(markdown.contains(&truncated_line), "{markdown}");
     assert!(markdown.contains("(`sgpt validate` says what was lost): directory_invalid, truncated.\n"), "{markdown}");
@@ -81,7 +74,7 @@ fn diff_names_the_side_that_was_recovered_in_every_format() {
         (both_whole["a"]["capture_defects"].clone(), both_whole["b"]["capture_defects"].clone()),
         (json!([]), json!([]))
     );
-    assert!(!text_of(&sgpt(&["diff", &whole, &whole, "--format", "markdown"])).contains("recovered"));
+    assert!(!succeeded(&sgpt(&["diff", &whole, &whole, "--format", "markdown"])).contains("recovered"));
 }
 
 #[test]
@@ -90,7 +83,7 @@ fn workload_memory_and_export_name_them_too() {
     for command in ["workload", "memory"] {
         let report = json_of(&sgpt(&[command, &file, "--json"]));
         assert_eq!(kinds(&report["capture_defects"]), TRUNCATED, "{command}");
-        let text = text_of(&sgpt(&[command, &file]));
+        let text = succeeded(&sgpt(&[command, &file]));
         let (_, rest) = text.split_once('\n').unwrap();
         assert!(rest.starts_with(TRUNCATED_NOTE), "{command}: {text}");
         let whole = json_of(&sgpt(&[command, &fixture("level_timing.sgpt"), "--json"]));

@@ -1,56 +1,30 @@
 //! `workload`, the frame timing of `info` and `stats`, and the query-set lines of `info`,
 //! run on the fixtures, on `sgpt synth` captures and on captures written here.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
+mod support;
+
+use std::process::Output;
 
 use serde_json::{Value, json};
 use sgpt_format::{
     CpuTimes, Declaration, Frame, GpuPass, GpuPassKind, Level, Meta, Note, Op, Pipeline, QuerySetDef, Span, Topology,
     Writer,
 };
+use support::{Temp, fixture, json, sgpt, succeeded};
 
-/// A file under the temp dir with a name unique to this process and call, removed on drop.
-struct Temp(PathBuf);
-
-impl Temp {
-    fn new(name: &str) -> Self {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let unique = NEXT.fetch_add(1, Ordering::Relaxed);
-        Self(std::env::temp_dir().join(format!("sgpt-workload-test-{}-{unique}-{name}", std::process::id())))
-    }
-
-    fn arg(&self) -> &str {
-        self.0.to_str().expect("temp paths are UTF-8 here")
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-fn sgpt(args: &[&str]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_sgpt")).args(args).output().expect("the sgpt binary runs");
-    assert_eq!(output.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+/// `sgpt args…`, which must exit 0.
+fn ok(args: &[&str]) -> Output {
+    let output = sgpt(args);
+    succeeded(&output);
     output
 }
 
-fn fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/v1").join(name);
-    path.to_str().expect("UTF-8 path").to_owned()
-}
-
 fn json_of(args: &[&str]) -> Value {
-    let output = sgpt(args);
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+    json(&ok(args))
 }
 
 fn text_of(args: &[&str]) -> String {
-    String::from_utf8(sgpt(args).stdout).expect("UTF-8 output")
+    succeeded(&sgpt(args))
 }
 
 fn pass<'v>(report: &'v Value, label: &str) -> &'v Value {
@@ -141,7 +115,7 @@ fn workload_frames_takes_a_range_like_stats() {
 #[test]
 fn workload_on_a_synth_capture_counts_draws_of_render_passes() {
     let out = Temp::new("workload.sgpt");
-    sgpt(&["synth", "--frames", "30", "--passes", "60", "--level", "workload", "-o", out.arg()]);
+    ok(&["synth", "--frames", "30", "--passes", "60", "--level", "workload", "-o", out.arg()]);
     let report = json_of(&["workload", out.arg(), "--json"]);
     assert_eq!(report["frames"], 30);
     let render: Vec<&Value> = report["passes"].as_array().unwrap().iter().filter(|p| p["kind"] == "render").collect();
@@ -224,7 +198,7 @@ fn recorder_like_capture(frames: u32) -> Vec<u8> {
 
 fn write(name: &str, bytes: &[u8]) -> Temp {
     let file = Temp::new(name);
-    std::fs::write(&file.0, bytes).expect("the temp dir is writable");
+    std::fs::write(file.path(), bytes).expect("the temp dir is writable");
     file
 }
 
@@ -315,7 +289,7 @@ fn stats_timing_follows_the_frame_range() {
 fn what_cannot_be_computed_says_why_instead_of_a_number() {
     // One frame from synth: no interval, but latency and cost are per frame.
     let one = Temp::new("one.sgpt");
-    sgpt(&["synth", "--frames", "1", "--passes", "5", "-o", one.arg()]);
+    ok(&["synth", "--frames", "1", "--passes", "5", "-o", one.arg()]);
     let timing = json_of(&["stats", one.arg(), "--json"])["frame_timing"].clone();
     let why = "one frame: an interval needs two consecutive frames";
     assert_eq!(
