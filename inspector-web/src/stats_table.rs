@@ -182,7 +182,9 @@ pub fn range_note(zero_spans: u64, inverted: u64, spans: u64, view: &str, may_qu
             "Browsers quantize GPU timestamps to 100 µs unless chrome://flags/#enable-webgpu-developer-features is on; \
              the capture holds what the device reported and this page corrects nothing. {zero}{coarse}"
         )
-    } else if zero_spans > 0 {
+    } else if zero_spans > inverted {
+        // Spans that began and ended at one reported time: the device's clock is coarse
+        // for them. Spans that ended before they began say nothing of that.
         format!("The capture holds what the device reported and this page corrects nothing. {zero}{coarse}")
     } else {
         format!("The capture holds what the device reported and this page corrects nothing. {zero}")
@@ -334,5 +336,9 @@ mod tests {
         );
         let three = range_note(4, 3, 30, "this flame graph", true);
         assert!(three.contains(" 3 of them ended before they began ("), "{three}");
+        // A native capture whose only 0 ns spans ended before they began is not called coarse.
+        let native = range_note(2, 2, 30, "this table", false);
+        assert!(native.ends_with("which counts as 0 ns."), "{native}");
+        assert!(!native.contains("coarse"), "{native}");
     }
 }
