@@ -7,7 +7,7 @@
 use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{PIECE_FRAMES, ScanJob, ScanOptions, Windows, scan};
 use sgpt_format::frame_timing::frame_timing;
-use sgpt_format::{Capture, Frame, Span, Writer};
+use sgpt_format::{Capture, Frame, Level, Meta, Span, Writer};
 
 #[path = "support/scanner.rs"]
 mod scanner;
@@ -40,7 +40,7 @@ fn odd(number: u64) -> Odd {
 
 /// Three passes over `frames` frames, 1 µs apart, every span 2 µs long but where [`odd`] says.
 fn capture_bytes(frames: u64) -> Vec<u8> {
-    let meta = sgpt_format::Meta { level: Some(sgpt_format::Level::Timing), ..sgpt_format::Meta::default() };
+    let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
     let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
     let id = writer.topology(&topologies::topology(&["a", "b", "c"], &[false; 3])).expect("a Vec");
     for number in 0..frames {

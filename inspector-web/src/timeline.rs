@@ -62,29 +62,6 @@ pub struct Block {
     pub ended_early_ns: Option<u64>,
 }
 
-impl TimelineModel {
-    /// What the readout says about block `index`: its name, kind and exact times.
-    #[must_use]
-    pub fn readout(&self, index: usize) -> String {
-        let block = &self.blocks[index];
-        let track = &self.tracks[block.track].title;
-        let duration = match block.ended_early_ns {
-            Some(early) => format!(
-                "ended {} before it began (inverted, or the counter wrapped): counted as 0 ns",
-                units::exact_ns(early)
-            ),
-            None => format!("{} ({})", units::exact_ns(block.duration_ns), units::duration(block.duration_ns)),
-        };
-        let starts = units::signed_ns(block.start_ns as f64);
-        format!("{} · {} · {duration} · starts {starts} · {track}", block.label, block.kind.name())
-    }
-}
-
-/// By how much a span recorded from `begin` to `end` ended before it began, if it did.
-fn ended_early(begin: u64, end: u64) -> Option<u64> {
-    (end < begin).then(|| begin - end)
-}
-
 /// A horizontal band: the CPU track, or one GPU query set's lane.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Track {
@@ -113,6 +90,29 @@ pub struct TimelineModel {
 pub const ROW_PX: f64 = 18.0;
 pub const TRACK_HEADER_PX: f64 = 16.0;
 pub const TRACK_GAP_PX: f64 = 6.0;
+
+impl TimelineModel {
+    /// What the readout says about block `index`: its name, kind and exact times.
+    #[must_use]
+    pub fn readout(&self, index: usize) -> String {
+        let block = &self.blocks[index];
+        let track = &self.tracks[block.track].title;
+        let duration = match block.ended_early_ns {
+            Some(early) => format!(
+                "ended {} before it began (inverted, or the counter wrapped): counted as 0 ns",
+                units::exact_ns(early)
+            ),
+            None => format!("{} ({})", units::exact_ns(block.duration_ns), units::duration(block.duration_ns)),
+        };
+        let starts = units::signed_ns(block.start_ns as f64);
+        format!("{} · {} · {duration} · starts {starts} · {track}", block.label, block.kind.name())
+    }
+}
+
+/// By how much a span recorded from `begin` to `end` ended before it began, if it did.
+fn ended_early(begin: u64, end: u64) -> Option<u64> {
+    (end < begin).then(|| begin - end)
+}
 
 impl TimelineModel {
     /// Lays out `frame` (using `topology`, its topology, if it survived).
