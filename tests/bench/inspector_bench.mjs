@@ -4,12 +4,14 @@
 //   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]
 //                                        [--cpu-slowdown 4] [--speedscope-limit-s 120]
 //                                        [--pair hour [--pair-only]] [--trace-long-tasks]
-//                                        [--workers 0,1,2]
+//                                        [--workers 0,1,2] [--loads 3]
 //
 // `--workers N,...` loads each capture once per count of statistics workers
 // (`?workers=N`; 0 is the page alone) and prints the time to full statistics of each,
 // beside `sgpt stats` on 1 and 2 threads (median of 3) measured in the same run: the
-// first count gets the full set of figures below.
+// first count gets the full set of figures below. `--loads N` takes each count's time to
+// full statistics as the median of N loads (the extra ones measure that alone): one load's
+// time moves by a fifth between runs on this machine, more than most changes it judges.
 //
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
@@ -104,6 +106,7 @@ const traceLongTasks = args.includes('--trace-long-tasks');
 const pairOnly = args.includes('--pair-only');
 // Empty: the page's own choice of workers.
 const workerCounts = option('--workers', '').split(',').filter(Boolean).map(Number);
+const loads = Math.max(1, Number(option('--loads', '1')));
 // JSON larger than this is not even attempted in speedscope: V8 cannot hold the string.
 const MAX_JSON_BYTES = 480 * 1024 * 1024;
 
@@ -553,6 +556,37 @@ function median3(run) {
   return [run(), run(), run()].sort((a, b) => a - b)[1];
 }
 
+/** Navigation to full statistics, in ms, of one load of `capture` with `workers`, in a
+ *  context of its own, as `inspector` loads it, measuring nothing else. */
+async function statsLoad(browser, base, capture, workers) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await watch(page);
+  await page.goto(`${base}/`);
+  await page.waitForFunction(() => document.body.dataset.state === 'idle');
+  const workersParam = workers === undefined ? '' : `&workers=${workers}`;
+  await page.goto(`${base}/?file=/bench/${capture.size}.sgpt${workersParam}`);
+  await page.waitForFunction(
+    () => document.body.dataset.stats === 'ready' || document.body.dataset.state === 'error',
+    null,
+    { polling: 10, timeout: 1_800_000 },
+  );
+  const elapsed = await page.evaluate(() => window.__statsReadyMs);
+  await context.close();
+  if (elapsed === undefined) throw new Error(`${capture.size}: the statistics did not finish`);
+  return elapsed;
+}
+
+/** The median time to full statistics of `--loads` loads, `first` (a full load's) among
+ *  them, and the words that say so (empty for one load). */
+async function medianOfLoads(first, browser, base, capture, workers) {
+  const times = [first];
+  while (times.length < loads) times.push(await statsLoad(browser, base, capture, workers));
+  const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  const of = times.length > 1 ? ` (median of ${times.length} loads: ${times.map(ms).join(', ')})` : '';
+  return { median, of };
+}
+
 /** The transport's floor: ms to fetch the capture in this browser and read its body
  *  through one 1 MiB buffer, as the inspector reads it, keeping nothing (median of 3). */
 async function fetchAlone(browser, base, capture) {
@@ -635,7 +669,8 @@ for (const capture of pairOnly ? [] : captures) {
     const fetched = await fetchAlone(browser, base, capture);
     console.log(`  fetching the file alone  ${ms(fetched)} = ${(fetched / native[0]).toFixed(2)}× sgpt stats on 1 thread (median of 3; the browser's floor)`);
     const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×)`;
-    console.log(`    ${workerCounts[0]} workers                ${ms(figures.fullStats)} = ${ratio(figures.fullStats)}`);
+    const first = await medianOfLoads(figures.fullStats, browser, base, capture, workerCounts[0]);
+    console.log(`    ${workerCounts[0]} workers                ${ms(first.median)} = ${ratio(first.median)}${first.of}`);
     // What the load cost in CPU, all of Chromium's processes together: on a machine this
     // busy, a steadier figure than the time, and with the cores it says the least time
     // the load could take here.
@@ -649,7 +684,8 @@ for (const capture of pairOnly ? [] : captures) {
     console.log(`    on ${cpus().length} cores              at least ${ms(total / cpus().length)} = ${(total / cpus().length / native[0]).toFixed(2)}× sgpt stats on 1 thread, however well the work is spread`);
     for (const count of workerCounts.slice(1)) {
       const other = await inspector(browser, base, capture, count);
-      console.log(`    ${count} workers                ${ms(other.fullStats)} = ${ratio(other.fullStats)}; renderer peak growth ${growth(other, capture.bytes)}`);
+      const time = await medianOfLoads(other.fullStats, browser, base, capture, count);
+      console.log(`    ${count} workers                ${ms(time.median)} = ${ratio(time.median)}${time.of}; renderer peak growth ${growth(other, capture.bytes)}`);
     }
   }
   console.log(`  time to frames checked   ${ms(figures.verified)}: every frame decoded whole, ${ms(figures.verified - figures.fullStats)} after the statistics`);
