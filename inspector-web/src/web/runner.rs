@@ -93,20 +93,23 @@ async fn load(
     mailbox: &Rc<Mailbox>,
     restore: &Restore,
 ) -> Result<(), Failed> {
-    // Started first, so each has compiled its wasm by the time statistics begin.
-    let workers = WorkerPool::start(mailbox);
     let name = input.name();
+    let page = |error: Error| (name.clone(), Failure::Page(error));
     // The page's start (its wasm instantiated, the app built, its first functions compiled
-    // as they are first called) runs as microtasks of one task, and a response begun early
-    // is ready by then: without this yield the read's first slice joined that task, 58 ms
-    // in all in a traced load of the 95 MB capture, where each part alone is under 30 ms.
-    yield_now().await.map_err(|error| (name.clone(), Failure::Page(error)))?;
+    // as they are first called) runs as microtasks of one task, and so would this load's
+    // first steps: each step here is a task of its own. Traced on the 95 MB capture, that
+    // one task held the start, the workers' start and the read's first slice (a response
+    // begun early is ready by then): 58 ms in all. With the read apart, it still held the
+    // workers' start, 50 ms.
+    yield_now().await.map_err(page)?;
+    // Started before the read, so each has compiled its wasm by the time statistics begin.
+    let workers = WorkerPool::start(mailbox);
+    yield_now().await.map_err(page)?;
     fn named(name: &str) -> impl FnOnce(Failure) -> Failed + '_ {
         move |failure| (name.to_owned(), failure)
     }
     let Some(bytes) = fetch(app, ticket, &name, input).await.map_err(named(&name))? else { return Ok(()) };
     let Some(capture) = open(app, ticket, &name, &bytes).await.map_err(named(&name))? else { return Ok(()) };
-    let page = |error: Error| (name.clone(), Failure::Page(error));
     yield_now().await.map_err(page)?;
     if !app.is_current(ticket) {
         return Ok(());
