@@ -113,6 +113,18 @@ test('statistics are sortable, filterable, and always state the 0 ns caveat (the
   assert.deepEqual(problems, []);
 });
 
+test('spans that ended before they began are counted apart from quantized ones in the statistics\' note', async (t) => {
+  // One frame, two spans: one inverted, one whose end wrapped past the clock's end.
+  const { page, problems } = await openPage(browser, t, '?file=/captures/inverted_spans.sgpt#tab=stats');
+  await outcome(page);
+  await waitData(page, 'stats', 'ready');
+  const note = await page.textContent('[data-testid=stats-table] .note');
+  assert.ok(note.includes('2 of 2 spans in this range read exactly 0 ns.'), note);
+  assert.ok(note.includes(' 2 of them ended before they began (inverted, or the device\'s counter wrapped), which counts as 0 ns.'), note);
+  assert.doesNotMatch(note, /coarse capture/, 'no span here says the clock is coarse');
+  assert.deepEqual(problems, []);
+});
+
 test('structure cross-links passes and resources; resources and pass detail show their facts', async (t) => {
   const { page, problems } = await openPage(browser, t, '?file=/captures/level_workload.sgpt#tab=structure');
   await outcome(page);
