@@ -296,7 +296,10 @@ async function watch(page) {
   });
 }
 
-async function inspector(browser, base, capture, workers) {
+/** A page of a context of its own, watched, on the inspector idle, its CPU slowed
+ *  `--cpu-slowdown` times, with its DevTools session: where every load of a capture
+ *  begins, so that each is measured alike. */
+async function idlePage(browser, base) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await watch(page);
@@ -304,6 +307,18 @@ async function inspector(browser, base, capture, workers) {
   await page.waitForFunction(() => document.body.dataset.state === 'idle');
   const cdp = await context.newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
+  return { context, page, cdp };
+}
+
+/** The inspector's link to `capture`, with `workers` statistics workers (the page's own
+ *  choice where undefined). */
+function captureUrl(base, capture, workers) {
+  const workersParam = workers === undefined ? '' : `&workers=${workers}`;
+  return `${base}/?file=/bench/${capture.size}.sgpt${workersParam}`;
+}
+
+async function inspector(browser, base, capture, workers) {
+  const { context, page, cdp } = await idlePage(browser, base);
   const before = rendererMemory();
   const baseline = Math.max(...before.map((p) => p.rss));
   const privateBaseline = Math.max(...before.map((p) => p.private));
@@ -320,8 +335,7 @@ async function inspector(browser, base, capture, workers) {
   }, 10);
   if (traceLongTasks) await startTracing(cdp);
   const cpuBefore = chromiumCpu();
-  const workersParam = workers === undefined ? '' : `&workers=${workers}`;
-  await page.goto(`${base}/?file=/bench/${capture.size}.sgpt${workersParam}`);
+  await page.goto(captureUrl(base, capture, workers));
   await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, { polling: 'raf', timeout: 600_000 });
   const firstView = await page.evaluate(() => window.__readyMs);
   const state = await page.evaluate(() => ({ state: document.body.dataset.state, error: document.getElementById('error').textContent }));
@@ -559,13 +573,8 @@ function median3(run) {
 /** Navigation to full statistics, in ms, of one load of `capture` with `workers`, in a
  *  context of its own, as `inspector` loads it, measuring nothing else. */
 async function statsLoad(browser, base, capture, workers) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await watch(page);
-  await page.goto(`${base}/`);
-  await page.waitForFunction(() => document.body.dataset.state === 'idle');
-  const workersParam = workers === undefined ? '' : `&workers=${workers}`;
-  await page.goto(`${base}/?file=/bench/${capture.size}.sgpt${workersParam}`);
+  const { context, page } = await idlePage(browser, base);
+  await page.goto(captureUrl(base, capture, workers));
   await page.waitForFunction(
     () => document.body.dataset.stats === 'ready' || document.body.dataset.state === 'error',
     null,
