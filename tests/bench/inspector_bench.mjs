@@ -1,5 +1,6 @@
 // Inspector bench: prints figures, asserts nothing about time (performance
-// lives in benchmarks). Run after `cargo xtask web` and `cargo build --release -p sgpt-cli`:
+// lives in benchmarks). Run after `cargo xtask web`, `cargo build --release -p sgpt-cli`
+// and, for `--workers`, `cargo build --release -p sgpt-format --example roofline`:
 //
 //   node tests/bench/inspector_bench.mjs [--sizes 10mb,100mb,hour,hour-memory]
 //                                        [--cpu-slowdown 4] [--speedscope-limit-s 120]
@@ -8,8 +9,10 @@
 //
 // `--workers N,...` loads each capture once per count of statistics workers
 // (`?workers=N`; 0 is the page alone) and prints the time to full statistics of each,
-// beside `sgpt stats` on 1 and 2 threads (median of 3) measured in the same run: the
-// first count gets the full set of figures below. `--loads N` takes each count's time to
+// beside the roofline of that file (reading its bytes, and decoding every span's duration
+// as the statistics read them, on one core: the `roofline` example, median of 5) and
+// `sgpt stats` on 1 and 2 threads (median of 3), all measured in the same run, each figure
+// also as a share of the roofline: the first count gets the full set of figures below. `--loads N` takes each count's time to
 // full statistics as the median of N loads (the extra ones measure that alone): one load's
 // time moves by a fifth between runs on this machine, more than most changes it judges.
 //
@@ -78,6 +81,8 @@ const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 const OUT = join(ROOT, 'target', 'bench-captures');
 // The CLI only makes the captures; SGPT_CLI may name another build of it.
 const SGPT = process.env.SGPT_CLI ?? join(ROOT, 'target', 'release', 'sgpt');
+// The roofline the figures are shares of: `cargo build --release -p sgpt-format --example roofline`.
+const ROOFLINE = join(ROOT, 'target', 'release', 'examples', 'roofline');
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const at = args.indexOf(name);
@@ -565,6 +570,15 @@ function timed(cliArgs, env = {}) {
   return Date.now() - started;
 }
 
+/** The file's roofline on one core, from the `roofline` example: `read_ms` to read its
+ *  bytes, `decode_ms` to decode every span's duration as the statistics read them. */
+function roofline(capture) {
+  if (!existsSync(ROOFLINE)) throw new Error(`${ROOFLINE} is missing: cargo build --release -p sgpt-format --example roofline`);
+  const result = spawnSync(ROOFLINE, [capture.file], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`roofline ${capture.file} failed`);
+  return JSON.parse(result.stdout);
+}
+
 /** The median of three runs of `run`, each returning ms. */
 function median3(run) {
   return [run(), run(), run()].sort((a, b) => a - b)[1];
@@ -673,11 +687,16 @@ for (const capture of pairOnly ? [] : captures) {
   console.log(`  time to frame strip      ${ms(figures.firstView)}`);
   console.log(`  time to full statistics  ${ms(figures.fullStats)}${workerCounts.length > 0 ? ` with ${workerCounts[0]} workers` : ''}`);
   if (workerCounts.length > 0) {
+    const roof = roofline(capture);
+    // A share of the roofline: its decode's time over this figure's, for the same spans.
+    const ofRoof = (elapsed) => `${(roof.decode_ms / elapsed).toFixed(2)} of the roofline`;
+    const others = roof.other_frames > 0 ? `; ${roof.other_frames} frames of other shapes not read` : '';
+    console.log(`  roofline (one core)      read the file's bytes ${ms(roof.read_ms)}; decode every span's duration ${ms(roof.decode_ms)}, ${(roof.spans / roof.decode_ms / 1e3).toFixed(0)} M spans/s (= 1.00; median of 5${others})`);
     const native = [1, 2].map((threads) => median3(() => timed(['stats', capture.file, '--json'], { RAYON_NUM_THREADS: String(threads) })));
-    console.log(`  sgpt stats               ${ms(native[0])} on 1 thread, ${ms(native[1])} on 2 (median of 3)`);
+    console.log(`  sgpt stats               ${ms(native[0])} on 1 thread (${ofRoof(native[0])}), ${ms(native[1])} on 2 (${ofRoof(native[1])}; median of 3)`);
     const fetched = await fetchAlone(browser, base, capture);
     console.log(`  fetching the file alone  ${ms(fetched)} = ${(fetched / native[0]).toFixed(2)}× sgpt stats on 1 thread (median of 3; the browser's floor)`);
-    const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×)`;
+    const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×), ${ofRoof(elapsed)}`;
     const first = await medianOfLoads(figures.fullStats, browser, base, capture, workerCounts[0]);
     console.log(`    ${workerCounts[0]} workers                ${ms(first.median)} = ${ratio(first.median)}${first.of}`);
     // What the load cost in CPU, all of Chromium's processes together: on a machine this
