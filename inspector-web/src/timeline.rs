@@ -560,19 +560,43 @@ pub fn fit_text(text: &str, chars: usize) -> String {
     }
 }
 
-/// Tick marks for the time axis: a round step giving about `target` ticks.
+/// A tick mark on the time axis: where it is, and what it reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tick {
+    pub ns: f64,
+    pub label: String,
+}
+
+/// Tick marks for the time axis: a round step giving about `target` ticks. Their labels
+/// share one unit, that of the axis' largest value (`0 ms`, `5 ms`, `10 ms`, never `0 ns`
+/// beside `5.000 ms`), with the decimals the step needs: neighbours always read apart,
+/// however deep the zoom (`12.00005 ms`, `12.0001 ms` at 50 ns a step, where three or four
+/// significant digits would read `12.00 ms` twice).
 #[must_use]
-pub fn ticks(viewport: &Viewport, target: f64) -> Vec<f64> {
+pub fn ticks(viewport: &Viewport, target: f64) -> Vec<Tick> {
     let raw = viewport.span() / target.max(1.0);
     let magnitude = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * magnitude).find(|s| *s >= raw).unwrap_or(raw);
-    let mut tick = (viewport.start / step).ceil() * step;
-    let mut out = Vec::new();
-    while tick <= viewport.end && out.len() < 200 {
-        out.push(tick);
-        tick += step;
-    }
-    out
+    // Each tick a whole number of steps, so that none drifts by the sum's rounding.
+    let first = (viewport.start / step).ceil();
+    let at: Vec<f64> = (0..200).map(|k| (first + f64::from(k)) * step).take_while(|&ns| ns <= viewport.end).collect();
+    let largest = at.iter().fold(0.0f64, |largest, ns| largest.max(ns.abs()));
+    let (scale, unit) = match largest {
+        l if l < 1e3 => (1.0, "ns"),
+        l if l < 1e6 => (1e3, "µs"),
+        l if l < 1e9 => (1e6, "ms"),
+        _ => (1e9, "s"),
+    };
+    // The step is 1, 2 or 5 times a power of ten: as many decimals as that power asks.
+    let decimals = ((scale / step).log10() - 1e-9).ceil().clamp(0.0, 9.0) as usize;
+    at.into_iter()
+        .map(|ns| {
+            let value = format!("{:.decimals$}", ns.abs() / scale);
+            // A tick that rounds to zero reads 0, never −0.
+            let negative = ns < 0.0 && value.bytes().any(|b| b.is_ascii_digit() && b != b'0');
+            Tick { ns, label: format!("{}{value} {unit}", if negative { "−" } else { "" }) }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -929,6 +953,40 @@ mod tests {
         assert!(rects.iter().all(|r| model.blocks[r.block].label != "readback" || r.w >= 1.0));
         assert!(!rects.iter().any(|r| model.blocks[r.block].kind == BlockKind::SubPass), "starts at 120 µs");
         assert_eq!(fit_text("shadow cascade", 6), "shado…");
-        assert_eq!(ticks(&Viewport { start: 0.0, end: 100.0 }, 5.0), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        let at =
+            |viewport: Viewport, target: f64| ticks(&viewport, target).into_iter().map(|t| t.ns).collect::<Vec<_>>();
+        assert_eq!(at(Viewport { start: 0.0, end: 100.0 }, 5.0), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+    }
+
+    fn labels(start: f64, end: f64, target: f64) -> Vec<String> {
+        ticks(&Viewport { start, end }, target).into_iter().map(|tick| tick.label).collect()
+    }
+
+    #[test]
+    fn tick_labels_share_the_axis_unit_with_the_decimals_the_step_needs() {
+        // A frame's width: one unit from 0 on, no decimals a 5 ms step does not need.
+        assert_eq!(labels(0.0, 30e6, 6.0), ["0 ms", "5 ms", "10 ms", "15 ms", "20 ms", "25 ms", "30 ms"]);
+        assert_eq!(labels(0.0, 1.2e6, 6.0), ["0.0 ms", "0.2 ms", "0.4 ms", "0.6 ms", "0.8 ms", "1.0 ms", "1.2 ms"]);
+        assert_eq!(labels(0.0, 600.0, 6.0), ["0 ns", "100 ns", "200 ns", "300 ns", "400 ns", "500 ns", "600 ns"]);
+        // Before the frame's first timestamp.
+        assert_eq!(labels(-10e6, 10e6, 4.0), ["−10 ms", "−5 ms", "0 ms", "5 ms", "10 ms"]);
+    }
+
+    #[test]
+    fn tick_labels_read_apart_at_the_deepest_zoom() {
+        // The narrowest window, 100 ns, 12 ms into a frame: 10 ns a step.
+        let deep = labels(12e6 + 3.0, 12e6 + 103.0, 10.0);
+        assert_eq!(deep.first().map(String::as_str), Some("12.00001 ms"));
+        assert_eq!(deep.last().map(String::as_str), Some("12.00010 ms"));
+        assert_eq!(deep.len(), 10);
+        for pair in deep.windows(2) {
+            assert_ne!(pair[0], pair[1], "neighbouring ticks read alike");
+        }
+        // 50 ns a step, far into a long frame: every label distinct too.
+        let far = labels(2.5e9, 2.5e9 + 500.0, 10.0);
+        assert_eq!(far.first().map(String::as_str), Some("2.50000000 s"));
+        let mut unique = far.clone();
+        unique.dedup();
+        assert_eq!(unique, far);
     }
 }

@@ -214,13 +214,11 @@ pub fn timeline(
     ctx.set_font("11px ui-monospace, monospace");
     // Axis and grid.
     for tick in timeline::ticks(viewport, (w / 110.0).max(2.0)) {
-        let x = (viewport.x_of(tick) * w).round() + 0.5;
+        let x = (viewport.x_of(tick.ns) * w).round() + 0.5;
         ctx.set_fill_style_str(colors.grid);
         ctx.fill_rect(x, AXIS_PX - 4.0, 1.0, height + 4.0);
         ctx.set_fill_style_str(colors.muted);
-        let label =
-            if tick < 0.0 { format!("−{}", units::duration((-tick) as u64)) } else { units::duration(tick as u64) };
-        let _ = ctx.fill_text(&label, x + 3.0, 11.0);
+        let _ = ctx.fill_text(&tick.label, x + 3.0, 11.0);
     }
     ctx.save();
     let _ = ctx.translate(0.0, AXIS_PX);
