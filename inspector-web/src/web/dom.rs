@@ -68,6 +68,22 @@ impl Dom {
         Ok(tr)
     }
 
+    /// Sets `element`'s text to `text` with a line-break opportunity (`<wbr>`) after each
+    /// `/`: a pass's path (`shadows/cascade 0`) then wraps between its parts in a narrow
+    /// column, rather than inside a word. What is copied or searched is `text` unchanged.
+    pub fn text_breaking_after_slashes(&self, element: &Element, text: &str) -> Result<(), Error> {
+        clear(element);
+        for (index, part) in text.split_inclusive('/').enumerate() {
+            if index > 0 {
+                let wbr = self.document.create_element("wbr")?;
+                element.append_with_node_1(&wbr)?;
+            }
+            // A string appended to an element is a text node, never parsed as HTML.
+            element.append_with_str_1(part)?;
+        }
+        Ok(())
+    }
+
     /// Makes `element` act on click or Enter through the delegated handler.
     pub fn action(element: &Element, action: &str, value: &str) {
         let _ = element.set_attribute("data-action", action);

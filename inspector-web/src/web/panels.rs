@@ -911,6 +911,9 @@ pub fn frame_detail(dom: &Dom, root: &Element, detail: Option<&FrameDetail>) -> 
                 (&row.invocations, true),
             ],
         )?;
+        if let Ok(Some(cell)) = tr.query_selector("td:first-child") {
+            dom.text_breaking_after_slashes(&cell, &row.name)?;
+        }
         if let Ok(Some(cell)) = tr.query_selector("td:last-child") {
             let _ = cell.set_attribute("title", &row.invocations_title);
         }
