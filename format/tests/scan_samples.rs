@@ -261,6 +261,33 @@ fn passes_regular_where_chunks_start_but_not_inside_them_sample_as_the_collector
     assert_eq!(report.passes.len(), 4, "a, b, c and b's sub-pass");
 }
 
+/// Two GPU passes of one key (graph passes of one name, passes of one label: a ping-pong
+/// blur's two halves, say) are one pass of two spans a frame. A frame of their topology
+/// reads alone (passes 0, 1, 2 in turn), and the collector, which holds such frames to
+/// hand each pass its run, handed the key's series each position's run as frames of its
+/// own: twice the frames, in the wrong order. It now samples them as every other path.
+#[test]
+fn two_gpu_passes_of_one_key_sample_as_two_spans_a_frame() {
+    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
+    let id = writer.topology(&topology(&["blur", "blur", "tonemap"], &[false; 3])).expect("a Vec");
+    for number in 0..IN_PLACE_FRAMES {
+        let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
+        let mut t = 20_000_000 * number;
+        for pass in 0..3 {
+            push_spans(&mut frame, &mut t, pass, vec![noisy(number, pass)]);
+        }
+        writer.frame(&frame).expect("frame numbers increase");
+    }
+    let bytes = writer.finish().expect("a Vec");
+    let frames = IN_PLACE_FRAMES as usize;
+    let samples = check("one key twice", &bytes, 0..frames);
+    assert_eq!(samples.frames(), frames);
+    check("one key twice", &bytes, 5..frames - 3);
+    let report = compare(&samples, &samples, &CompareOptions::default());
+    assert_eq!(report.passes.len(), 2, "blur, of two spans a frame, and tonemap");
+}
+
 /// Coins are kept where every usual pass has at most one span a frame, even where one is
 /// missing from some frames, and compare as the durations do; a second span of such a
 /// pass inside a chunk, or a skipped frame, leaves the scan without them.

@@ -19,6 +19,12 @@ pub(crate) struct HeldFrames {
     shape: Option<(TopologyId, usize)>,
     /// Each position's slot in the topology's table.
     slots: Vec<u32>,
+    /// Whether no two positions share a slot (two GPU passes of one key do): a shape
+    /// whose do is never held, as each position's run would reach its slot as frames of
+    /// their own.
+    distinct: bool,
+    /// Scratch for finding a shared slot.
+    sorted: Vec<u32>,
     /// The caller's number for the first frame held.
     first: usize,
     frames: usize,
@@ -34,8 +40,9 @@ impl HeldFrames {
     }
 
     /// Holds frame `frame` of `count` spans of `topology` (slot table `table`), whose
-    /// durations `read` appends and says whether it could; where it could not, nothing
-    /// of the frame is held. The frame must join ([`HeldFrames::joins`]).
+    /// durations `read` appends and says whether it could; where it could not, or where
+    /// two of the frame's positions share a slot, nothing of the frame is held. The frame
+    /// must join ([`HeldFrames::joins`]).
     pub(crate) fn hold(
         &mut self,
         (topology, table, count): (TopologyId, &[u32], usize),
@@ -43,17 +50,23 @@ impl HeldFrames {
         read: impl FnOnce(&mut Vec<u32>) -> bool,
     ) -> bool {
         debug_assert!(self.frames == 0 || self.shape == Some((topology, count)), "a frame that joins");
+        if self.frames == 0 && self.shape != Some((topology, count)) {
+            self.slots.clear();
+            self.slots.extend(pass_slots(table, count));
+            self.shape = Some((topology, count));
+            self.sorted.clone_from(&self.slots);
+            self.sorted.sort_unstable();
+            self.distinct = self.sorted.windows(2).all(|pair| pair[0] != pair[1]);
+        }
+        if !self.distinct {
+            return false;
+        }
         let before = self.durations.len();
         if !read(&mut self.durations) {
             self.durations.truncate(before);
             return false;
         }
         if self.frames == 0 {
-            if self.shape != Some((topology, count)) {
-                self.slots.clear();
-                self.slots.extend(pass_slots(table, count));
-                self.shape = Some((topology, count));
-            }
             self.first = frame;
         }
         self.frames += 1;
@@ -111,5 +124,26 @@ mod tests {
         assert_eq!(held.held().1, 0);
         held.drain(|_, _| panic!("nothing held"));
         assert!(held.joins(2, 3, 4), "anything joins an empty hold");
+    }
+
+    #[test]
+    fn a_shape_whose_positions_share_a_slot_is_never_held() {
+        // Passes 0 and 2 are one key (slot 7): their runs would reach slot 7 as two runs
+        // of frames, so frames of this shape are left to be added span by span.
+        let table = [7, 0, 4, 0, 7, 0];
+        let mut held = HeldFrames::default();
+        let read = |out: &mut Vec<u32>| {
+            out.extend([1, 2, 3]);
+            true
+        };
+        assert!(!held.hold((1, &table, 3), 10, read));
+        assert_eq!(held.held().1, 0);
+        held.drain(|_, _| panic!("nothing held"));
+        // The same topology's frames of two spans share no slot, and are held.
+        assert!(held.hold((1, &table, 2), 11, |out: &mut Vec<u32>| {
+            out.extend([1, 2]);
+            true
+        }));
+        assert_eq!(held.held(), (11, 1));
     }
 }
