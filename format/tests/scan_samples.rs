@@ -15,7 +15,7 @@ use sgpt_format::analysis::pass_stats;
 use sgpt_format::analysis::scan::{Scan, ScanJob, ScanOptions, Windows, scan};
 use sgpt_format::compare::{CompareOptions, SampleCollector, Samples, compare, try_compare};
 use sgpt_format::synth::{Drift, SynthChanges, SynthOptions, generate, workload_with};
-use sgpt_format::{Capture, Frame, Level, Meta, Writer};
+use sgpt_format::{Capture, Frame, Level, Meta, Span, Writer};
 
 #[path = "support/shapes.rs"]
 mod shapes;
@@ -286,6 +286,33 @@ fn two_gpu_passes_of_one_key_sample_as_two_spans_a_frame() {
     check("one key twice", &bytes, 5..frames - 3);
     let report = compare(&samples, &samples, &CompareOptions::default());
     assert_eq!(report.passes.len(), 2, "blur, of two spans a frame, and tonemap");
+}
+
+/// A span whose end passed the clock's end reads 0 ns (SGPT_FORMAT.md §5), though its
+/// frame stores its duration as a small number and reads alone: the collector took that
+/// number, where the scan reads 0 ns, until it sent such frames the general way too.
+#[test]
+fn a_span_that_wrapped_past_the_clock_s_end_samples_as_0_ns() {
+    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
+    let id = writer.topology(&topology(&["a", "b", "c"], &[false; 3])).expect("a Vec");
+    for number in 0..IN_PLACE_FRAMES {
+        let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
+        // Frame 40's second pass ends past `u64::MAX`, and its third begins there.
+        let mut t = if number == 40 { u64::MAX - 50_000 } else { 20_000_000 * number };
+        for pass in 0..3 {
+            let end_ns = t.wrapping_add(noisy(number, pass));
+            frame.spans.push(Span { pass: pass as u32, begin_ns: t, end_ns, ..Span::default() });
+            t = end_ns.wrapping_add(1_000);
+        }
+        writer.frame(&frame).expect("frame numbers increase");
+    }
+    let bytes = writer.finish().expect("a Vec");
+    let frames = IN_PLACE_FRAMES as usize;
+    let capture = Capture::open(&bytes).expect("opens");
+    assert!(capture.frame(40).expect("decodes").spans.iter().any(|span| span.end_ns < span.begin_ns));
+    assert_eq!(check("wrapped", &bytes, 0..frames).frames(), frames);
+    check("wrapped", &bytes, 30..50);
 }
 
 /// Coins are kept where every usual pass has at most one span a frame, even where one is

@@ -589,8 +589,8 @@ impl<'c, 'a> Plan<'c, 'a> {
 
     /// [`Self::sample_frame`] for a frame whose spans are passes 0, 1, 2, … in turn
     /// (see [`spans::durations_two`]), its durations read alone into `held`; `false`,
-    /// having added nothing, for any other frame, or one that may be skipped or have a
-    /// duration over 32 bits, for `sample_frame` to add or skip.
+    /// having added nothing, for any other frame, or one that may be skipped, have a
+    /// duration over 32 bits or a span that wrapped, for `sample_frame` to add or skip.
     fn sample_durations(&self, index: usize, held: &mut HeldFrames, samples: &mut SampleRows) -> bool {
         let topology = self.capture.frames()[index].topology;
         let Some(table) = self.tables.of(topology) else { return false };
@@ -599,11 +599,13 @@ impl<'c, 'a> Plan<'c, 'a> {
             return false;
         }
         let count = open.spans.len();
+        let signed = !open.spans.passes_in_order();
         if !held.joins(topology, count, SAMPLE_HELD) {
             hand_over(held, samples);
         }
         held.hold((topology, table, count), index, |durations| {
-            spans::durations(open.spans, durations).is_some_and(|column| column.high == 0)
+            spans::durations(open.spans, durations)
+                .is_some_and(|column| column.high == 0 && !column.may_wrap(count, signed))
         })
     }
 
@@ -929,19 +931,6 @@ fn lost(entry: &FrameEntry) -> Defect {
     )
 }
 
-/// Whether a frame's spans read by [`spans::durations_two`] into `column`, `count` of them
-/// with their gaps stored `signed` or not, may hold a span whose begin or end passed
-/// `u64::MAX` (or below 0) on the way: such a span ends before it begins, and reads 0 ns
-/// the general way, where its stored duration is small. Each gap as stored (a zigzag code
-/// where signed) is at least the distance it moves, and each duration under 2^32 when the
-/// frame is taken, so every span lies within `epoch ± gaps` plus `count × 2^32`. A frame
-/// whose spans might not is read the general way: never one of a real device (its clock
-/// would have run for 584 years), but the figures are the same either way.
-fn may_wrap(column: &spans::DurationColumn, count: usize, signed: bool) -> bool {
-    let top = u128::from(column.epoch) + column.gaps + ((count as u128) << 32);
-    top > u128::from(u64::MAX) || (signed && column.gaps > u128::from(column.epoch))
-}
-
 /// A chunk under way: its figures so far, and the room its frames are decoded in.
 #[derive(Debug)]
 struct ChunkRun<'c, 'a, 'b> {
@@ -968,7 +957,8 @@ struct Decoded {
     beyond: bool,
     /// Spans that ended before they began, read one at a time ([`Decoded::push`]): frames
     /// read as durations alone hold none (a section with one stores a duration below zero,
-    /// or reaches near enough to `u64::MAX` that [`may_wrap`] sends it the general way).
+    /// or reaches near enough to `u64::MAX` that [`spans::DurationColumn::may_wrap`] sends it
+    /// the general way).
     inverted: u64,
     /// The durations' bits above the low 32, or-ed: a frame with any (a span over 4.3 s,
     /// never in a real frame) is added one at a time instead.
@@ -1184,7 +1174,7 @@ impl<'c, 'a> ChunkRun<'c, 'a, '_> {
             else {
                 return false;
             };
-            if may_wrap(&column_a, count_a, signed_a) || may_wrap(&column_b, count_b, signed_b) {
+            if column_a.may_wrap(count_a, signed_a) || column_b.may_wrap(count_b, signed_b) {
                 return false;
             }
             if timing {

@@ -258,6 +258,22 @@ pub struct DurationColumn {
     pub high: u64,
 }
 
+impl DurationColumn {
+    /// Whether the column's spans, `count` of them with their gaps stored `signed` or not,
+    /// may hold one whose begin or end passed `u64::MAX` (or below 0) on the way: such a
+    /// span ends before it begins, and reads 0 ns the general way, where its stored
+    /// duration is small. Each gap as stored (a zigzag code where signed) is at least the
+    /// distance it moves, and each duration under 2^32 when `high` is 0, so every span
+    /// lies within `epoch ± gaps` plus `count × 2^32`. Whoever reads durations alone reads
+    /// a frame whose spans might not the general way instead: never one of a real device
+    /// (its clock would have run for 584 years), but the figures are the same either way.
+    #[must_use]
+    pub fn may_wrap(&self, count: usize, signed: bool) -> bool {
+        let top = u128::from(self.epoch) + self.gaps + ((count as u128) << 32);
+        top > u128::from(u64::MAX) || (signed && self.gaps > u128::from(self.epoch))
+    }
+}
+
 /// Reads two span sections that [`SpanStream::durations_alone`] says are read so, a span
 /// of each in turn, appending each span's duration in 32 bits to `out_a` and `out_b`:
 /// what the statistics and frame timing need of such spans (span `i` is pass `i`'s pass

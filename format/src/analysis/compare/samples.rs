@@ -531,14 +531,15 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         let rest = self.expected_frames.saturating_sub(frame);
         // Nearly every frame of a long capture stores passes 0, 1, 2, … in turn: its
         // durations are read alone, as the statistics read them (`spans::durations`, which
-        // fails exactly where a whole decode does). Any other frame, or one with a
-        // duration past 32 bits, is decoded whole. Frames read alone are held, up to
+        // fails exactly where a whole decode does). Any other frame, one with a duration
+        // past 32 bits, or one whose spans may wrap past the clock's end, is decoded whole. Frames read alone are held, up to
         // [`COLLECTOR_HELD`] of one shape, and written a pass at a time: a frame's 200
         // spans written one by one went to as many series, each store a page and cache
         // line of its own (a sixth of collecting the hour-long capture's samples).
         let alone = match capture.open_frame(index) {
             Ok(open) if reads_alone(&open, table) => {
                 let count = open.spans.len();
+                let signed = !open.spans.passes_in_order();
                 if !self.held.joins(entry.topology, count, COLLECTOR_HELD) {
                     write_out(&mut self.held, &mut self.passes, self.expected_frames);
                 }
@@ -548,7 +549,9 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
                         #[inline(always)]
                         || spans::durations(open.spans, durations),
                     )
-                    .is_some_and(|column| column.high == 0)
+                    // A span that wrapped past the clock's end reads 0 ns, whose stored
+                    // duration is small: such a frame is decoded whole.
+                    .is_some_and(|column| column.high == 0 && !column.may_wrap(count, signed))
                 })
             }
             _ => false,
