@@ -5,7 +5,9 @@
 use std::ops::Range;
 
 use sgpt_format::synth::{Rng, SynthOptions, workload};
-use sgpt_format::{Capture, DefectKind, Frame, GpuPass, Level, Meta, OpenError, RECORD_HEADER_LEN, Topology, Writer};
+use sgpt_format::{
+    Capture, DefectKind, Frame, GpuPass, Level, Meta, Note, OpenError, RECORD_HEADER_LEN, Topology, Writer,
+};
 
 /// A capture plus the byte range and content of every record in it.
 struct Known {
@@ -127,6 +129,40 @@ fn a_label_that_spells_srec_does_not_fool_resynchronisation() {
     assert!(capture.defects().iter().any(|d| d.kind == DefectKind::Corrupt && d.offset as usize == topo_at));
     // The frames' topology is gone, and verify says so instead of inventing one.
     assert!(capture.verify().iter().any(|d| d.kind == DefectKind::MissingReference));
+}
+
+/// A file that lost a block before its directory (a broken copy) keeps a directory that
+/// checks out and lists records past the file's end. The defect that says so names a
+/// place in the file, the directory's, as every defect does, and the frames before the
+/// loss survive.
+#[test]
+fn a_directory_that_lists_records_past_the_file_s_end_is_said_at_the_directory() {
+    let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).unwrap();
+    let id = writer.topology(&Topology { gpu_passes: vec![GpuPass::default()], ..Topology::default() }).unwrap();
+    for f in 0..40 {
+        let mut frame = Frame { frame_number: f, topology: id, ..Frame::default() };
+        frame.spans.push(sgpt_format::Span { pass: 0, begin_ns: 100 * f, end_ns: 100 * f + 40, ..Default::default() });
+        writer.frame(&frame).unwrap();
+    }
+    writer.note(&Note { frame_number: 39, text: "the last frame".into() }).unwrap();
+    let bytes = writer.finish().unwrap();
+    let capture = Capture::open(&bytes).unwrap();
+    let directory = bytes.windows(8).rposition(|w| w == b"SRECDIRE").expect("a directory");
+    let cut = capture.frames()[10].offset as usize;
+    // Frames 10 to 39 and the note are lost; the directory, whole, follows frame 9, and
+    // the header (unchecksummed) says where it went.
+    let mut cut_bytes = [&bytes[..cut], &bytes[directory..]].concat();
+    cut_bytes[16..24].copy_from_slice(&(cut as u64).to_le_bytes());
+    let capture = Capture::open(&cut_bytes).unwrap();
+    assert!(!capture.used_directory());
+    assert_eq!(capture.frames().len(), 10, "the frames before the loss survive");
+    let defect = capture.defects().iter().find(|d| d.kind == DefectKind::DirectoryInvalid).expect("said");
+    assert!(defect.to_string().contains("past the file's end"), "{defect}");
+    assert_eq!(defect.offset, cut as u64, "at the directory, which follows frame 9");
+    for defect in capture.defects() {
+        assert!(defect.offset <= cut_bytes.len() as u64, "{defect}");
+    }
 }
 
 #[test]

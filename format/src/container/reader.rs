@@ -310,7 +310,15 @@ impl DirectoryCheck {
                 listed_len as usize
             } else {
                 let found = listed(bytes, kind, offset, listed_len, at).ok_or_else(|| {
-                    invalid(offset, format!("the directory lists a {kind} record here that is not in the file"))
+                    if offset < bytes.len() as u64 {
+                        invalid(offset, format!("the directory lists a {kind} record here that is not in the file"))
+                    } else {
+                        // Every defect names a place in the file: here, the directory's.
+                        invalid(
+                            at as u64,
+                            format!("the directory lists a {kind} record at {offset:#x}, past the file's end"),
+                        )
+                    }
                 })?;
                 if kind != FourCc::FRAM {
                     self.found.push(found);
