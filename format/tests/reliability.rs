@@ -217,6 +217,14 @@ fn generated_and_memory_fixtures() -> Vec<Vec<u8>> {
     fixtures
 }
 
+/// Mutations the smoke run makes: 4,000, or `SGPT_MUTATIONS`. For a longer hunt on the
+/// stable toolchain, many more with checksums off, so that they reach the decoders as
+/// cargo-fuzz's do: `SGPT_MUTATIONS=300000 RUSTFLAGS="--cfg fuzzing" cargo test --release
+/// -p sgpt-format --test reliability fuzz_target` (in a target folder of its own).
+fn mutations() -> u64 {
+    std::env::var("SGPT_MUTATIONS").ok().and_then(|n| n.parse().ok()).unwrap_or(4_000)
+}
+
 #[test]
 fn fuzz_target_smoke_over_fixtures_and_seeded_mutations() {
     let mut rng = Rng::new(42);
@@ -224,7 +232,7 @@ fn fuzz_target_smoke_over_fixtures_and_seeded_mutations() {
     for seed in &seeds {
         sgpt_format::fuzz::open_and_walk(seed);
     }
-    for _ in 0..4000 {
+    for _ in 0..mutations() {
         let mut data = seeds[rng.below(seeds.len() as u64) as usize].clone();
         for _ in 0..1 + rng.below(6) {
             if data.is_empty() {

@@ -1,7 +1,14 @@
 //! The reader's fuzz target, as a library function, so a `#[test]` smoke-runs it: `fuzz/` runs it under
 //! cargo-fuzz with checksums off (`cfg(fuzzing)`), and a `#[test]` runs it on stable
-//! over the fixtures and seeded random mutations.
+//! over the fixtures and seeded random mutations. Beyond the reader, it holds the
+//! statistics' one-decode scan to the plain analysis on whatever bytes open: the scan's
+//! fast paths read frames their own way, and must meet exactly the defects and figures
+//! the plain decode does.
 
+use crate::analysis::pass_stats;
+use crate::analysis::scan::{ScanOptions, scan};
+use crate::compare::Samples;
+use crate::frame_timing::frame_timing;
 use crate::reader::Capture;
 
 /// Opens `data` and exercises every read path. Panics only if an invariant breaks.
@@ -33,6 +40,17 @@ pub fn open_and_walk(data: &[u8]) {
             assert_eq!(diff.released.len() + diff.survivors.len(), record.checkpoints[0].live.len());
             assert_eq!(diff.new_live.len() + diff.survivors.len(), record.checkpoints[last].live.len());
         }
+    }
+    // The scan, whole and in chunks, with samples: exactly the plain analysis.
+    let all = 0..frames;
+    let stats = pass_stats(&capture, all.clone());
+    let timing = Some(frame_timing(&capture, all.clone()));
+    let samples = Some(Samples::collect(&capture, all.clone()));
+    for chunks in [1, 3] {
+        let scanned = scan(&capture, all.clone(), &ScanOptions { chunks, samples: true, ..ScanOptions::default() });
+        assert_eq!(scanned.stats, stats, "the scan in {chunks} chunks against pass_stats");
+        assert_eq!(scanned.timing, timing, "the scan in {chunks} chunks against frame_timing");
+        assert!(scanned.samples == samples, "the scan's samples in {chunks} chunks against Samples::collect");
     }
     // Opening is deterministic.
     let again = Capture::open(data).expect("opened once, opens again");
