@@ -261,6 +261,26 @@ fn passes_regular_where_chunks_start_but_not_inside_them_sample_as_the_collector
     assert_eq!(report.passes.len(), 4, "a, b, c and b's sub-pass");
 }
 
+/// [`IN_PLACE_FRAMES`] frames of passes `names` in turn, each its graph pass's, one span
+/// each of [`noisy`] ns, frame `f`'s first beginning at `first(f)`: the clock read
+/// wrapping, as a device's counter does.
+fn three_passes_from(names: [&str; 3], first: impl Fn(u64) -> u64) -> Vec<u8> {
+    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
+    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
+    let id = writer.topology(&topology(&names, &[false; 3])).expect("a Vec");
+    for number in 0..IN_PLACE_FRAMES {
+        let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
+        let mut t = first(number);
+        for pass in 0..3 {
+            let end_ns = t.wrapping_add(noisy(number, pass));
+            frame.spans.push(Span { pass: pass as u32, begin_ns: t, end_ns, ..Span::default() });
+            t = end_ns.wrapping_add(1_000);
+        }
+        writer.frame(&frame).expect("frame numbers increase");
+    }
+    writer.finish().expect("a Vec")
+}
+
 /// Two GPU passes of one key (graph passes of one name, passes of one label: a ping-pong
 /// blur's two halves, say) are one pass of two spans a frame. A frame of their topology
 /// reads alone (passes 0, 1, 2 in turn), and the collector, which holds such frames to
@@ -268,18 +288,7 @@ fn passes_regular_where_chunks_start_but_not_inside_them_sample_as_the_collector
 /// own: twice the frames, in the wrong order. It now samples them as every other path.
 #[test]
 fn two_gpu_passes_of_one_key_sample_as_two_spans_a_frame() {
-    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
-    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
-    let id = writer.topology(&topology(&["blur", "blur", "tonemap"], &[false; 3])).expect("a Vec");
-    for number in 0..IN_PLACE_FRAMES {
-        let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
-        let mut t = 20_000_000 * number;
-        for pass in 0..3 {
-            push_spans(&mut frame, &mut t, pass, vec![noisy(number, pass)]);
-        }
-        writer.frame(&frame).expect("frame numbers increase");
-    }
-    let bytes = writer.finish().expect("a Vec");
+    let bytes = three_passes_from(["blur", "blur", "tonemap"], |number| 20_000_000 * number);
     let frames = IN_PLACE_FRAMES as usize;
     let samples = check("one key twice", &bytes, 0..frames);
     assert_eq!(samples.frames(), frames);
@@ -293,21 +302,9 @@ fn two_gpu_passes_of_one_key_sample_as_two_spans_a_frame() {
 /// number, where the scan reads 0 ns, until it sent such frames the general way too.
 #[test]
 fn a_span_that_wrapped_past_the_clock_s_end_samples_as_0_ns() {
-    let meta = Meta { level: Some(Level::Structure), ..Meta::default() };
-    let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
-    let id = writer.topology(&topology(&["a", "b", "c"], &[false; 3])).expect("a Vec");
-    for number in 0..IN_PLACE_FRAMES {
-        let mut frame = Frame { frame_number: number, topology: id, culled: vec![false; 3], ..Frame::default() };
-        // Frame 40's second pass ends past `u64::MAX`, and its third begins there.
-        let mut t = if number == 40 { u64::MAX - 50_000 } else { 20_000_000 * number };
-        for pass in 0..3 {
-            let end_ns = t.wrapping_add(noisy(number, pass));
-            frame.spans.push(Span { pass: pass as u32, begin_ns: t, end_ns, ..Span::default() });
-            t = end_ns.wrapping_add(1_000);
-        }
-        writer.frame(&frame).expect("frame numbers increase");
-    }
-    let bytes = writer.finish().expect("a Vec");
+    // Frame 40's second pass ends past `u64::MAX`, and its third begins there.
+    let bytes =
+        three_passes_from(["a", "b", "c"], |number| if number == 40 { u64::MAX - 50_000 } else { 20_000_000 * number });
     let frames = IN_PLACE_FRAMES as usize;
     let capture = Capture::open(&bytes).expect("opens");
     assert!(capture.frame(40).expect("decodes").spans.iter().any(|span| span.end_ns < span.begin_ns));
