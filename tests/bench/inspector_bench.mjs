@@ -12,8 +12,10 @@
 // beside the roofline of that file (reading its bytes, and decoding every span's duration
 // as the statistics read them, on one core: the `roofline` example, median of 5) and
 // `sgpt stats` on 1 and 2 threads (median of 3), all measured in the same run, each figure
-// also as a share of the roofline: the first count gets the full set of figures below. `--loads N` takes each count's time to
-// full statistics as the median of N loads (the extra ones measure that alone): one load's
+// also as a share of the roofline. The first count gets the full set of figures below,
+// and its time with the capture opened from disk (the file picker, from the moment the
+// file is chosen) as well as by its link. `--loads N` takes each count's time to full
+// statistics as the median of N loads (the extra ones measure that alone): one load's
 // time moves by a fifth between runs on this machine, more than most changes it judges.
 //
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
@@ -301,14 +303,14 @@ async function watch(page) {
   });
 }
 
-/** A page of a context of its own, watched, on the inspector idle, its CPU slowed
- *  `--cpu-slowdown` times, with its DevTools session: where every load of a capture
- *  begins, so that each is measured alike. */
-async function idlePage(browser, base) {
+/** A page of a context of its own, watched, on the inspector idle (at `/` and `query`),
+ *  its CPU slowed `--cpu-slowdown` times, with its DevTools session: where every load of
+ *  a capture begins, so that each is measured alike. */
+async function idlePage(browser, base, query = '') {
   const context = await browser.newContext();
   const page = await context.newPage();
   await watch(page);
-  await page.goto(`${base}/`);
+  await page.goto(`${base}/${query}`);
   await page.waitForFunction(() => document.body.dataset.state === 'idle');
   const cdp = await context.newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
@@ -600,6 +602,25 @@ async function statsLoad(browser, base, capture, workers) {
   return elapsed;
 }
 
+/** ms to full statistics with the capture opened from disk through the file picker (a
+ *  drop reads the same File), from the moment it is chosen: no HTTP server or network
+ *  stack, the browser reads the file for the page. */
+async function fileLoad(browser, base, capture, workers) {
+  const { context, page } = await idlePage(browser, base, workers === undefined ? '' : `?workers=${workers}`);
+  const chosen = await page.evaluate(() => performance.now());
+  // Playwright hands a local browser the file's path, not its bytes.
+  await page.setInputFiles('#file-input', capture.file);
+  await page.waitForFunction(
+    () => document.body.dataset.stats === 'ready' || document.body.dataset.state === 'error',
+    null,
+    { polling: 10, timeout: 1_800_000 },
+  );
+  const ready = await page.evaluate(() => window.__statsReadyMs);
+  await context.close();
+  if (ready === undefined) throw new Error(`${capture.size}: the statistics did not finish from the file`);
+  return ready - chosen;
+}
+
 /** The median time to full statistics of `--loads` loads, `first` (a full load's) among
  *  them, and the words that say so (empty for one load). */
 async function medianOfLoads(first, browser, base, capture, workers) {
@@ -699,6 +720,11 @@ for (const capture of pairOnly ? [] : captures) {
     const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×), ${ofRoof(elapsed)}`;
     const first = await medianOfLoads(figures.fullStats, browser, base, capture, workerCounts[0]);
     console.log(`    ${workerCounts[0]} workers                ${ms(first.median)} = ${ratio(first.median)}${first.of}`);
+    const fromFile = [];
+    for (let load = 0; load < loads; load++) fromFile.push(await fileLoad(browser, base, capture, workerCounts[0]));
+    const fileMedian = [...fromFile].sort((a, b) => a - b)[Math.floor(fromFile.length / 2)];
+    const fileOf = fromFile.length > 1 ? ` (median of ${fromFile.length} loads: ${fromFile.map(ms).join(', ')})` : '';
+    console.log(`      from a file          ${ms(fileMedian)} = ${ratio(fileMedian)}, opened with the file picker${fileOf}`);
     // What the load cost in CPU, all of Chromium's processes together: on a machine this
     // busy, a steadier figure than the time, and with the cores it says the least time
     // the load could take here.
