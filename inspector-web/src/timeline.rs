@@ -570,8 +570,8 @@ pub struct Tick {
 /// Tick marks for the time axis: a round step giving about `target` ticks. Their labels
 /// share one unit, that of the axis' largest value (`0 ms`, `5 ms`, `10 ms`, never `0 ns`
 /// beside `5.000 ms`), with the decimals the step needs: neighbours always read apart,
-/// however deep the zoom (`12.00005 ms`, `12.0001 ms` at 50 ns a step, where three or four
-/// significant digits would read `12.00 ms` twice).
+/// however deep the zoom (`12.00005 ms`, `12.00010 ms` at 50 ns a step, where three or
+/// four significant digits would read `12.00 ms` twice).
 #[must_use]
 pub fn ticks(viewport: &Viewport, target: f64) -> Vec<Tick> {
     let raw = viewport.span() / target.max(1.0);

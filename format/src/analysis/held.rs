@@ -19,9 +19,9 @@ pub(crate) struct HeldFrames {
     shape: Option<(TopologyId, usize)>,
     /// Each position's slot in the topology's table.
     slots: Vec<u32>,
-    /// Whether no two positions share a slot (two GPU passes of one key do): a shape
-    /// whose do is never held, as each position's run would reach its slot as frames of
-    /// their own.
+    /// Whether no two positions share a slot, as two GPU passes of one key do. Frames of
+    /// a shape whose positions share one are never held: each position's run would
+    /// reach the slot as frames of their own.
     distinct: bool,
     /// Scratch for finding a shared slot.
     sorted: Vec<u32>,

@@ -532,8 +532,9 @@ impl<'c, 'a> SampleCollector<'c, 'a> {
         // Nearly every frame of a long capture stores passes 0, 1, 2, … in turn: its
         // durations are read alone, as the statistics read them (`spans::durations`, which
         // fails exactly where a whole decode does). Any other frame, one with a duration
-        // past 32 bits, or one whose spans may wrap past the clock's end, is decoded whole. Frames read alone are held, up to
-        // [`COLLECTOR_HELD`] of one shape, and written a pass at a time: a frame's 200
+        // past 32 bits, or one whose spans may wrap past the clock's end, is decoded
+        // whole. Frames read alone are held, up to [`COLLECTOR_HELD`] of one shape (whose
+        // passes are of distinct keys), and written a pass at a time: a frame's 200
         // spans written one by one went to as many series, each store a page and cache
         // line of its own (a sixth of collecting the hour-long capture's samples).
         let alone = match capture.open_frame(index) {
