@@ -555,7 +555,8 @@ pub(crate) fn median_error_of(
     }
     // Per frame: spans at or below the median less the share expected of its span count.
     let order = (order, median, h, [low, high]);
-    match (series.coins(), series.one_span_per_frame()) {
+    terms.coins.clear();
+    match (series.coins(), series.coins_at_or_below(median, frames, &mut terms.coins)) {
         // The usual pass of a scan with coins, a span in every frame: its coins as the scan
         // made them.
         (Some(coins), _) if coins.len() == frames && n == frames => {
@@ -573,10 +574,10 @@ pub(crate) fn median_error_of(
             spread(n, block, frames, &terms.u[..], &mut terms.correlations, order)
         }
         // The usual pass: a frame's term is 1 or 0 less the share, `below − share · 1`,
-        // the share the coins' own count.
-        (_, Some(values)) if values.len() == frames => {
-            terms.coins.clear();
-            terms.coins.extend(values.iter().map(|&v| u8::from(u64::from(v) <= median)));
+        // the share the coins' own count. Counted whether its durations are narrow or
+        // wide, as a scan's coins are: a span past 4.3 s must not send the same pass to
+        // the summed form, whose sums round at every term.
+        (_, true) => {
             let coins = Coins::new(&terms.coins);
             spread(n, block, frames, &coins, &mut terms.correlations, order)
         }
@@ -677,6 +678,31 @@ mod tests {
         let se = error.standard_error.expect("continuous durations are not tied");
         assert!((se / expected - 1.0).abs() < 0.1, "{se} against {expected}");
         assert!(error.degrees_of_freedom > 1e4);
+    }
+
+    #[test]
+    fn a_pass_with_a_span_past_32_bits_is_counted_as_a_narrow_one_is() {
+        // The same coins, medians and bandwidth: one span above the median is 5 s in the
+        // wide series. Both are counted in integers, as a scan's coins of either are, so
+        // their figures agree to the bit (summed in `f64`, the wide one's did not).
+        // 57 frames, as a short capture has: there summing rounds differently at once.
+        let mut rng = Rng::new(0);
+        let n = 57;
+        let mut level = 0.0f64;
+        let narrow: Vec<u64> = (0..n)
+            .map(|_| {
+                level = 0.8 * level + rng.normal();
+                (100_000.0 + 5_000.0 * level) as u64
+            })
+            .collect();
+        let highest = (0..n).max_by_key(|&at| narrow[at]).expect("frames");
+        let mut wide = narrow.clone();
+        wide[highest] = 5_000_000_000;
+        let (narrow, wide) = (Series::one_per_frame(narrow), Series::one_per_frame(wide));
+        assert!(narrow.one_span_per_frame().is_some() && wide.one_span_per_frame().is_none(), "one narrow, one wide");
+        for block in [1, 2, 4] {
+            assert_eq!(median_error(&wide, n, block), median_error(&narrow, n, block), "blocks of {block}");
+        }
     }
 
     #[test]
