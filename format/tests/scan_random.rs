@@ -5,13 +5,15 @@
 //! out of order, sub-passes and other query sets, spans that end before they begin or
 //! wrap past the clock's end, durations past 32 bits or of 0 ns, empty frames, dropped
 //! spans, frames alternating between topologies, and passes of one label, which are one
-//! pass of several spans a frame. Seeded, so a failure names the capture that shows it.
+//! pass of several spans a frame (a calm capture has none of those, so that its scan
+//! keeps the comparison's coins). Pairs of them compare alike on every path. Seeded, so a
+//! failure names the capture that shows it.
 
 use std::ops::Range;
 
 use sgpt_format::analysis::scan::{ScanJob, ScanOptions, Windows, scan};
 use sgpt_format::analysis::{StatsReport, pass_stats};
-use sgpt_format::compare::{CompareOptions, Samples, compare, try_compare};
+use sgpt_format::compare::{CompareOptions, ComparisonJob, Samples, compare, try_compare};
 use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::synth::Rng;
 use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology, Writer};
@@ -47,6 +49,8 @@ fn chance(rng: &mut Rng, per_mille: u64) -> bool {
 /// A capture of `seed`: its bytes.
 fn random_capture(seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
+    // A calm capture never has two spans of one pass in a frame, so its scan keeps coins.
+    let calm = chance(&mut rng, 300);
     let meta = Meta { level: Some(Level::Timing), ..Meta::default() };
     let mut writer = Writer::new(Vec::new(), &meta).expect("META names a level");
     // One to three topologies of 1 to 10 passes each, their labels mostly their own, or
@@ -54,7 +58,7 @@ fn random_capture(seed: u64) -> Vec<u8> {
     let topologies: Vec<(u32, usize)> = (0..1 + rng.below(3))
         .map(|_| {
             let passes = 1 + rng.below(10) as usize;
-            let labels = if chance(&mut rng, 700) { passes } else { 1 + rng.below(passes as u64) as usize };
+            let labels = if calm || chance(&mut rng, 700) { passes } else { 1 + rng.below(passes as u64) as usize };
             let gpu_passes = (0..passes)
                 .map(|pass| GpuPass { label: format!("p{}", pass % labels), ..GpuPass::default() })
                 .collect();
@@ -104,7 +108,7 @@ fn random_capture(seed: u64) -> Vec<u8> {
                 }
                 let (kind, query_set) = if chance(&mut rng, 8) { (SpanKind::SubPass, 1) } else { (SpanKind::Pass, 0) };
                 spans.push(Span { pass: pass as u32, kind, query_set, begin_ns, end_ns });
-                if chance(&mut rng, 8) {
+                if !calm && chance(&mut rng, 8) {
                     let again =
                         Span { begin_ns: end_ns, end_ns: end_ns.wrapping_add(length / 2), ..spans[spans.len() - 1] };
                     spans.push(again); // The same pass twice in a frame.
@@ -215,6 +219,58 @@ fn samples_and_coins(seed: u64, capture: &Capture<'_>, range: Range<usize>) {
         assert_eq!(coins.frames(), expected.frames(), "seed {seed}, frames {range:?}, {chunks} chunks: coins");
         if let Some(from_coins) = try_compare(&coins, &expected, &CompareOptions::default()) {
             assert_eq!(from_coins, compared, "seed {seed}, frames {range:?}, {chunks} chunks: compared from coins");
+        }
+    }
+}
+
+/// `job` stepped `units` at a time to its end; `None` where a test asks for durations
+/// that coins do not keep (the tools then compare durations instead).
+fn compared_in_steps(mut job: ComparisonJob, units: usize) -> Option<sgpt_format::compare::Comparison> {
+    loop {
+        let mut left = units;
+        let done = job.step(&mut || {
+            let more = left > 0;
+            left = left.saturating_sub(1);
+            more
+        });
+        if job.needs_durations() {
+            return None;
+        }
+        if done {
+            return Some(job.finish());
+        }
+    }
+}
+
+/// Pairs of random captures (their passes matched by label, kind and span kind, so some
+/// match and some are only on one side) compare alike on every path: from the
+/// durations at once and a bounded step at a time, and from the scan's coins wherever
+/// they tell every figure, at once and in steps.
+#[test]
+fn random_pairs_compare_alike_from_durations_and_from_coins_at_once_and_in_steps() {
+    let options = CompareOptions::default();
+    for seed in 0..captures() / 2 {
+        let (a_bytes, b_bytes) = (random_capture(seed), random_capture(seed + 10_000));
+        let (a, b) = (Capture::open(&a_bytes).expect("opens"), Capture::open(&b_bytes).expect("opens"));
+        let (durations_a, durations_b) =
+            (Samples::collect(&a, 0..a.frames().len()), Samples::collect(&b, 0..b.frames().len()));
+        let whole = compare(&durations_a, &durations_b, &options);
+        for units in [1, 50] {
+            let job = ComparisonJob::new(durations_a.clone(), durations_b.clone(), &options);
+            let in_steps = compared_in_steps(job, units).expect("durations tell every figure");
+            assert_eq!(in_steps, whole, "seed {seed}: from durations, {units} units a step");
+        }
+        let coins = |capture: &Capture<'_>| {
+            let options =
+                ScanOptions { chunks: 3, frame_timing: false, samples: true, coins: true, ..ScanOptions::default() };
+            scan(capture, 0..capture.frames().len(), &options).samples
+        };
+        let (Some(coins_a), Some(coins_b)) = (coins(&a), coins(&b)) else { continue };
+        if let Some(from_coins) = try_compare(&coins_a, &coins_b, &options) {
+            assert_eq!(from_coins, whole, "seed {seed}: from coins");
+        }
+        if let Some(in_steps) = compared_in_steps(ComparisonJob::new(coins_a, coins_b, &options), 7) {
+            assert_eq!(in_steps, whole, "seed {seed}: from coins, in steps");
         }
     }
 }
