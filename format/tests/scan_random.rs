@@ -5,9 +5,9 @@
 //! out of order, sub-passes and other query sets, spans that end before they begin or
 //! wrap past the clock's end, durations past 32 bits or of 0 ns, empty frames, dropped
 //! spans, frames alternating between topologies, and passes of one label, which are one
-//! pass of several spans a frame (a calm capture has none of those, so that its scan
-//! keeps the comparison's coins). Pairs of them compare alike on every path. Seeded, so a
-//! failure names the capture that shows it.
+//! pass of several spans a frame. A calm capture has no pass twice in a frame, so that its
+//! scan keeps the comparison's coins. Pairs of them compare alike on every path. Seeded,
+//! so a failure names the capture that shows it.
 
 use std::ops::Range;
 
