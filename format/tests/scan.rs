@@ -12,6 +12,8 @@ use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::synth::{SynthOptions, generate};
 use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology, Writer};
 
+#[path = "support/budget.rs"]
+mod budget;
 #[path = "support/shapes.rs"]
 mod shapes;
 #[path = "support/span_shapes.rs"]
@@ -20,6 +22,7 @@ mod span_shapes;
 mod topologies;
 #[path = "support/v1_fixtures.rs"]
 mod v1_fixtures;
+use budget::budget;
 use shapes::shapes;
 use span_shapes::every_span_shape;
 use v1_fixtures::{fixture, fixture_names};
@@ -68,12 +71,7 @@ fn stepped(capture: &Capture<'_>, range: Range<usize>, windows: Windows, units: 
     let mut job = ScanJob::new(capture, range.clone(), windows);
     let (mut steps, mut last, mut restarts) = (0usize, job.progress(), 0);
     loop {
-        let mut left = units;
-        let done = job.step(&mut || {
-            let more = left > 0;
-            left = left.saturating_sub(1);
-            more
-        });
+        let done = job.step(&mut budget(units));
         steps += 1;
         let now = job.progress();
         assert!((0.0..=1.0).contains(&now), "progress {now}");

@@ -18,8 +18,11 @@ use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::synth::Rng;
 use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology, Writer};
 
+#[path = "support/budget.rs"]
+mod budget;
 #[path = "support/scanner.rs"]
 mod scanner;
+use budget::budget;
 use scanner::{Behaviour, Scanner, drive};
 
 /// How a pass's durations are drawn: each scale crosses a boundary the scan reads by.
@@ -146,17 +149,7 @@ fn stepped(capture: &Capture<'_>, range: Range<usize>, units: usize, behaviour: 
                 (done, job.waiting())
             });
         }
-        None => loop {
-            let mut left = units;
-            let done = job.step(&mut || {
-                let more = left > 0;
-                left = left.saturating_sub(1);
-                more
-            });
-            if done {
-                break;
-            }
-        },
+        None => while !job.step(&mut budget(units)) {},
     }
     job.finish_scan().stats
 }
@@ -227,12 +220,7 @@ fn samples_and_coins(seed: u64, capture: &Capture<'_>, range: Range<usize>) {
 /// that coins do not keep (the tools then compare durations instead).
 fn compared_in_steps(mut job: ComparisonJob, units: usize) -> Option<sgpt_format::compare::Comparison> {
     loop {
-        let mut left = units;
-        let done = job.step(&mut || {
-            let more = left > 0;
-            left = left.saturating_sub(1);
-            more
-        });
+        let done = job.step(&mut budget(units));
         if job.needs_durations() {
             return None;
         }
