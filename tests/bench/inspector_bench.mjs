@@ -586,20 +586,26 @@ function median3(run) {
   return [run(), run(), run()].sort((a, b) => a - b)[1];
 }
 
-/** Navigation to full statistics, in ms, of one load of `capture` with `workers`, in a
- *  context of its own, as `inspector` loads it, measuring nothing else. */
-async function statsLoad(browser, base, capture, workers) {
-  const { context, page } = await idlePage(browser, base);
-  await page.goto(captureUrl(base, capture, workers));
+/** When `page`'s statistics were ready (its `performance.now()`), the page then closed;
+ *  throws where they never were, naming `what`. */
+async function statsReadyAt(context, page, what) {
   await page.waitForFunction(
     () => document.body.dataset.stats === 'ready' || document.body.dataset.state === 'error',
     null,
     { polling: 10, timeout: 1_800_000 },
   );
-  const elapsed = await page.evaluate(() => window.__statsReadyMs);
+  const ready = await page.evaluate(() => window.__statsReadyMs);
   await context.close();
-  if (elapsed === undefined) throw new Error(`${capture.size}: the statistics did not finish`);
-  return elapsed;
+  if (ready === undefined) throw new Error(`${what}: the statistics did not finish`);
+  return ready;
+}
+
+/** Navigation to full statistics, in ms, of one load of `capture` with `workers`, in a
+ *  context of its own, as `inspector` loads it, measuring nothing else. */
+async function statsLoad(browser, base, capture, workers) {
+  const { context, page } = await idlePage(browser, base);
+  await page.goto(captureUrl(base, capture, workers));
+  return statsReadyAt(context, page, capture.size);
 }
 
 /** ms to full statistics with the capture opened from disk through the file picker (a
@@ -610,15 +616,7 @@ async function fileLoad(browser, base, capture, workers) {
   const chosen = await page.evaluate(() => performance.now());
   // Playwright hands a local browser the file's path, not its bytes.
   await page.setInputFiles('#file-input', capture.file);
-  await page.waitForFunction(
-    () => document.body.dataset.stats === 'ready' || document.body.dataset.state === 'error',
-    null,
-    { polling: 10, timeout: 1_800_000 },
-  );
-  const ready = await page.evaluate(() => window.__statsReadyMs);
-  await context.close();
-  if (ready === undefined) throw new Error(`${capture.size}: the statistics did not finish from the file`);
-  return ready - chosen;
+  return (await statsReadyAt(context, page, `${capture.size} from the file`)) - chosen;
 }
 
 /** The median time to full statistics of `--loads` loads, `first` (a full load's) among
