@@ -13,6 +13,10 @@ use sgpt_format::{
     Writer,
 };
 
+#[path = "support/budget.rs"]
+mod budget;
+use budget::budget;
+
 /// Two graph passes that each open a GPU pass labelled `blur`, plus a lone `tonemap`.
 fn blur_topology() -> Topology {
     let graph = |name: &str| GraphPass { name: name.into(), ref_count: 1, ..GraphPass::default() };
@@ -245,13 +249,8 @@ fn finishing_in_steps_of_any_size_gives_the_same_report() {
         assert_eq!(last, 0.0);
         let mut steps = 0;
         loop {
-            let mut left = units;
             // Allows `units` slots or frames of work a step.
-            let done = stats.finish_step(&mut || {
-                let go = left > 0;
-                left = left.saturating_sub(1);
-                go
-            });
+            let done = stats.finish_step(&mut budget(units));
             let progress = stats.finish_progress();
             assert!(progress >= last && progress <= 1.0, "progress {last} then {progress}");
             last = progress;

@@ -6,8 +6,11 @@ use sgpt_format::compare::{CompareOptions, Comparison, MIN_FRAMES, PassCompariso
 use sgpt_format::synth::{Drift, Rng, SynthChanges, SynthOptions, workload_with};
 use sgpt_format::{Capture, Frame, GpuPassKind, Level, Meta, Span, Topology, Writer};
 
+#[path = "support/budget.rs"]
+mod budget;
 #[path = "support/topologies.rs"]
 mod topologies;
+use budget::budget;
 use topologies::topology;
 
 fn samples_of(bytes: &[u8]) -> Samples {
@@ -312,12 +315,7 @@ fn the_comparison_a_step_at_a_time_is_the_comparison_at_once() {
         let mut steps = 0;
         let mut last = job.progress();
         loop {
-            let mut left = per_step;
-            let done = job.step(&mut || {
-                let go = left > 0;
-                left = left.saturating_sub(1);
-                go
-            });
+            let done = job.step(&mut budget(per_step));
             if done {
                 break;
             }

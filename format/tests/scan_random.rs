@@ -18,12 +18,9 @@ use sgpt_format::frame_timing::frame_timing;
 use sgpt_format::synth::Rng;
 use sgpt_format::{Capture, Frame, GpuPass, Level, Meta, Span, SpanKind, Topology, Writer};
 
-#[path = "support/budget.rs"]
-mod budget;
 #[path = "support/scanner.rs"]
 mod scanner;
-use budget::budget;
-use scanner::{Behaviour, Scanner, drive};
+use scanner::{Behaviour, Scanner, budget, drive};
 
 /// How a pass's durations are drawn: each scale crosses a boundary the scan reads by.
 #[derive(Clone, Copy, Debug)]

@@ -9,6 +9,11 @@ use sgpt_format::FramePiece;
 use sgpt_format::analysis::scan::PieceScanner;
 use sgpt_format::analysis::scan::piece::{PieceShare, decode_entries, encode_entries};
 
+#[path = "budget.rs"]
+mod budget;
+// Tests that drive a scanner step their jobs by the same budget.
+pub use budget::budget;
+
 /// What the scanner does to the pieces it is sent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Behaviour {
@@ -118,12 +123,7 @@ pub fn drive(
     mut step: impl FnMut(Option<&mut dyn PieceScanner>, &mut dyn FnMut() -> bool) -> (bool, bool),
 ) {
     for at in 0.. {
-        let mut left = units;
-        let mut more = || {
-            let go = left > 0;
-            left = left.saturating_sub(1);
-            go
-        };
+        let mut more = budget(units);
         let with = (at < keep).then_some(&mut *scanner as &mut dyn PieceScanner);
         let (done, waiting) = step(with, &mut more);
         if done {
