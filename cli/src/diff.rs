@@ -508,10 +508,8 @@ fn threshold_text(comparison: &Comparison) -> String {
 fn summary(comparison: &Comparison) -> String {
     let [k_a, k_b] = comparison.recordings;
     format!(
-        "{} correction over {} tests at α = {}; {}; {}blocks of {} and {} frames",
-        comparison.correction.name(),
-        comparison.tests,
-        comparison.options.alpha,
+        "{}; {}; {}blocks of {} and {} frames",
+        comparison.correction_words(),
         comparison.method(),
         if comparison.recordings == [1, 1] { String::new() } else { format!("{k_a} and {k_b} recordings, ") },
         comparison.block_frames[0],
@@ -576,7 +574,13 @@ fn write_text(
 ) -> io::Result<()> {
     for (name, side) in ["A", "B"].into_iter().zip(recorded) {
         for (at, recording) in side.iter().enumerate() {
-            writeln!(out, "{name}: {} ({} frames)", printable(&recording.file), recording.report.frames)?;
+            let frames = recording.report.frames;
+            writeln!(
+                out,
+                "{name}: {} ({frames} frame{})",
+                printable(&recording.file),
+                if frames == 1 { "" } else { "s" }
+            )?;
             recovered::write(out, &label(name, at, side.len()), &recording.capture_defects)?;
         }
     }

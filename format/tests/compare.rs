@@ -151,7 +151,7 @@ fn too_few_frames_are_inconclusive_with_the_count() {
     for finding in [&report.frame, &report.passes[0].finding] {
         assert_eq!(finding.verdict, Verdict::Inconclusive);
         let reason = finding.reason.as_deref().unwrap();
-        assert!(reason.contains(&format!("{frames} analysed frames")), "{reason}");
+        assert!(reason.contains(&format!("{frames} frames analysed")), "{reason}");
     }
     assert_eq!(report.tests, 0);
 }

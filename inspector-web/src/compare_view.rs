@@ -87,14 +87,12 @@ impl CompareView {
             ""
         };
         let method = format!(
-            "{}: intervals at {:.0} % confidence, {} correction over {} tests (family-wise α {}); blocks of {blocks_a} and {blocks_b} frames; a shift counts when it passes {:.1} % of A's median and {}.{scope}",
+            "{}: intervals at {:.0} % confidence, {}; blocks of {blocks_a} and {blocks_b} frames; a shift counts when it passes {:.1} % of A's median and {}.{scope}",
             comparison.method(),
             (1.0 - comparison.options.alpha) * 100.0,
-            comparison.correction.name(),
-            comparison.tests,
-            comparison.options.alpha,
+            comparison.correction_words(),
             threshold * 100.0,
-            units::duration(comparison.options.min_effect_ns),
+            units::exact_duration(comparison.options.min_effect_ns),
         );
         Self { frame, rows, threshold_at: (threshold / scale / 2.0).min(0.5), counts, method, skipped_frames: [0, 0] }
     }

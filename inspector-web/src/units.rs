@@ -16,6 +16,21 @@ pub fn duration(ns: u64) -> String {
     }
 }
 
+/// A duration that is a setting, not a measurement (a threshold, a minimum effect): in the
+/// same units as [`duration`], with exactly the digits it has ("1 µs", "1.5 µs", "20 µs"),
+/// since trailing zeros would claim a precision nobody measured.
+#[must_use]
+pub fn exact_duration(ns: u64) -> String {
+    let (scale, unit) = match ns {
+        0..1_000 => return format!("{ns} ns"),
+        1_000..1_000_000 => (1e3, "µs"),
+        1_000_000..1_000_000_000 => (1e6, "ms"),
+        _ => (1e9, "s"),
+    };
+    // `f64`'s shortest round-trip form: 1234 ns / 1e3 prints "1.234", 1000 ns "1".
+    format!("{} {unit}", ns as f64 / scale)
+}
+
 /// A signed duration, with `+` for an increase (a regression when B is later).
 #[must_use]
 pub fn signed_duration(ns: i64) -> String {
@@ -105,6 +120,18 @@ mod tests {
         assert_eq!(duration(1_204_000_000), "1.204 s");
         assert_eq!(signed_duration(-1_500), "−1.500 µs");
         assert_eq!(signed_duration(2_000_000), "+2.000 ms");
+    }
+
+    #[test]
+    fn settings_show_only_the_digits_they_have() {
+        assert_eq!(exact_duration(800), "800 ns");
+        assert_eq!(exact_duration(1_000), "1 µs");
+        assert_eq!(exact_duration(1_500), "1.5 µs");
+        assert_eq!(exact_duration(1_234), "1.234 µs");
+        assert_eq!(exact_duration(20_000), "20 µs");
+        assert_eq!(exact_duration(500_000), "500 µs");
+        assert_eq!(exact_duration(2_000_000), "2 ms");
+        assert_eq!(exact_duration(3_000_000_000), "3 s");
     }
 
     #[test]

@@ -33,7 +33,9 @@ fn a_slowed_pass_leads_the_rows_with_its_bar_past_the_threshold() {
     // Verdict order, then larger effects first within a verdict.
     assert!(view.rows.windows(2).all(|pair| pair[0].verdict <= pair[1].verdict));
     assert_eq!(view.counts.iter().map(|(_, n)| n).sum::<usize>(), view.rows.len());
-    assert!(view.method.contains("holm"), "{}", view.method);
+    assert!(view.method.contains(&format!("holm correction over {} tests", comparison.tests)), "{}", view.method);
+    // The default minimum effect is a setting of 1 µs, not a measurement to four digits.
+    assert!(view.method.contains("A's median and 1 µs."), "{}", view.method);
     assert!(view.method.contains("not the spread between runs"), "one recording a side says what it leaves out");
     for row in &view.rows {
         if let Some((lo, hi)) = row.bar {
@@ -54,6 +56,10 @@ fn too_few_frames_are_inconclusive_and_say_why() {
     assert_eq!(view.frame.verdict, Verdict::Inconclusive);
     assert!(view.frame.reason.as_deref().is_some_and(|r| !r.is_empty()), "{:?}", view.frame);
     assert!(view.rows.iter().all(|row| !matches!(row.verdict, Verdict::Slower | Verdict::Faster)));
+    // Nothing was tested, so there was nothing to correct: said so, not "over 0 tests".
+    assert_eq!(comparison.tests, 0);
+    assert!(view.method.contains("no shift could be tested, so nothing to correct"), "{}", view.method);
+    assert!(!view.method.contains("over 0 tests"), "{}", view.method);
 }
 
 #[test]

@@ -286,6 +286,20 @@ impl Comparison {
     pub fn method(&self) -> &'static str {
         if self.recordings == [1, 1] { METHOD } else { METHOD_RECORDINGS }
     }
+
+    /// The correction over the tests and the family-wise α, in words, the same in every
+    /// tool: "holm correction over 3 tests, family-wise α = 0.05". When no shift could be
+    /// tested (every pass inconclusive, added, removed or culled), there was nothing to
+    /// correct, and it says that rather than "over 0 tests".
+    #[must_use]
+    pub fn correction_words(&self) -> String {
+        let alpha = self.options.alpha;
+        match self.tests {
+            0 => format!("no shift could be tested, so nothing to correct (family-wise α = {alpha})"),
+            1 => format!("{} correction over 1 test, family-wise α = {alpha}", self.correction.name()),
+            tests => format!("{} correction over {tests} tests, family-wise α = {alpha}", self.correction.name()),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -296,6 +310,11 @@ enum Prepared {
     /// samples with `coins`): inconclusive, saying so, in [`compare`]; none at all in
     /// [`try_compare`].
     NeedsDurations,
+}
+
+/// "1 frame", "3 frames": a count of frames in a reason.
+pub(crate) fn frames_counted(frames: usize) -> String {
+    if frames == 1 { "1 frame".to_owned() } else { format!("{frames} frames") }
 }
 
 /// The reason of a test that needed durations its samples did not keep.
@@ -645,7 +664,7 @@ fn too_little_data(a: &Samples, b: &Samples, block_frames: [usize; 2]) -> Option
 /// they cannot; `name` names them (`A`, or a recording of it).
 fn too_little(name: &str, frames: usize, block: usize) -> Option<String> {
     if frames < MIN_FRAMES {
-        return Some(format!("{name} has {frames} analysed frames; at least {MIN_FRAMES} are needed"));
+        return Some(format!("{name} has {} analysed; at least {MIN_FRAMES} are needed", frames_counted(frames)));
     }
     (frames / block < MIN_BLOCKS).then(|| {
         format!(
@@ -830,6 +849,23 @@ mod tests {
             .collect();
         let frame_ns = (0..frames).map(|_| rng.log_normal(3_000_000.0, 0.05) as u64).collect();
         Samples { frames, frame_ns, passes, defects: Vec::new() }
+    }
+
+    #[test]
+    fn the_correction_is_worded_for_what_it_covered() {
+        let mut rng = Rng::new(5);
+        let (a, b) = (side(&mut rng, 600, "only in A"), side(&mut rng, 600, "only in B"));
+        let mut comparison = compare(&a, &b, &CompareOptions::default());
+        assert!(comparison.tests > 1);
+        let tests = comparison.tests;
+        assert_eq!(comparison.correction_words(), format!("holm correction over {tests} tests, family-wise α = 0.05"));
+        comparison.tests = 1;
+        assert_eq!(comparison.correction_words(), "holm correction over 1 test, family-wise α = 0.05");
+        comparison.tests = 0;
+        assert_eq!(
+            comparison.correction_words(),
+            "no shift could be tested, so nothing to correct (family-wise α = 0.05)"
+        );
     }
 
     #[test]

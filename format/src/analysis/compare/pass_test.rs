@@ -141,8 +141,9 @@ impl PassTest {
             for (name, (series, _)) in ["A", "B"].into_iter().zip(input.sides) {
                 if series.frames_present < MIN_FRAMES {
                     return Some(because(format!(
-                        "the {} ran in {} frames of {name}; at least {MIN_FRAMES} are needed",
-                        input.what, series.frames_present
+                        "the {} ran in {} of {name}; at least {MIN_FRAMES} are needed",
+                        input.what,
+                        super::frames_counted(series.frames_present)
                     )));
                 }
             }

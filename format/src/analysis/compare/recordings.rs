@@ -242,7 +242,10 @@ fn why_too_little(a: &[RecordingSummary], b: &[RecordingSummary]) -> Option<Stri
 /// One recording's median and its bootstrap variance, or why it has none.
 fn recording_median(series: &Series, frames: usize, block: usize, what: &str, scratch: &mut Scratch) -> Figure {
     if series.frames_present < MIN_FRAMES {
-        return Err(format!("the {what} ran in {} frames; at least {MIN_FRAMES} are needed", series.frames_present));
+        return Err(format!(
+            "the {what} ran in {}; at least {MIN_FRAMES} are needed",
+            super::frames_counted(series.frames_present)
+        ));
     }
     if !series.values.kept() {
         return Err(NEEDS_DURATIONS.to_owned());
