@@ -4,7 +4,9 @@
 //!
 //! Rows are ordered by verdict (slower first, then faster, added, removed, culled,
 //! unculled, inconclusive, unchanged: the order of `Verdict`), then by the size of the
-//! effect, largest first. The bar's scale is shared by every row so bars compare.
+//! effect, largest first. The bar's scale is shared by every row so bars compare. Each
+//! distinct reason a row gives (why the data cannot decide, or what a verdict rests on) is
+//! listed once and numbered, and the rows carry its number.
 
 use sgpt_format::compare::{Comparison, Finding, Verdict};
 
@@ -18,6 +20,8 @@ pub struct CompareRow {
     pub verdict: Verdict,
     /// Why the data cannot decide, or what the verdict rests on.
     pub reason: Option<String>,
+    /// The number of `reason` in [`CompareView::reasons`] (from 1), shown beside the verdict.
+    pub note: Option<usize>,
     pub median_a: String,
     pub median_b: String,
     /// `+1.234 ms (+4.1 %)`, or `–`.
@@ -44,6 +48,43 @@ pub struct CompareView {
     pub method: String,
     /// Frames of A and of B that could not be read, left out of the comparison.
     pub skipped_frames: [usize; 2],
+    /// Each distinct reason once, in the order of the rows that give it (the frame's row
+    /// first), with how many rows give it. A row's `note` numbers its reason here, so the
+    /// why is read on the page, not only in a tooltip; where every row is inconclusive for
+    /// one cause, that cause is one line.
+    pub reasons: Vec<Reason>,
+}
+
+/// A reason some rows give for their verdict, and how many rows give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reason {
+    pub text: String,
+    pub rows: usize,
+}
+
+/// `text` with its first letter upper-case: the method begins a sentence in the view.
+fn sentence_case(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+}
+
+/// Numbers each row's reason by its place among the distinct reasons, counting the rows
+/// that give each.
+fn number_reasons<'a>(rows: impl Iterator<Item = &'a mut CompareRow>) -> Vec<Reason> {
+    let mut reasons: Vec<Reason> = Vec::new();
+    for row in rows {
+        let Some(text) = &row.reason else { continue };
+        let at = match reasons.iter().position(|reason| &reason.text == text) {
+            Some(at) => at,
+            None => {
+                reasons.push(Reason { text: text.clone(), rows: 0 });
+                reasons.len() - 1
+            }
+        };
+        reasons[at].rows += 1;
+        row.note = Some(at + 1);
+    }
+    reasons
 }
 
 impl CompareView {
@@ -61,7 +102,7 @@ impl CompareView {
             .fold(threshold * 2.0, f64::max);
         let scale = if widest.is_finite() && widest > 0.0 { widest } else { 1.0 };
         let row = |name: String, finding: &Finding| row(name, finding, scale);
-        let frame = row("GPU frame time".to_owned(), &comparison.frame);
+        let mut frame = row("GPU frame time".to_owned(), &comparison.frame);
         let mut rows: Vec<CompareRow> = comparison
             .passes
             .iter()
@@ -72,6 +113,8 @@ impl CompareView {
             })
             .collect();
         rows.sort_by(|a, b| a.verdict.cmp(&b.verdict).then(b.effect.total_cmp(&a.effect)).then(a.name.cmp(&b.name)));
+        // Numbered in the order the rows are shown.
+        let reasons = number_reasons(std::iter::once(&mut frame).chain(rows.iter_mut()));
         let mut counts: Vec<(Verdict, usize)> = Vec::new();
         for row in &rows {
             match counts.last_mut() {
@@ -88,13 +131,21 @@ impl CompareView {
         };
         let method = format!(
             "{}: intervals at {:.0} % confidence, {}; blocks of {blocks_a} and {blocks_b} frames; a shift counts when it passes {:.1} % of A's median and {}.{scope}",
-            comparison.method(),
+            sentence_case(comparison.method()),
             (1.0 - comparison.options.alpha) * 100.0,
             comparison.correction_words(),
             threshold * 100.0,
             units::exact_duration(comparison.options.min_effect_ns),
         );
-        Self { frame, rows, threshold_at: (threshold / scale / 2.0).min(0.5), counts, method, skipped_frames: [0, 0] }
+        Self {
+            frame,
+            rows,
+            threshold_at: (threshold / scale / 2.0).min(0.5),
+            counts,
+            method,
+            skipped_frames: [0, 0],
+            reasons,
+        }
     }
 
     /// Says that `skipped` frames of A and of B could not be read and are left out.
@@ -126,6 +177,7 @@ fn row(name: String, finding: &Finding, scale: f64) -> CompareRow {
         name,
         verdict: finding.verdict,
         reason: finding.reason.clone(),
+        note: None,
         median_a: shift.map_or_else(dash, |s| units::duration(s.median_a_ns)),
         median_b: shift.map_or_else(dash, |s| units::duration(s.median_b_ns)),
         delta: shift.map_or_else(dash, |s| match s.change {

@@ -36,6 +36,11 @@ fn a_slowed_pass_leads_the_rows_with_its_bar_past_the_threshold() {
     assert!(view.method.contains(&format!("holm correction over {} tests", comparison.tests)), "{}", view.method);
     // The default minimum effect is a setting of 1 µs, not a measurement to four digits.
     assert!(view.method.contains("A's median and 1 µs."), "{}", view.method);
+    assert!(view.method.starts_with("Circular block bootstrap"), "the method begins a sentence: {}", view.method);
+    // Rows without a reason have no number; numbered ones point at their own reason.
+    for row in std::iter::once(&view.frame).chain(&view.rows) {
+        assert_eq!(row.note.map(|note| &view.reasons[note - 1].text), row.reason.as_ref(), "{row:?}");
+    }
     assert!(view.method.contains("not the spread between runs"), "one recording a side says what it leaves out");
     for row in &view.rows {
         if let Some((lo, hi)) = row.bar {
@@ -56,6 +61,16 @@ fn too_few_frames_are_inconclusive_and_say_why() {
     assert_eq!(view.frame.verdict, Verdict::Inconclusive);
     assert!(view.frame.reason.as_deref().is_some_and(|r| !r.is_empty()), "{:?}", view.frame);
     assert!(view.rows.iter().all(|row| !matches!(row.verdict, Verdict::Slower | Verdict::Faster)));
+    // Every row says why, by the number of a reason listed once: here the few frames.
+    let shown: Vec<_> = std::iter::once(&view.frame).chain(&view.rows).collect();
+    for row in &shown {
+        let note = row.note.expect("every inconclusive row points at its reason");
+        assert_eq!(Some(&view.reasons[note - 1].text), row.reason.as_ref(), "{row:?}");
+    }
+    assert_eq!(view.reasons.iter().map(|reason| reason.rows).sum::<usize>(), shown.len());
+    let distinct: std::collections::BTreeSet<_> = view.reasons.iter().map(|reason| &reason.text).collect();
+    assert_eq!(distinct.len(), view.reasons.len(), "each reason once");
+    assert_eq!(view.frame.note, Some(1), "numbered in the order shown, the frame's row first");
     // Nothing was tested, so there was nothing to correct: said so, not "over 0 tests".
     assert_eq!(comparison.tests, 0);
     assert!(view.method.contains("no shift could be tested, so nothing to correct"), "{}", view.method);

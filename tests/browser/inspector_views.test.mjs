@@ -173,6 +173,13 @@ test('compare gives the engine\'s verdicts for two ranges, inconclusive where fr
   assert.ok(rows.every((r) => r[1] === 'inconclusive'), rows.map((r) => r[1]).join(', '));
   const reason = await page.getAttribute('[data-testid=compare] tbody tr:first-child td:nth-child(2)', 'title');
   assert.ok(reason && reason.length > 0, 'the frame row says why');
+  // And on the page, not only on hover: each reason listed once, numbered, the rows
+  // carrying their reason's number in the Why column.
+  const reasons = await page.$$eval('[data-testid=compare] ol.reasons li', (items) => items.map((li) => li.textContent));
+  const note = Number(rows[0].at(-1));
+  assert.ok(note >= 1 && reasons[note - 1]?.startsWith(reason), `${note}: ${JSON.stringify(reasons)}`);
+  assert.ok(rows.every((r) => Number(r.at(-1)) >= 1 && Number(r.at(-1)) <= reasons.length), 'every row numbers its reason');
+  assert.equal(new Set(reasons).size, reasons.length, 'each reason once');
   assert.deepEqual(problems, []);
 });
 

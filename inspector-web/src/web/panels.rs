@@ -519,6 +519,15 @@ pub fn compare(
             view.method
         ),
     )?;
+    if !view.reasons.is_empty() {
+        // Each reason once, numbered as the Why column numbers the rows that give it.
+        dom.add_class(root, "p", "reasons-head", "Why, by the number in each row's Why column:")?;
+        let list = dom.add_class(root, "ol", "reasons", "")?;
+        for reason in &view.reasons {
+            let rows = if reason.rows == 1 { "1 row".to_owned() } else { format!("{} rows", reason.rows) };
+            dom.add(&list, "li", &format!("{} ({rows})", reason.text))?;
+        }
+    }
     let table = dom.table(
         root,
         &[
@@ -529,6 +538,7 @@ pub fn compare(
             ("Shift", true),
             ("Interval", true),
             ("", false),
+            ("Why", true),
         ],
     )?;
     table.set_class_name("compare");
@@ -569,6 +579,10 @@ pub fn compare(
         if let Some((lo, hi)) = row.bar {
             let bar = dom.add_class(&track, "span", "bar", "")?;
             set_left(&bar, lo, Some(hi - lo));
+        }
+        let why = dom.add_class(&tr, "td", "num", &row.note.map(|note| note.to_string()).unwrap_or_default())?;
+        if let Some(reason) = &row.reason {
+            let _ = why.set_attribute("title", reason);
         }
     }
     if view.rows.len() > MAX_ROWS {
