@@ -21,7 +21,9 @@
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
 // (`?file=B&base=A`) to its verdicts, in one run; `--pair-only` prints only that. For the
-// inspector it prints the time to the verdicts, the CPU every Chromium process spent to
+// inspector it prints the time to the verdicts (the median pair of `--loads`), also as a
+// share of the inspector's own time to full statistics of the one capture in the same run
+// (the comparison goal read within the browser), the CPU every Chromium process spent to
 // them against `sgpt diff`'s own (median of 3), when the candidate's strip, the statistics
 // and the verdicts were shown, the jobs' phases, and the shares logged in any task over 50 ms.
 //
@@ -699,6 +701,9 @@ const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await launchChromium();
 const speed = cpuSlowdown === 1 ? 'this machine' : `this machine's CPU slowed ${cpuSlowdown}× while loading`;
 console.log(`\ninspector bench (headless Chromium, SwiftShader, ${speed})`);
+// Each size's time to full statistics in the browser (first count of workers, median of
+// the loads), for the pair's ratio to the browser's own analysis of one capture.
+const browserFullStats = new Map();
 for (const capture of pairOnly ? [] : captures) {
   const figures = await inspector(browser, base, capture, workerCounts[0]);
   const memory = capture.memory ? ', memory gauges every frame' : '';
@@ -717,6 +722,7 @@ for (const capture of pairOnly ? [] : captures) {
     console.log(`  fetching the file alone  ${ms(fetched)} = ${(fetched / native[0]).toFixed(2)}× sgpt stats on 1 thread (median of 3; the browser's floor)`);
     const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×), ${ofRoof(elapsed)}`;
     const first = await medianOfLoads(figures.fullStats, browser, base, capture, workerCounts[0]);
+    browserFullStats.set(capture.size, first.median);
     console.log(`    ${workerCounts[0]} workers                ${ms(first.median)} = ${ratio(first.median)}${first.of}`);
     const fromFile = [];
     for (let load = 0; load < loads; load++) fromFile.push(await fileLoad(browser, base, capture, workerCounts[0]));
@@ -770,12 +776,22 @@ for (const size of pairs) {
   // ratio between them by a tenth on this machine.
   const stats = median3(() => timed(['stats', capture.file, '--json']));
   const diff = median3(() => timed(['diff', capture.file, candidate]));
-  const page = await pairInBrowser(browser, base, capture, candidate);
+  // The median pair of `loads`, by time to the verdicts: one pair's time moves as much
+  // as one capture's load does.
+  const runs = [];
+  for (let load = 0; load < loads; load++) runs.push(await pairInBrowser(browser, base, capture, candidate));
+  const page = [...runs].sort((a, b) => a.elapsed - b.elapsed)[Math.floor(runs.length / 2)];
+  const pairOf3 = runs.length > 1 ? ` (median of ${runs.length} pairs: ${runs.map((run) => ms(run.elapsed)).join(', ')})` : '';
+  const own = browserFullStats.get(size);
   console.log(`
 ${size} against another run of it (two captures, ${mb(capture.bytes)} each)`);
   console.log(`  sgpt stats on one        ${ms(stats)} (median of 3)`);
   console.log(`  sgpt diff on the two     ${ms(diff)} = ${(diff / stats).toFixed(2)}× sgpt stats (median of 3; target ≤ 2×)`);
-  console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats, ${(page.elapsed / diff).toFixed(2)}× sgpt diff; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
+  console.log(`  inspector, both opened   ${ms(page.elapsed)} from navigation to the verdicts = ${(page.elapsed / stats).toFixed(2)}× sgpt stats, ${(page.elapsed / diff).toFixed(2)}× sgpt diff${pairOf3}; longest task ${page.over50 === 0 ? 'none over 50 ms' : `${ms(page.longest)}, ${page.over50} over 50 ms`}; wasm memory ${mb(page.wasmBytes)} = ${(page.wasmBytes / (2 * capture.bytes)).toFixed(2)}× the two files`);
+  // The goal read within the browser: two captures compared against one analysed, there.
+  console.log(own === undefined
+    ? '    against one in the page  not measured: run with the size in --sizes and without --pair-only'
+    : `    against one in the page  ${(page.elapsed / own).toFixed(2)}× the inspector's own full statistics of one (${ms(own)} in this run; target ≤ 2×)`);
   const diffCpu = median3(() => cpuOfCli(['diff', capture.file, candidate]));
   console.log(`    CPU to the verdicts    ${ms(page.cpu)}, every Chromium process = ${(page.cpu / diffCpu).toFixed(2)}× sgpt diff's ${ms(diffCpu)} (median of 3)`);
   console.log(`    strip, statistics, verdicts ${ms(page.strip)}, ${ms(page.stats)}, ${ms(page.compare)} from navigation start (the candidate's strip; the baseline is read after it is shown)`);
