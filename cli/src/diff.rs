@@ -69,6 +69,7 @@ use sgpt_format::compare::{
     CompareOptions, Comparison, ContextDifference, Finding, PassComparison, RecordingSummary, Samples, Shift, Verdict,
     compare, compare_summaries, context_differences, try_compare,
 };
+use sgpt_format::wording::counted;
 use sgpt_format::{Capture, Defect, GpuPassKind, Meta, SpanKind};
 
 use crate::input::{self, printable};
@@ -574,13 +575,8 @@ fn write_text(
 ) -> io::Result<()> {
     for (name, side) in ["A", "B"].into_iter().zip(recorded) {
         for (at, recording) in side.iter().enumerate() {
-            let frames = recording.report.frames;
-            writeln!(
-                out,
-                "{name}: {} ({frames} frame{})",
-                printable(&recording.file),
-                if frames == 1 { "" } else { "s" }
-            )?;
+            let frames = counted(recording.report.frames, "frame");
+            writeln!(out, "{name}: {} ({frames})", printable(&recording.file))?;
             recovered::write(out, &label(name, at, side.len()), &recording.capture_defects)?;
         }
     }

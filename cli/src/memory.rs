@@ -12,6 +12,7 @@ use sgpt_format::memory_analysis::{
     self, CheckpointDiff, DomainRow, FrameSampler, GaugeScan, Gauges, ProviderSummary, RecordLoss, SiteTraffic,
     SizeBucket,
 };
+use sgpt_format::wording::counted;
 use sgpt_format::{Capture, CounterUnit, Defect, MemoryLoss, MemoryRecursionLoss};
 
 use crate::input::{self, printable};
@@ -384,9 +385,9 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>, defects: &[Defect])
     }
     writeln!(
         out,
-        "{}: {} memory record(s); domains from {}",
+        "{}: {}; domains from {}",
         printable(report.file),
-        report.memory_records,
+        counted(report.memory_records as u64, "memory record"),
         report.source
     )?;
     recovered::write(out, "the capture", defects)?;
@@ -522,15 +523,15 @@ fn write_text(out: &mut impl Write, report: &MemoryJson<'_>, defects: &[Defect])
                     if let Some(e) = entry {
                         writeln!(
                             out,
-                            "  {what}: {} from operation {}, {} operation(s) lost",
+                            "  {what}: {} from operation {}, {} lost",
                             e.reason.description(),
                             e.first_lost_seq,
-                            e.count
+                            counted(e.count, "operation")
                         )?;
                     }
                 }
                 if let Some(r) = &loss.recursion {
-                    writeln!(out, "  recursion: {} operation(s) at or after {}", r.count, r.after_seq)?;
+                    writeln!(out, "  recursion: {} at or after {}", counted(r.count, "operation"), r.after_seq)?;
                 }
             }
         }

@@ -16,9 +16,9 @@ use crate::input::printable;
 /// "B") that opened with `count` defects, or `None` when it opened whole.
 fn heading(whose: &str, count: usize) -> Option<String> {
     (count > 0).then(|| {
-        let plural = if count == 1 { "" } else { "s" };
+        let defects = sgpt_format::wording::counted(count as u64, "defect");
         format!(
-            "recovered: opening {whose} found {count} defect{plural}; only what could be read is used \
+            "recovered: opening {whose} found {defects}; only what could be read is used \
              (`sgpt validate` says what was lost)"
         )
     })

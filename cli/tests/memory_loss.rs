@@ -37,7 +37,7 @@ fn the_loss_is_reported_exactly_and_reconciliation_is_unavailable() {
     assert_eq!(report["reconciliation"]["status"], "unavailable");
     assert_eq!(
         report["reconciliation"]["reason"],
-        "capture 2 lost 4 operation(s) from operation 14 (journal full): the interval after it is incomplete"
+        "capture 2 lost 4 operations from operation 14 (journal full): the interval after it is incomplete"
     );
     // The journal lost operations before the terminal checkpoint: no net is summed from what remains.
     assert_eq!(
@@ -83,7 +83,7 @@ fn the_text_report_says_incomplete_and_the_capture_validates_intact() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("reconciliation: unavailable"), "{text}");
     assert!(text.contains("loss in capture 2: INCOMPLETE"), "{text}");
-    assert!(text.contains("journal: journal full from operation 14, 4 operation(s) lost"), "{text}");
+    assert!(text.contains("journal: journal full from operation 14, 4 operations lost"), "{text}");
     assert!(text.contains("capture 2: activity (began late"), "{text}");
     assert!(text.contains("(from the journal: operations it lost are not counted here)"), "{text}");
     assert!(text.contains("wave 1 -> end:") && text.contains("operations lost before it"), "{text}");

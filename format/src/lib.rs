@@ -39,6 +39,7 @@ mod records;
 
 pub mod analysis;
 pub mod export;
+pub mod wording;
 
 #[doc(hidden)]
 pub mod dev;

@@ -358,7 +358,7 @@ fn reconciliation_is_bounded_in_activity_mode_and_names_a_mismatch() {
     assert_eq!(cut.domains[0].journal_net_bytes, None);
     assert_eq!(
         cut.reason.as_deref(),
-        Some("capture 0 lost 2 operation(s) from operation 5 (journal full): the interval after it is incomplete")
+        Some("capture 0 lost 2 operations from operation 5 (journal full): the interval after it is incomplete")
     );
 }
 

@@ -161,8 +161,8 @@ impl CompareView {
         match self.skipped_frames {
             [0, 0] => None,
             [a, b] => Some(format!(
-                "{a} frame{} of A and {b} of B could not be read (see Capture & notes) and are left out of the comparison.",
-                if a == 1 { "" } else { "s" }
+                "{} of A and {b} of B could not be read (see Capture & notes) and are left out of the comparison.",
+                sgpt_format::wording::counted(a as u64, "frame")
             )),
         }
     }

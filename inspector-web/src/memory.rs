@@ -370,15 +370,15 @@ impl MemoryView {
 
     #[must_use]
     pub fn source_text(&self) -> String {
-        let records = self.records;
+        let records = sgpt_format::wording::counted(self.records as u64, "memory record");
         match self.source {
             Some(DomainSource::MemoryRecord) => {
-                format!("{records} memory record(s); domains from the last record's terminal checkpoint.")
+                format!("{records}; domains from the last record's terminal checkpoint.")
             }
             Some(DomainSource::Gauges) => format!(
-                "{records} memory record(s); domains from the last sampled per-frame gauges (a gauge never sampled reads {NOT_RECORDED})."
+                "{records}; domains from the last sampled per-frame gauges (a gauge never sampled reads {NOT_RECORDED})."
             ),
-            None => format!("{records} memory record(s) without a checkpoint and no domain gauges."),
+            None => format!("{records} without a checkpoint and no domain gauges."),
         }
     }
 

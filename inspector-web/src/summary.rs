@@ -4,6 +4,7 @@
 //! built here, so what the page shows is tested natively, without a browser.
 
 use crate::verify::ReadBack;
+use sgpt_format::wording::counted;
 use sgpt_format::{Capture, Defect, DefectKind, OpenError};
 
 /// At most this many rows of a table, and GPU pass labels in the pass table, reach the
@@ -267,8 +268,7 @@ impl Summary {
             match self.dropped_spans {
                 0 => "0".to_owned(),
                 dropped => {
-                    let frames = self.frames_with_dropped_spans;
-                    format!("{dropped} on {frames} frame{}", if frames == 1 { "" } else { "s" })
+                    format!("{dropped} on {}", counted(self.frames_with_dropped_spans, "frame"))
                 }
             },
         ));
@@ -320,10 +320,9 @@ impl Summary {
             fact(
                 format!("{} dropped spans", crate::units::grouped(self.dropped_spans)),
                 format!(
-                    "{} spans begun but never timed (dropped by the recorder), on {} frame{}",
+                    "{} spans begun but never timed (dropped by the recorder), on {}",
                     self.dropped_spans,
-                    self.frames_with_dropped_spans,
-                    if self.frames_with_dropped_spans == 1 { "" } else { "s" }
+                    counted(self.frames_with_dropped_spans, "frame")
                 ),
                 self.dropped_spans > 0,
             ),
@@ -340,11 +339,11 @@ impl Summary {
         let damaged = self.defects.shown.iter().filter(|row| row.kind != DefectKind::NotClosed.name()).count()
             + self.defects.omitted;
         if damaged > 0 {
-            let plural = if damaged == 1 { "" } else { "s" };
+            let damaged = counted(damaged as u64, "defect");
             facts.push(fact(
-                format!("{damaged} defect{plural}"),
+                damaged.clone(),
                 format!(
-                    "Opening the capture found {damaged} defect{plural}: only what could be read is shown (the summary lists each)"
+                    "Opening the capture found {damaged}: only what could be read is shown (the summary lists each)"
                 ),
                 true,
             ));

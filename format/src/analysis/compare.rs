@@ -312,11 +312,6 @@ enum Prepared {
     NeedsDurations,
 }
 
-/// "1 frame", "3 frames": a count of frames in a reason.
-pub(crate) fn frames_counted(frames: usize) -> String {
-    if frames == 1 { "1 frame".to_owned() } else { format!("{frames} frames") }
-}
-
 /// The reason of a test that needed durations its samples did not keep.
 const NEEDS_DURATIONS: &str = "these samples keep each frame's span of this pass only as at or below its median \
      or not, and this figure needs the durations themselves; compare samples that keep them";
@@ -664,7 +659,10 @@ fn too_little_data(a: &Samples, b: &Samples, block_frames: [usize; 2]) -> Option
 /// they cannot; `name` names them (`A`, or a recording of it).
 fn too_little(name: &str, frames: usize, block: usize) -> Option<String> {
     if frames < MIN_FRAMES {
-        return Some(format!("{name} has {} analysed; at least {MIN_FRAMES} are needed", frames_counted(frames)));
+        return Some(format!(
+            "{name} has {} analysed; at least {MIN_FRAMES} are needed",
+            crate::wording::counted(frames as u64, "frame")
+        ));
     }
     (frames / block < MIN_BLOCKS).then(|| {
         format!(

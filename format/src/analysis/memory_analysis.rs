@@ -804,9 +804,9 @@ fn reconciliation_status(
     use ReconciliationStatus::{Bounded, Exact, Mismatch, Unavailable};
     if let Some(loss) = [record.health.journal_loss, record.health.table_loss].into_iter().flatten().next() {
         let reason = format!(
-            "capture {} lost {} operation(s) from operation {} ({}): the interval after it is incomplete",
+            "capture {} lost {} from operation {} ({}): the interval after it is incomplete",
             record.capture_id,
-            loss.count,
+            crate::wording::counted(loss.count, "operation"),
             loss.first_lost_seq,
             loss.reason.description()
         );
@@ -814,8 +814,10 @@ fn reconciliation_status(
     }
     if let Some(recursion) = record.health.recursion {
         let reason = format!(
-            "capture {} lost the detail of {} re-entrant operation(s) at or after operation {}",
-            record.capture_id, recursion.count, recursion.after_seq
+            "capture {} lost the detail of {} at or after operation {}",
+            record.capture_id,
+            crate::wording::counted(recursion.count, "re-entrant operation"),
+            recursion.after_seq
         );
         return (Unavailable, Some(reason));
     }

@@ -151,8 +151,8 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
     kinds.dedup();
     if count > 0 {
         banners.push(format!(
-            "Opening this capture found {count} defect{} ({}): only what could be read is shown. The summary lists each one.",
-            if count == 1 { "" } else { "s" },
+            "Opening this capture found {} ({}): only what could be read is shown. The summary lists each one.",
+            sgpt_format::wording::counted(count as u64, "defect"),
             kinds.join(", ")
         ));
     }

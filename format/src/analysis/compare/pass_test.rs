@@ -143,7 +143,7 @@ impl PassTest {
                     return Some(because(format!(
                         "the {} ran in {} of {name}; at least {MIN_FRAMES} are needed",
                         input.what,
-                        super::frames_counted(series.frames_present)
+                        crate::wording::counted(series.frames_present as u64, "frame")
                     )));
                 }
             }

@@ -244,7 +244,7 @@ fn recording_median(series: &Series, frames: usize, block: usize, what: &str, sc
     if series.frames_present < MIN_FRAMES {
         return Err(format!(
             "the {what} ran in {}; at least {MIN_FRAMES} are needed",
-            super::frames_counted(series.frames_present)
+            crate::wording::counted(series.frames_present as u64, "frame")
         ));
     }
     if !series.values.kept() {
