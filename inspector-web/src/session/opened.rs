@@ -11,7 +11,7 @@ use crate::strip::StripData;
 use crate::summary::{MAX_ROWS, Summary, clip};
 use crate::units;
 
-/// How many frames with dropped spans the warning names before "…".
+/// How many frames with dropped spans the warning names before "and N more".
 const NAMED_DROPPED_FRAMES: usize = 12;
 
 /// A capture, just opened.
@@ -132,11 +132,12 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
             .take(NAMED_DROPPED_FRAMES)
             .map(|f| format!("{} ({})", f.frame_number, f.dropped_spans))
             .collect();
-        let more = if summary.frames_with_dropped_spans > NAMED_DROPPED_FRAMES as u64 { ", …" } else { "" };
+        let unnamed = summary.frames_with_dropped_spans.saturating_sub(frames.len() as u64);
+        let more = if unnamed > 0 { format!(" and {} more", units::grouped(unnamed)) } else { String::new() };
         banners.push(format!(
-            "{} spans were dropped (begun but never timed; the capture's notes say why), on {} frames (marked purple in the strip): frames {}{more}. Those frames lack some passes.",
+            "{} spans were dropped (begun but never timed; the capture's notes say why), on {} (marked purple in the strip): frames {}{more}. Those frames lack some passes.",
             units::grouped(summary.dropped_spans),
-            summary.frames_with_dropped_spans,
+            sgpt_format::wording::counted(summary.frames_with_dropped_spans, "frame"),
             frames.join(", ")
         ));
     }
@@ -249,6 +250,20 @@ mod tests {
             )
         );
         assert_eq!(BaseOpened::of(&timing, "a.sgpt").against(&timing, &timing).recorded_differently, None);
+    }
+
+    #[test]
+    fn dropped_spans_name_the_first_frames_and_count_the_rest() {
+        // The workload drops 3 spans every 97th frame: 15 frames in 1,500.
+        let bytes = generate(&SynthOptions { frames: 1_500, passes: 20, ..SynthOptions::default() });
+        let capture = Capture::open(&bytes).expect("a synthetic capture opens");
+        let banners = OpenedBuild::new(&capture, "synth.sgpt").finish().0.banners;
+        let named: Vec<String> = (0..NAMED_DROPPED_FRAMES).map(|k| format!("{} (3)", 96 + 97 * k)).collect();
+        let expected = format!(
+            "45 spans were dropped (begun but never timed; the capture's notes say why), on 15 frames (marked purple in the strip): frames {} and 3 more. Those frames lack some passes.",
+            named.join(", ")
+        );
+        assert_eq!(banners, [expected]);
     }
 
     #[test]
