@@ -4,6 +4,7 @@
 //! natively. The page itself (`web`: DOM, events, file reading) exists only on `wasm32`
 //! and is tested in Chromium by `tests/browser/inspector.test.mjs`.
 
+pub mod baseline_room;
 pub mod compare_view;
 pub mod frame_detail;
 pub mod gzip;

@@ -316,3 +316,36 @@ test('editing the hash after load changes tab, frame and range without reopening
   assert.equal(await page.evaluate(() => document.body.dataset.load), '1');
   assert.deepEqual(problems, []);
 });
+
+test('a trap in the page\'s WebAssembly is shown as the page\'s error, not a progress line that never moves', async (t) => {
+  const { page, problems } = await openPage(browser, t, '?file=/captures/level_timing.sgpt');
+  assert.equal((await outcome(page)).state, 'ready');
+  // A real trap, uncaught in a task of its own, as one in any of the page's callbacks
+  // would be: a module whose one function is `unreachable`, Rust's abort on a failed
+  // allocation.
+  await page.evaluate(async () => {
+    const bytes = new Uint8Array([
+      0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+      0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // a type: () -> ()
+      0x03, 0x02, 0x01, 0x00, // one function of it
+      0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, // exported as "f"
+      0x0a, 0x05, 0x01, 0x03, 0x00, 0x00, 0x0b, // its body: unreachable
+    ]);
+    const { instance } = await WebAssembly.instantiate(bytes);
+    setTimeout(() => instance.exports.f());
+  });
+  await page.waitForFunction(() => document.body.dataset.state === 'error');
+  assert.equal(await page.evaluate(() => document.body.dataset.trapped), 'true');
+  const shown = await outcome(page);
+  assert.match(shown.error, /^The inspector stopped on an error in its WebAssembly \(unreachable\)\. Reload the page/);
+  assert.ok(problems.some((p) => /unreachable/.test(p)), `the trap itself is uncaught: ${problems}`);
+});
+
+test('a trap with the memory at wasm32\'s 4 GiB says the page ran out of memory, and what to do', async () => {
+  const { trapMessage } = await import('../../inspector-web/src/web/trap.js');
+  const full = trapMessage(4 * 1024 ** 3 - (1 << 20), new WebAssembly.RuntimeError('unreachable'));
+  assert.match(full, /^The inspector ran out of memory: a web page’s WebAssembly holds at most 4 GiB/);
+  assert.match(full, /`sgpt diff A B` compares captures of any length/);
+  const roomy = trapMessage(512 * 1024 ** 2, new WebAssembly.RuntimeError('unreachable'));
+  assert.match(roomy, /stopped on an error in its WebAssembly \(unreachable\)/);
+});

@@ -137,7 +137,10 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
         banners.push(format!(
             "{} spans were dropped (begun but never timed; the capture's notes say why), on {} (marked purple in the strip): frames {}{more}. Those frames lack some passes.",
             units::grouped(summary.dropped_spans),
-            sgpt_format::wording::counted(summary.frames_with_dropped_spans, "frame"),
+            match summary.frames_with_dropped_spans {
+                1 => "1 frame".to_owned(),
+                frames => format!("{} frames", units::grouped(frames)),
+            },
             frames.join(", ")
         ));
     }

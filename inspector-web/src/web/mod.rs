@@ -11,6 +11,7 @@ mod panic;
 mod runner;
 mod slice;
 mod source;
+mod trap;
 mod workers;
 
 use wasm_bindgen::prelude::*;
@@ -23,6 +24,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(start)]
 pub fn start() -> Result<(), JsValue> {
     panic::install();
+    trap::install();
     app::start().map_err(|error| {
         let message = format!(
             "The inspector could not start: {error}. Reload the page; if it persists, the site's files are incomplete."

@@ -17,6 +17,7 @@ use super::mailbox::Mailbox;
 use super::slice::{self, SoloJob, yield_now};
 use super::source::{Input, ReadError};
 use super::workers::WorkerPool;
+use crate::baseline_room::{OpenCapture, baseline_room};
 use crate::gzip::{self, GzipError, Inflater};
 use crate::session::{OpenedBuild, Restore, Session, Update};
 use crate::slicing::JobKind;
@@ -108,7 +109,7 @@ async fn load(
     fn named(name: &str) -> impl FnOnce(Failure) -> Failed + '_ {
         move |failure| (name.to_owned(), failure)
     }
-    let Some(bytes) = fetch(app, ticket, &name, input).await.map_err(named(&name))? else { return Ok(()) };
+    let Some(bytes) = fetch(app, ticket, &name, input, u64::MAX).await.map_err(named(&name))? else { return Ok(()) };
     let Some(capture) = open(app, ticket, &name, &bytes).await.map_err(named(&name))? else { return Ok(()) };
     yield_now().await.map_err(page)?;
     if !app.is_current(ticket) {
@@ -121,6 +122,7 @@ async fn load(
     };
     let (opened, gauges) = build.finish();
     let summary = opened.summary.clone();
+    let candidate = OpenCapture { bytes: bytes.len() as u64, frames: summary.frames, spans: summary.spans };
     app.apply(Update::Opened(Box::new(opened)));
     yield_now().await.map_err(page)?;
     if !app.is_current(ticket) {
@@ -148,7 +150,10 @@ async fn load(
         let base_name = format!("the baseline {file}");
         // The candidate is shown, and its statistics run on the workers, while the page
         // reads the baseline: they would otherwise wait for each other.
-        let read = fetch(app, ticket, &base_name, base);
+        // Only a baseline that fits beside the candidate, with what comparing them needs:
+        // running out of memory would end the page, the candidate with it.
+        let memory = core::arch::wasm32::memory_size(0) as u64 * WASM_PAGE_BYTES;
+        let read = fetch(app, ticket, &base_name, base, baseline_room(memory, candidate));
         let Some(read) = running.serve_until(mailbox, read).await.map_err(|failure| (name.clone(), failure))? else {
             return Ok(());
         };
@@ -176,14 +181,18 @@ async fn load(
     running.serve(mailbox).await.map_err(|failure| (name.clone(), failure))
 }
 
-/// Reads `input` and inflates it if it is gzip; `None` when a newer load began meanwhile.
-async fn fetch(app: &dyn Page, ticket: u64, name: &str, input: &Input) -> Result<Option<Vec<u8>>, Failure> {
+/// A wasm memory page.
+const WASM_PAGE_BYTES: u64 = 64 << 10;
+
+/// Reads `input` (refused past `room` bytes, see [`Input::read`]) and inflates it if it is
+/// gzip; `None` when a newer load began meanwhile.
+async fn fetch(app: &dyn Page, ticket: u64, name: &str, input: &Input, room: u64) -> Result<Option<Vec<u8>>, Failure> {
     let progress = |done: u64, total: Option<u64>| {
         let fraction = total.map(|t| done as f64 / t.max(1) as f64 * 0.5);
         let text = format!("Reading {name}: {}…", units::bytes(done));
         app.apply(Update::Progress { fraction: fraction.or(Some(0.0)), text });
     };
-    let mut bytes = input.read(ticket, &progress).await?;
+    let mut bytes = input.read(ticket, &progress, room).await?;
     if !app.is_current(ticket) {
         return Ok(None);
     }

@@ -50,6 +50,10 @@ pub enum ReadError {
     Scheme(String),
     #[error("the file is {}, more than the {} this page opens; use the `sgpt` command line for it", crate::units::bytes(*.0), crate::units::bytes(MAX_FILE_BYTES))]
     TooLarge(u64),
+    /// Under the limit, but the page's memory cannot hold it beside what is open (a
+    /// candidate's capture, when this is its baseline): wasm32 has 4 GiB in all.
+    #[error("there is no room for the file's {} beside what this page holds already (a web page's WebAssembly has at most 4 GiB); open it alone, or compare long captures with `sgpt diff` on the command line", crate::units::bytes(*.0))]
+    NoRoom(u64),
     #[error(transparent)]
     Js(#[from] Error),
 }
@@ -78,33 +82,48 @@ impl Input {
     }
 
     /// The whole file, for load `load`; `progress` gets (bytes read, bytes expected if known).
-    pub async fn read(&self, load: u64, progress: &dyn Fn(u64, Option<u64>)) -> Result<Vec<u8>, ReadError> {
+    /// A file over `room` bytes, what the page can still hold (see `baseline_room`), is
+    /// refused before it is read where its size is known, and as soon as it passes `room`
+    /// where it is not.
+    pub async fn read(&self, load: u64, progress: &dyn Fn(u64, Option<u64>), room: u64) -> Result<Vec<u8>, ReadError> {
         let mut job = SoloJob::start(load, JobKind::Read);
         let bytes = match self {
-            Input::File(file) => read_file(file, progress, &mut job).await,
-            Input::Url(url) => fetch(url, progress, &mut job).await,
+            Input::File(file) => read_file(file, progress, room, &mut job).await,
+            Input::Url(url) => fetch(url, progress, room, &mut job).await,
         }?;
         job.done();
         Ok(bytes)
     }
 }
 
+/// The error for a file of `len` bytes: too large for the page, or for the room left in it.
+fn too_large(len: u64, room: u64) -> Option<ReadError> {
+    if len > MAX_FILE_BYTES {
+        Some(ReadError::TooLarge(len))
+    } else if len > room {
+        Some(ReadError::NoRoom(len))
+    } else {
+        None
+    }
+}
+
 async fn read_file(
     file: &web_sys::File,
     progress: &dyn Fn(u64, Option<u64>),
+    room: u64,
     job: &mut SoloJob,
 ) -> Result<Vec<u8>, ReadError> {
     let size = file.size();
-    if size > MAX_FILE_BYTES as f64 {
-        return Err(ReadError::TooLarge(size as u64));
+    if let Some(error) = too_large(size as u64, room) {
+        return Err(error);
     }
     let mut bytes = Vec::new();
-    bytes.try_reserve_exact(size as usize).map_err(|_| ReadError::TooLarge(size as u64))?;
+    bytes.try_reserve_exact(size as usize).map_err(|_| ReadError::NoRoom(size as u64))?;
     let failed = |error: &JsValue| ReadError::File(describe(error));
     let file = gloo_file::Blob::from(file.clone());
     let whole: &web_sys::Blob = file.as_ref();
     if let Ok(reader) = web_sys::ReadableStreamByobReader::new(&whole.stream()) {
-        read_byob(&reader, &mut bytes, &|done| progress(done, Some(size as u64)), &failed, job).await?;
+        read_byob(&reader, &mut bytes, &|done| progress(done, Some(size as u64)), &failed, room, job).await?;
         return Ok(bytes);
     }
     // Without byte streams: slices, each released once copied.
@@ -160,6 +179,7 @@ async fn read_byob(
     bytes: &mut Vec<u8>,
     read: &dyn Fn(u64),
     failed: &dyn Fn(&JsValue) -> ReadError,
+    room: u64,
     job: &mut SoloJob,
 ) -> Result<(), ReadError> {
     let mut scratch = js_sys::Uint8Array::new_with_length(SCRATCH_BYTES);
@@ -171,9 +191,9 @@ async fn read_byob(
         let chunk: js_sys::Uint8Array =
             js_sys::Reflect::get(&result, &"value".into()).map_err(Error::from)?.dyn_into().map_err(Error::from)?;
         let total = bytes.len() as u64 + u64::from(chunk.length());
-        if total > MAX_FILE_BYTES {
+        if let Some(error) = too_large(total, room) {
             let _ = reader.cancel();
-            return Err(ReadError::TooLarge(total));
+            return Err(error);
         }
         append_sliced(bytes, &chunk, job).await?;
         read(total);
@@ -181,7 +201,12 @@ async fn read_byob(
     }
 }
 
-async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>), job: &mut SoloJob) -> Result<Vec<u8>, ReadError> {
+async fn fetch(
+    url: &str,
+    progress: &dyn Fn(u64, Option<u64>),
+    room: u64,
+    job: &mut SoloJob,
+) -> Result<Vec<u8>, ReadError> {
     let network = |error: &JsValue| ReadError::Network {
         reason: describe(error),
         hint: if url.starts_with("blob:") {
@@ -199,16 +224,16 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>), job: &mut SoloJob
         return Err(ReadError::Http { status: response.status(), status_text: response.status_text() });
     }
     let expected = response.headers().get("content-length").ok().flatten().and_then(|len| len.parse::<u64>().ok());
-    if let Some(len) = expected.filter(|&len| len > MAX_FILE_BYTES) {
-        return Err(ReadError::TooLarge(len));
+    if let Some(error) = expected.and_then(|len| too_large(len, room)) {
+        return Err(error);
     }
     let mut bytes = Vec::new();
     if let Some(len) = expected {
-        bytes.try_reserve_exact(len as usize).map_err(|_| ReadError::TooLarge(len))?;
+        bytes.try_reserve_exact(len as usize).map_err(|_| ReadError::NoRoom(len))?;
     }
     let Some(body) = response.body() else { return Ok(bytes) };
     if let Ok(reader) = web_sys::ReadableStreamByobReader::new(&body) {
-        read_byob(&reader, &mut bytes, &|done| progress(done, expected), &network, job).await?;
+        read_byob(&reader, &mut bytes, &|done| progress(done, expected), &network, room, job).await?;
         return Ok(bytes);
     }
     let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
@@ -220,9 +245,9 @@ async fn fetch(url: &str, progress: &dyn Fn(u64, Option<u64>), job: &mut SoloJob
         }
         let value: js_sys::Uint8Array =
             js_sys::Reflect::get(&chunk, &"value".into()).map_err(Error::from)?.dyn_into().map_err(Error::from)?;
-        if bytes.len() as u64 + u64::from(value.length()) > MAX_FILE_BYTES {
+        if let Some(error) = too_large(bytes.len() as u64 + u64::from(value.length()), room) {
             let _ = reader.cancel();
-            return Err(ReadError::TooLarge(bytes.len() as u64 + u64::from(value.length())));
+            return Err(error);
         }
         append_sliced(&mut bytes, &value, job).await?;
         release(&value);
