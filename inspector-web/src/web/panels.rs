@@ -524,7 +524,7 @@ pub fn compare(
         dom.add_class(root, "p", "reasons-head", "Why, by the number in each row's Why column:")?;
         let list = dom.add_class(root, "ol", "reasons", "")?;
         for reason in &view.reasons {
-            let rows = if reason.rows == 1 { "1 row".to_owned() } else { format!("{} rows", reason.rows) };
+            let rows = sgpt_format::wording::counted(reason.rows as u64, "row");
             dom.add(&list, "li", &format!("{} ({rows})", reason.text))?;
         }
     }
