@@ -20,7 +20,7 @@ pub struct CompareRow {
     pub verdict: Verdict,
     /// Why the data cannot decide, or what the verdict rests on.
     pub reason: Option<String>,
-    /// The number of `reason` in [`CompareView::reasons`] (from 1), shown beside the verdict.
+    /// The number of `reason` in [`CompareView::reasons`] (from 1), shown in the Why column.
     pub note: Option<usize>,
     pub median_a: String,
     pub median_b: String,
