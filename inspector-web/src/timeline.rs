@@ -581,12 +581,7 @@ pub fn ticks(viewport: &Viewport, target: f64) -> Vec<Tick> {
     let first = (viewport.start / step).ceil();
     let at: Vec<f64> = (0..200).map(|k| (first + f64::from(k)) * step).take_while(|&ns| ns <= viewport.end).collect();
     let largest = at.iter().fold(0.0f64, |largest, ns| largest.max(ns.abs()));
-    let (scale, unit) = match largest {
-        l if l < 1e3 => (1.0, "ns"),
-        l if l < 1e6 => (1e3, "µs"),
-        l if l < 1e9 => (1e6, "ms"),
-        _ => (1e9, "s"),
-    };
+    let (scale, unit) = units::time_unit(largest);
     // The step is 1, 2 or 5 times a power of ten: as many decimals as that power asks.
     let decimals = ((scale / step).log10() - 1e-9).ceil().clamp(0.0, 9.0) as usize;
     at.into_iter()

@@ -4,15 +4,25 @@
 /// `41.23 µs`, `16.67 ms`, `1.204 s`. Never rounds a nonzero value to zero.
 #[must_use]
 pub fn duration(ns: u64) -> String {
-    let value = ns as f64;
-    if ns < 1_000 {
-        format!("{ns} ns")
-    } else if ns < 1_000_000 {
-        format!("{} µs", significant(value / 1e3))
-    } else if ns < 1_000_000_000 {
-        format!("{} ms", significant(value / 1e6))
+    match time_unit(ns as f64) {
+        (1.0, _) => format!("{ns} ns"),
+        (scale, unit) => format!("{} {unit}", significant(ns as f64 / scale)),
+    }
+}
+
+/// The unit a time of `ns` nanoseconds reads in, and its nanoseconds: ns below a
+/// microsecond, then µs, ms, and s from a second up. Every time the page prints picks its
+/// unit here, so a duration, a setting and an axis agree.
+#[must_use]
+pub fn time_unit(ns: f64) -> (f64, &'static str) {
+    if ns < 1e3 {
+        (1.0, "ns")
+    } else if ns < 1e6 {
+        (1e3, "µs")
+    } else if ns < 1e9 {
+        (1e6, "ms")
     } else {
-        format!("{} s", significant(value / 1e9))
+        (1e9, "s")
     }
 }
 
@@ -21,14 +31,11 @@ pub fn duration(ns: u64) -> String {
 /// since trailing zeros would claim a precision nobody measured.
 #[must_use]
 pub fn exact_duration(ns: u64) -> String {
-    let (scale, unit) = match ns {
-        0..1_000 => return format!("{ns} ns"),
-        1_000..1_000_000 => (1e3, "µs"),
-        1_000_000..1_000_000_000 => (1e6, "ms"),
-        _ => (1e9, "s"),
-    };
-    // `f64`'s shortest round-trip form: 1234 ns / 1e3 prints "1.234", 1000 ns "1".
-    format!("{} {unit}", ns as f64 / scale)
+    match time_unit(ns as f64) {
+        (1.0, _) => format!("{ns} ns"),
+        // `f64`'s shortest round-trip form: 1234 ns / 1e3 prints "1.234", 1000 ns "1".
+        (scale, unit) => format!("{} {unit}", ns as f64 / scale),
+    }
 }
 
 /// A signed duration, with `+` for an increase (a regression when B is later).
