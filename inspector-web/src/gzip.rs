@@ -38,6 +38,15 @@ pub enum GzipError {
         crate::units::bytes(*limit), MAX_RATIO, crate::units::bytes(MIN_LIMIT), crate::units::bytes(MAX_INFLATED_BYTES)
     )]
     TooLarge { limit: u64 },
+    /// Within the limit, but the page's memory cannot hold what it inflates to beside what
+    /// is open (a candidate, when this is its baseline).
+    #[error(
+        "it is gzip-compressed and inflates to at least {}, more than this page has room for beside \
+         what it holds already (a web page's WebAssembly has at most 4 GiB); open it alone, or compare \
+         long captures with `sgpt diff` on the command line",
+        crate::units::bytes(*needed)
+    )]
+    NoRoom { needed: u64 },
     #[error("it is gzip-compressed but damaged ({0}); download it again, or open the uncompressed .sgpt")]
     Corrupt(String),
 }
@@ -48,23 +57,38 @@ pub struct Inflater<'a> {
     decoder: MultiGzDecoder<&'a [u8]>,
     out: Vec<u8>,
     limit: u64,
+    /// The most the output may take in the page's memory, or `u64::MAX`.
+    room: u64,
+    /// The inflated size the stream's trailer gives, read before anything is inflated.
+    hint: u64,
     compressed_len: usize,
     done: bool,
 }
 
 impl<'a> Inflater<'a> {
+    /// `room` is the most the file may take in the page's memory (see `baseline_room`;
+    /// `u64::MAX` where nothing else is open). The compressed bytes are held while they
+    /// inflate, so the output gets that room less their size.
     #[must_use]
-    pub fn new(compressed: &'a [u8]) -> Self {
+    pub fn new(compressed: &'a [u8], room: u64) -> Self {
         let limit = (compressed.len() as u64).saturating_mul(MAX_RATIO).clamp(MIN_LIMIT, MAX_INFLATED_BYTES);
-        // ISIZE (the last 4 bytes) is the inflated size mod 2^32: only a hint, capped.
+        // ISIZE (the last 4 bytes) is the last member's inflated size mod 2^32: a lower bound
+        // on the output within the limit (a member past 4 GiB is past the limit anyway).
         let hint = compressed
             .len()
             .checked_sub(4)
             .and_then(|at| compressed.get(at..))
             .and_then(|tail| tail.try_into().ok())
             .map_or(0, |tail: [u8; 4]| u64::from(u32::from_le_bytes(tail)));
-        let out = Vec::with_capacity(usize::try_from(hint.min(limit)).unwrap_or(0));
-        Self { decoder: MultiGzDecoder::new(compressed), out, limit, compressed_len: compressed.len(), done: false }
+        Self {
+            decoder: MultiGzDecoder::new(compressed),
+            out: Vec::new(),
+            limit,
+            room: room.saturating_sub(compressed.len() as u64),
+            hint,
+            compressed_len: compressed.len(),
+            done: false,
+        }
     }
 
     /// Inflates up to about `budget` more bytes. Returns `true` once everything is inflated.
@@ -75,6 +99,13 @@ impl<'a> Inflater<'a> {
         if self.done {
             return Ok(true);
         }
+        if self.out.capacity() == 0 {
+            // Refused before a byte is inflated where the trailer already says it cannot fit.
+            if self.hint > self.room && self.hint <= self.limit {
+                return Err(GzipError::NoRoom { needed: self.hint });
+            }
+            self.grow_to(self.hint.min(self.limit).min(self.room), self.hint)?;
+        }
         let target = self.out.len().saturating_add(budget);
         let mut chunk = [0u8; 64 * 1024];
         while self.out.len() < target {
@@ -84,12 +115,29 @@ impl<'a> Inflater<'a> {
                 self.done = true;
                 return Ok(true);
             }
-            if (self.out.len() + read) as u64 > self.limit {
+            let len = (self.out.len() + read) as u64;
+            if len > self.limit {
                 return Err(GzipError::TooLarge { limit: self.limit });
+            }
+            if len > self.room {
+                return Err(GzipError::NoRoom { needed: len });
+            }
+            if self.out.len() + read > self.out.capacity() {
+                // A quarter more at a time, never past what may be held: doubling could ask
+                // for twice the room just as the output nears it.
+                let more = (self.out.capacity() as u64 / 4).max(read as u64);
+                self.grow_to((self.out.capacity() as u64 + more).min(self.limit).min(self.room).max(len), len)?;
             }
             self.out.extend_from_slice(&chunk[..read]);
         }
         Ok(false)
+    }
+
+    /// Makes room for `capacity` bytes of output, of which `needed` are known to come,
+    /// asking the allocator rather than aborting where the page's memory cannot grow.
+    fn grow_to(&mut self, capacity: u64, needed: u64) -> Result<(), GzipError> {
+        let additional = usize::try_from(capacity).unwrap_or(usize::MAX).saturating_sub(self.out.len());
+        self.out.try_reserve_exact(additional).map_err(|_| GzipError::NoRoom { needed })
     }
 
     /// Compressed bytes consumed so far, for a progress bar.
@@ -116,7 +164,7 @@ impl<'a> Inflater<'a> {
 /// # Errors
 /// As [`Inflater::step`].
 pub fn inflate(compressed: &[u8]) -> Result<Vec<u8>, GzipError> {
-    let mut inflater = Inflater::new(compressed);
+    let mut inflater = Inflater::new(compressed, u64::MAX);
     while !inflater.step(1 << 20)? {}
     Ok(inflater.finish())
 }
@@ -144,7 +192,7 @@ mod tests {
             .collect();
         let compressed = gzip(&data);
         assert!(is_gzip(&compressed));
-        let mut inflater = Inflater::new(&compressed);
+        let mut inflater = Inflater::new(&compressed, u64::MAX);
         let mut steps = 0;
         while !inflater.step(10_000).expect("valid") {
             steps += 1;
@@ -163,6 +211,39 @@ mod tests {
         assert_eq!(inflate(&compressed), Err(GzipError::TooLarge { limit: MIN_LIMIT }));
         // One member alone is within the floor and inflates whole.
         assert_eq!(inflate(&member).map(|bytes| bytes.len()), Ok(1 << 20));
+    }
+
+    #[test]
+    fn a_file_that_cannot_fit_is_refused_before_it_inflates() {
+        let data = vec![7u8; 1 << 20];
+        let compressed = gzip(&data);
+        let room = compressed.len() as u64 + (1 << 19);
+        // The trailer says a MiB: refused at once, with nothing inflated.
+        let mut inflater = Inflater::new(&compressed, room);
+        assert_eq!(inflater.step(4096), Err(GzipError::NoRoom { needed: 1 << 20 }));
+        assert_eq!(inflater.inflated(), 0);
+        // With room for the compressed bytes and the output together, it inflates whole.
+        let mut inflater = Inflater::new(&compressed, compressed.len() as u64 + (1 << 20));
+        while !inflater.step(100_000).expect("it fits") {}
+        assert_eq!(inflater.finish(), data);
+    }
+
+    #[test]
+    fn a_file_whose_trailer_says_less_stops_at_the_room() {
+        // Four members; the trailer names only the last, a quarter of the output.
+        let compressed = gzip(&vec![3u8; 1 << 18]).repeat(4);
+        let room = compressed.len() as u64 + (1 << 19);
+        let mut inflater = Inflater::new(&compressed, room);
+        let error = loop {
+            match inflater.step(10_000) {
+                Ok(done) => assert!(!done, "a MiB cannot fit in half of one"),
+                Err(error) => break error,
+            }
+            assert!(inflater.inflated() as u64 <= 1 << 19, "never past the room");
+            assert!(inflater.out.capacity() as u64 <= 1 << 19, "nor asks for more");
+        };
+        assert!(matches!(error, GzipError::NoRoom { needed } if needed > 1 << 19), "{error:?}");
+        assert!(error.to_string().contains("`sgpt diff`"), "{error}");
     }
 
     #[test]

@@ -199,7 +199,9 @@ async fn fetch(app: &dyn Page, ticket: u64, name: &str, input: &Input, room: u64
     if gzip::is_gzip(&bytes) {
         app.apply(Update::Gzip);
         let compressed = std::mem::take(&mut bytes);
-        let mut inflater = Inflater::new(&compressed);
+        // Inflated only within the room the file was read under: a baseline that fits
+        // compressed may not once inflated.
+        let mut inflater = Inflater::new(&compressed, room);
         let mut job = SoloJob::start(ticket, JobKind::Inflate);
         loop {
             let mut done = false;
