@@ -162,7 +162,7 @@ impl CompareView {
             [0, 0] => None,
             [a, b] => Some(format!(
                 "{} of A and {b} of B could not be read (see Capture & notes) and are left out of the comparison.",
-                sgpt_format::wording::counted(a as u64, "frame")
+                units::counted(a as u64, "frame")
             )),
         }
     }

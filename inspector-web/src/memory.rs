@@ -370,7 +370,7 @@ impl MemoryView {
 
     #[must_use]
     pub fn source_text(&self) -> String {
-        let records = sgpt_format::wording::counted(self.records as u64, "memory record");
+        let records = units::counted(self.records as u64, "memory record");
         match self.source {
             Some(DomainSource::MemoryRecord) => {
                 format!("{records}; domains from the last record's terminal checkpoint.")

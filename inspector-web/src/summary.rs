@@ -3,8 +3,8 @@
 //! This is the only module that reads `sgpt_format`. The web layer renders the plain data
 //! built here, so what the page shows is tested natively, without a browser.
 
+use crate::units::{counted, grouped};
 use crate::verify::ReadBack;
-use sgpt_format::wording::counted;
 use sgpt_format::{Capture, Defect, DefectKind, OpenError};
 
 /// At most this many rows of a table, and GPU pass labels in the pass table, reach the
@@ -252,11 +252,11 @@ impl Summary {
         facts.push((
             "Frames",
             match self.frame_numbers {
-                Some((first, last)) => format!("{} (numbers {first} to {last})", self.frames),
+                Some((first, last)) => format!("{} (numbers {first} to {last})", grouped(self.frames)),
                 None => "0".to_owned(),
             },
         ));
-        facts.push(("GPU spans", self.spans.to_string()));
+        facts.push(("GPU spans", grouped(self.spans)));
         facts.push((
             "Read back",
             self.read_back
@@ -268,7 +268,7 @@ impl Summary {
             match self.dropped_spans {
                 0 => "0".to_owned(),
                 dropped => {
-                    format!("{dropped} on {}", counted(self.frames_with_dropped_spans, "frame"))
+                    format!("{} on {}", grouped(dropped), counted(self.frames_with_dropped_spans, "frame"))
                 }
             },
         ));
@@ -310,18 +310,18 @@ impl Summary {
                 ),
             },
             fact(
-                format!("{} frames", crate::units::grouped(self.frames)),
+                counted(self.frames, "frame"),
                 match self.frame_numbers {
-                    Some((first, last)) => format!("{} frames, numbers {first} to {last}", self.frames),
+                    Some((first, last)) => format!("{}, numbers {first} to {last}", counted(self.frames, "frame")),
                     None => "No frames".to_owned(),
                 },
                 self.frames == 0,
             ),
             fact(
-                format!("{} dropped spans", crate::units::grouped(self.dropped_spans)),
+                counted(self.dropped_spans, "dropped span"),
                 format!(
-                    "{} spans begun but never timed (dropped by the recorder), on {}",
-                    self.dropped_spans,
+                    "{} begun but never timed (dropped by the recorder), on {}",
+                    counted(self.dropped_spans, "span"),
                     counted(self.frames_with_dropped_spans, "frame")
                 ),
                 self.dropped_spans > 0,

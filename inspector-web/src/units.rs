@@ -63,6 +63,14 @@ pub fn signed_ns(ns: f64) -> String {
     if ns < 0.0 { format!("−{}", exact_ns((-ns) as u64)) } else { format!("+{}", exact_ns(ns as u64)) }
 }
 
+/// A count and its noun, the count grouped as [`grouped`] writes it: `1 frame`,
+/// `17 814 frames`. Every count the page words goes through here, so none reads
+/// `17814 frames` beside another's `17 814`.
+#[must_use]
+pub fn counted(count: u64, noun: &str) -> String {
+    format!("{} {}", grouped(count), sgpt_format::wording::noun_for(count, noun))
+}
+
 /// `1234567` as `1 234 567` (thin spaces), for counts and exact values.
 #[must_use]
 pub fn grouped(value: u64) -> String {
@@ -146,6 +154,8 @@ mod tests {
         assert_eq!(exact_ns(41_234_567), "41\u{2009}234\u{2009}567 ns");
         assert_eq!(grouped(999), "999");
         assert_eq!(grouped(1_000), "1\u{2009}000");
+        assert_eq!(counted(1, "frame"), "1 frame");
+        assert_eq!(counted(17_814, "frame"), "17\u{2009}814 frames");
     }
 
     #[test]

@@ -137,10 +137,7 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
         banners.push(format!(
             "{} spans were dropped (begun but never timed; the capture's notes say why), on {} (marked purple in the strip): frames {}{more}. Those frames lack some passes.",
             units::grouped(summary.dropped_spans),
-            match summary.frames_with_dropped_spans {
-                1 => "1 frame".to_owned(),
-                frames => format!("{} frames", units::grouped(frames)),
-            },
+            units::counted(summary.frames_with_dropped_spans, "frame"),
             frames.join(", ")
         ));
     }
@@ -156,7 +153,7 @@ fn banners(summary: &Summary, capture: &Capture<'_>) -> Vec<String> {
     if count > 0 {
         banners.push(format!(
             "Opening this capture found {} ({}): only what could be read is shown. The summary lists each one.",
-            sgpt_format::wording::counted(count as u64, "defect"),
+            units::counted(count as u64, "defect"),
             kinds.join(", ")
         ));
     }
@@ -176,7 +173,7 @@ pub struct BaseOpened {
     pub name: String,
     pub strip: StripData,
     pub facts: Vec<crate::summary::ToolbarFact>,
-    /// A banner when the two were recorded differently: see [`recorded_differently`].
+    /// A banner when the two were recorded differently: set by [`BaseOpened::against`].
     pub recorded_differently: Option<String>,
 }
 

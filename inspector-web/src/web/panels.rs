@@ -524,7 +524,7 @@ pub fn compare(
         dom.add_class(root, "p", "reasons-head", "Why, by the number in each row's Why column:")?;
         let list = dom.add_class(root, "ol", "reasons", "")?;
         for reason in &view.reasons {
-            let rows = sgpt_format::wording::counted(reason.rows as u64, "row");
+            let rows = units::counted(reason.rows as u64, "row");
             dom.add(&list, "li", &format!("{} ({rows})", reason.text))?;
         }
     }
