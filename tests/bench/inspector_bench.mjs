@@ -46,9 +46,11 @@
 //   page as the flag is set; polling for it added up to 100 ms);
 // - CPU to full statistics, with the first count of workers: the CPU time every Chromium
 //   process of the bench used from navigation to full statistics (/proc's user and system
-//   times, by kind of process), against `sgpt stats`' own on 1 thread (median of 3), and
-//   that CPU spread over this machine's cores: the least time the load could take here
-//   however well its work were spread, beside the time it took;
+//   times, by kind of process, and the renderer's by thread: the page's, the workers',
+//   and the thread pool's, where V8 compiles the hot wasm again), against `sgpt stats`'
+//   own on 1 thread (median of 3), and that CPU spread over this machine's cores: the
+//   least time the load could take here however well its work were spread, beside the
+//   time it took;
 // - time to every frame checked: to body[data-verified=true] (every frame decoded whole,
 //   which the workers take on once the statistics are done);
 // - time to memory lane, for captures with memory gauges: to body[data-memory=ready] (the
@@ -239,9 +241,32 @@ function chromiumCpu() {
   for (const [pid, { cmdline, ms }] of processes) {
     if (pid === process.pid || !ours(pid) || !cmdline.includes('chrom')) continue;
     const kind = cmdline.match(/--type=([\w-]+)/)?.[1] ?? 'browser';
-    cpu.set(pid, { kind, ms });
+    cpu.set(pid, { kind, ms, threads: kind === 'renderer' ? threadCpu(pid) : new Map() });
   }
   return cpu;
+}
+
+/** CPU ms each thread of process `pid` has used so far, by tid, with its name (/proc's
+ *  comm: at most 15 characters, such as `CrRendererMain` or `DedicatedWorker`). */
+function threadCpu(pid) {
+  const threads = new Map();
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return threads; // The process ended.
+  }
+  for (const tid of tids) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+      const fields = statFields(text);
+      threads.set(tid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS });
+    } catch {
+      // The thread ended while being read.
+    }
+  }
+  return threads;
 }
 
 /** CPU ms each kind of Chromium process used between snapshots `before` and `after`. */
@@ -249,6 +274,30 @@ function cpuBetween(before, after) {
   const byKind = {};
   for (const [pid, { kind, ms }] of after) byKind[kind] = (byKind[kind] ?? 0) + ms - (before.get(pid)?.ms ?? 0);
   return byKind;
+}
+
+/** The renderers' CPU ms between snapshots `before` and `after`, by what its threads do:
+ *  the page's own thread, the statistics workers, Chromium's thread pool (where V8
+ *  compiles the wasm again with TurboFan as it runs hot, and collects garbage), and the
+ *  rest (compositing, IO, and threads that ended meanwhile). */
+function rendererThreadsBetween(before, after) {
+  const split = { page: 0, workers: 0, pool: 0, other: 0 };
+  for (const [pid, { kind, ms, threads }] of after) {
+    if (kind !== 'renderer') continue;
+    const earlier = before.get(pid)?.threads ?? new Map();
+    let named = 0;
+    for (const [tid, { name, ms: now }] of threads) {
+      const used = now - (earlier.get(tid)?.ms ?? 0);
+      named += used;
+      // The main thread keeps the process's name (`chromium`); its tid is the pid.
+      if (Number(tid) === pid || name === 'CrRendererMain') split.page += used;
+      else if (name.startsWith('DedicatedWorker')) split.workers += used;
+      else if (name.startsWith('ThreadPool')) split.pool += used;
+      else split.other += used;
+    }
+    split.other += Math.max(0, ms - (before.get(pid)?.ms ?? 0) - named);
+  }
+  return split;
 }
 
 /** CPU ms (user and system) of one run of the CLI, read by the shell that waited for it. */
@@ -351,7 +400,9 @@ async function inspector(browser, base, capture, workers) {
   if (state.state !== 'ready') throw new Error(`${capture.size}: ${state.error}`);
   // Polled often: the CPU the load used is read when the statistics are seen ready.
   await page.waitForFunction(() => document.body.dataset.stats === 'ready', null, { polling: 10, timeout: 1_800_000 });
-  const statsCpu = cpuBetween(cpuBefore, chromiumCpu());
+  const cpuAfter = chromiumCpu();
+  const statsCpu = cpuBetween(cpuBefore, cpuAfter);
+  const rendererThreads = rendererThreadsBetween(cpuBefore, cpuAfter);
   const fullStats = await page.evaluate(() => window.__statsReadyMs);
   await page.waitForFunction(
     () => document.body.dataset.verified === 'true' && document.body.dataset.memory === 'ready',
@@ -402,6 +453,7 @@ async function inspector(browser, base, capture, workers) {
     firstView,
     fullStats,
     statsCpu,
+    rendererThreads,
     memoryLane: loaded.memoryReadyMs,
     verified: loaded.verifiedMs,
     longestTask: Math.max(0, ...loaded.tasks),
@@ -738,7 +790,9 @@ for (const capture of pairOnly ? [] : captures) {
     const helpers = Object.values(rest).reduce((a, b) => a + b, 0);
     const total = renderer + main + gpu + helpers;
     const ofNative = nativeCpu > 0 ? `${(total / nativeCpu).toFixed(2)}× sgpt stats' ${ms(nativeCpu)}` : "sgpt stats' less than a tick of the clock";
-    console.log(`  CPU to full statistics   ${ms(total)} = ${ofNative} on 1 thread: renderer ${ms(renderer)} (page, workers, wasm compiler), browser ${ms(main)}, network and other ${ms(helpers)}, GPU ${ms(gpu)}`);
+    console.log(`  CPU to full statistics   ${ms(total)} = ${ofNative} on 1 thread: renderer ${ms(renderer)}, browser ${ms(main)}, network and other ${ms(helpers)}, GPU ${ms(gpu)}`);
+    const threads = figures.rendererThreads;
+    console.log(`    the renderer's threads  page ${ms(threads.page)}, workers ${ms(threads.workers)}, thread pool ${ms(threads.pool)} (V8 compiling the hot wasm again, and its garbage collection), other ${ms(threads.other)}`);
     console.log(`    on ${cpus().length} cores              at least ${ms(total / cpus().length)} = ${(total / cpus().length / native[0]).toFixed(2)}× sgpt stats on 1 thread, however well the work is spread`);
     for (const count of workerCounts.slice(1)) {
       const other = await inspector(browser, base, capture, count);
