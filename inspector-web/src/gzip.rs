@@ -39,16 +39,27 @@ pub enum GzipError {
     )]
     TooLarge { limit: u64 },
     /// Within the limit, but the page's memory cannot hold what it inflates to beside what
-    /// is open (a candidate, when this is its baseline).
-    #[error(
-        "it is gzip-compressed and inflates to at least {}, more than this page has room for beside \
-         what it holds already (a web page's WebAssembly has at most 4 GiB); open it alone, or compare \
-         long captures with `sgpt diff` on the command line",
-        crate::units::bytes(*needed)
-    )]
-    NoRoom { needed: u64 },
+    /// is open (a candidate, when this is its baseline): `needed` bytes, as inflating found
+    /// them or, before a byte is inflated, as the stream's trailer gives them.
+    #[error("{}", no_room(*needed, *from_trailer))]
+    NoRoom { needed: u64, from_trailer: bool },
     #[error("it is gzip-compressed but damaged ({0}); download it again, or open the uncompressed .sgpt")]
     Corrupt(String),
+}
+
+/// [`GzipError::NoRoom`]'s words: a trailer's size is what the file says, not yet seen.
+fn no_room(needed: u64, from_trailer: bool) -> String {
+    let size = crate::units::bytes(needed);
+    let inflated = if from_trailer {
+        format!("its trailer gives {size} inflated")
+    } else {
+        format!("inflates to at least {size}")
+    };
+    format!(
+        "it is gzip-compressed and {inflated}, more than this page has room for beside what it holds already \
+         (a web page's WebAssembly has at most 4 GiB); open it alone, or compare long captures with `sgpt diff` \
+         on the command line"
+    )
 }
 
 /// Inflates a gzip file step by step, within the limit for its compressed size.
@@ -102,9 +113,10 @@ impl<'a> Inflater<'a> {
         if self.out.capacity() == 0 {
             // Refused before a byte is inflated where the trailer already says it cannot fit.
             if self.hint > self.room && self.hint <= self.limit {
-                return Err(GzipError::NoRoom { needed: self.hint });
+                return Err(GzipError::NoRoom { needed: self.hint, from_trailer: true });
             }
-            self.grow_to(self.hint.min(self.limit).min(self.room), self.hint)?;
+            let first = self.hint.min(self.limit).min(self.room);
+            self.grow_to(first).map_err(|()| GzipError::NoRoom { needed: first, from_trailer: true })?;
         }
         let target = self.out.len().saturating_add(budget);
         let mut chunk = [0u8; 64 * 1024];
@@ -120,24 +132,25 @@ impl<'a> Inflater<'a> {
                 return Err(GzipError::TooLarge { limit: self.limit });
             }
             if len > self.room {
-                return Err(GzipError::NoRoom { needed: len });
+                return Err(GzipError::NoRoom { needed: len, from_trailer: false });
             }
             if self.out.len() + read > self.out.capacity() {
                 // A quarter more at a time, never past what may be held: doubling could ask
                 // for twice the room just as the output nears it.
                 let more = (self.out.capacity() as u64 / 4).max(read as u64);
-                self.grow_to((self.out.capacity() as u64 + more).min(self.limit).min(self.room).max(len), len)?;
+                let capacity = (self.out.capacity() as u64 + more).min(self.limit).min(self.room).max(len);
+                self.grow_to(capacity).map_err(|()| GzipError::NoRoom { needed: len, from_trailer: false })?;
             }
             self.out.extend_from_slice(&chunk[..read]);
         }
         Ok(false)
     }
 
-    /// Makes room for `capacity` bytes of output, of which `needed` are known to come,
-    /// asking the allocator rather than aborting where the page's memory cannot grow.
-    fn grow_to(&mut self, capacity: u64, needed: u64) -> Result<(), GzipError> {
+    /// Makes room for `capacity` bytes of output, asking the allocator rather than
+    /// aborting where the page's memory cannot grow that far.
+    fn grow_to(&mut self, capacity: u64) -> Result<(), ()> {
         let additional = usize::try_from(capacity).unwrap_or(usize::MAX).saturating_sub(self.out.len());
-        self.out.try_reserve_exact(additional).map_err(|_| GzipError::NoRoom { needed })
+        self.out.try_reserve_exact(additional).map_err(|_| ())
     }
 
     /// Compressed bytes consumed so far, for a progress bar.
@@ -220,7 +233,14 @@ mod tests {
         let room = compressed.len() as u64 + (1 << 19);
         // The trailer says a MiB: refused at once, with nothing inflated.
         let mut inflater = Inflater::new(&compressed, room);
-        assert_eq!(inflater.step(4096), Err(GzipError::NoRoom { needed: 1 << 20 }));
+        let refused = inflater.step(4096);
+        assert_eq!(refused, Err(GzipError::NoRoom { needed: 1 << 20, from_trailer: true }));
+        assert!(
+            refused
+                .expect_err("refused")
+                .to_string()
+                .contains(&format!("its trailer gives {} inflated", crate::units::bytes(1 << 20)))
+        );
         assert_eq!(inflater.inflated(), 0);
         // With room for the compressed bytes and the output together, it inflates whole.
         let mut inflater = Inflater::new(&compressed, compressed.len() as u64 + (1 << 20));
@@ -242,7 +262,8 @@ mod tests {
             assert!(inflater.inflated() as u64 <= 1 << 19, "never past the room");
             assert!(inflater.out.capacity() as u64 <= 1 << 19, "nor asks for more");
         };
-        assert!(matches!(error, GzipError::NoRoom { needed } if needed > 1 << 19), "{error:?}");
+        assert!(matches!(error, GzipError::NoRoom { needed, from_trailer: false } if needed > 1 << 19), "{error:?}");
+        assert!(error.to_string().contains("inflates to at least"), "{error}");
         assert!(error.to_string().contains("`sgpt diff`"), "{error}");
     }
 
