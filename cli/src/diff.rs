@@ -74,6 +74,7 @@ use sgpt_format::{Capture, Defect, GpuPassKind, Meta, SpanKind};
 
 use crate::input::{self, printable};
 use crate::json::{self, DeltaJson, FindingJson, SCHEMA};
+use crate::output;
 use crate::recovered;
 use crate::stats;
 use crate::table::{Align, Table, signed};
@@ -447,8 +448,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     .collect(),
             })?;
         }
-        Format::Markdown => write_markdown(&mut io::stdout().lock(), &comparison, &recorded, &differences)?,
-        Format::Text => write_text(&mut io::stdout().lock(), &comparison, &recorded, &differences)?,
+        // Each flushed before the gate's line on stderr, which follows the table.
+        Format::Markdown => {
+            let mut out = output::stdout();
+            write_markdown(&mut out, &comparison, &recorded, &differences)?;
+            out.flush()?;
+        }
+        Format::Text => {
+            let mut out = output::stdout();
+            write_text(&mut out, &comparison, &recorded, &differences)?;
+            out.flush()?;
+        }
     }
     if failed {
         let fail_on = args.fail_on.map_or("", FailOn::name);

@@ -1,7 +1,7 @@
 //! `sgpt info`: what a capture is, where it came from, and what it holds.
 
 use std::collections::{HashMap, HashSet};
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -12,6 +12,7 @@ use sgpt_format::{Capture, GpuPassKind};
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, FrameTimingJson, SCHEMA};
+use crate::output;
 use crate::stats::write_frame_timing;
 use crate::validate::{IndexedCountsJson, count_text, losses};
 
@@ -168,8 +169,8 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         .map(|()| ExitCode::SUCCESS);
     }
 
-    let mut out = io::stdout().lock();
-    let field = |out: &mut io::StdoutLock<'_>, name: &str, value: &str| writeln!(out, "{name:<13}{}", printable(value));
+    let mut out = output::stdout();
+    let field = |out: &mut output::Out, name: &str, value: &str| writeln!(out, "{name:<13}{}", printable(value));
     field(&mut out, "file", &format!("{file} ({} bytes)", bytes.len()))?;
     field(
         &mut out,
@@ -282,5 +283,6 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     for defect in &defects {
         writeln!(out, "  {}", printable(&defect.to_string()))?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

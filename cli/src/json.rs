@@ -2,7 +2,7 @@
 //! `"schema": SCHEMA`; fields are only ever added within a schema version. Changing or
 //! removing one bumps it.
 
-use std::io::{self, Write};
+use std::io::Write;
 
 use serde::Serialize;
 use sgpt_format::analysis::{PassDelta, PassStats, StatsReport};
@@ -134,7 +134,7 @@ impl<'d> DeltaJson<'d> {
 
 /// Writes `value` as pretty JSON and a newline to standard output.
 pub fn print(value: &impl Serialize) -> anyhow::Result<()> {
-    let mut out = io::stdout().lock();
+    let mut out = crate::output::stdout();
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;
     out.flush()?;

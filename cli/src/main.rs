@@ -8,6 +8,7 @@ mod info;
 mod input;
 mod json;
 mod memory;
+mod output;
 mod recovered;
 mod stats;
 mod synth;

@@ -17,6 +17,7 @@ use sgpt_format::{Capture, CounterUnit, Defect, MemoryLoss, MemoryRecursionLoss}
 
 use crate::input::{self, printable};
 use crate::json::{self, SCHEMA};
+use crate::output;
 use crate::recovered;
 use crate::table::{Align, Table};
 
@@ -205,7 +206,9 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
     if as_json {
         json::print(&report)?;
     } else {
-        write_text(&mut io::stdout().lock(), &report, capture.defects())?;
+        let mut out = output::stdout();
+        write_text(&mut out, &report, capture.defects())?;
+        out.flush()?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,6 +14,7 @@ use sgpt_format::frame_timing::{Figure, FrameTiming};
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, FrameTimingJson, PassJson, SCHEMA};
+use crate::output;
 use crate::recovered;
 use crate::table::{Align, Table};
 
@@ -218,7 +219,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
         })?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     writeln!(
         out,
         "{}: frames {}..{} ({} analysed), {} spans, {} dropped",
@@ -272,6 +273,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
             writeln!(out, "  {}", printable(&defect.to_string()))?;
         }
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 

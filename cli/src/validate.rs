@@ -1,6 +1,6 @@
 //! `sgpt validate`: one verdict, the defects, and an exit code CI can gate on.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -10,6 +10,7 @@ use sgpt_format::analysis::check::verify_parallel;
 
 use crate::input;
 use crate::json::{self, DefectJson, SCHEMA};
+use crate::output;
 
 /// An indexed frame that does not read back, named by its number.
 #[derive(Debug, Serialize)]
@@ -144,7 +145,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
             error: None,
         })?;
     } else {
-        let mut out = io::stdout().lock();
+        let mut out = output::stdout();
         if intact {
             writeln!(out, "intact: {file} is closed and undamaged ({} frames, {} spans)", counts.frames, counts.spans)?;
         } else {
@@ -165,6 +166,7 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
                 writeln!(out, "  {}", input::printable(&defect.to_string()))?;
             }
         }
+        out.flush()?;
     }
     Ok(if intact { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -13,6 +13,7 @@ use sgpt_format::{Attachment, AttachmentRole, Capture, GpuPassKind, LoadOp, Pipe
 
 use crate::input::{self, printable};
 use crate::json::{self, DefectJson, SCHEMA};
+use crate::output;
 use crate::recovered;
 use crate::stats::FrameRange;
 
@@ -443,7 +444,7 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
         })?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut out = io::stdout().lock();
+    let mut out = output::stdout();
     writeln!(
         out,
         "{}: frames {}..{} ({} analysed), level {}, {} commands",
@@ -470,5 +471,6 @@ pub fn run(path: &Path, frames: Option<FrameRange>, as_json: bool) -> anyhow::Re
             writeln!(out, "  {}", printable(&defect.to_string()))?;
         }
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
