@@ -149,11 +149,10 @@ pub fn run(path: &Path, as_json: bool) -> anyhow::Result<ExitCode> {
         if intact {
             writeln!(out, "intact: {file} is closed and undamaged ({} frames, {} spans)", counts.frames, counts.spans)?;
         } else {
-            let plural = if defects.len() == 1 { "" } else { "s" };
             writeln!(
                 out,
-                "defects: {file} is readable with {} defect{plural}; {} frames and {} spans read back{}{}",
-                defects.len(),
+                "defects: {file} is readable with {}; {} frames and {} spans read back{}{}",
+                sgpt_format::wording::counted(defects.len() as u64, "defect"),
                 count_text(counts.frames as u64, counts.frames_indexed as u64),
                 count_text(counts.spans, counts.spans_indexed),
                 if closed { "" } else { ", never closed" },
