@@ -17,6 +17,11 @@
 
 use sgpt_format::FrameEntry;
 
+/// What a refusal for want of room ends with, whatever refused it (the file's size, or
+/// what it inflates to): why there is a limit, and what to do instead.
+pub const NO_ROOM_ADVICE: &str = "(a web page's WebAssembly has at most 4 GiB); open it alone, or compare long \
+     captures with `sgpt diff` on the command line";
+
 /// wasm32's whole address space.
 pub const WASM_MEMORY: u64 = 4 << 30;
 

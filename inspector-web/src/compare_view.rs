@@ -161,8 +161,9 @@ impl CompareView {
         match self.skipped_frames {
             [0, 0] => None,
             [a, b] => Some(format!(
-                "{} of A and {b} of B could not be read (see Capture & notes) and are left out of the comparison.",
-                units::counted(a as u64, "frame")
+                "{} of A and {} of B could not be read (see Capture & notes) and are left out of the comparison.",
+                units::counted(a as u64, "frame"),
+                units::grouped(b as u64)
             )),
         }
     }

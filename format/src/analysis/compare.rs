@@ -296,8 +296,11 @@ impl Comparison {
         let alpha = self.options.alpha;
         match self.tests {
             0 => format!("no shift could be tested, so nothing to correct (family-wise α = {alpha})"),
-            1 => format!("{} correction over 1 test, family-wise α = {alpha}", self.correction.name()),
-            tests => format!("{} correction over {tests} tests, family-wise α = {alpha}", self.correction.name()),
+            tests => format!(
+                "{} correction over {}, family-wise α = {alpha}",
+                self.correction.name(),
+                crate::wording::counted(tests as u64, "test")
+            ),
         }
     }
 }

@@ -52,7 +52,7 @@ pub enum ReadError {
     TooLarge(u64),
     /// Under the limit, but the page's memory cannot hold it beside what is open (a
     /// candidate's capture, when this is its baseline): wasm32 has 4 GiB in all.
-    #[error("there is no room for the file's {} beside what this page holds already (a web page's WebAssembly has at most 4 GiB); open it alone, or compare long captures with `sgpt diff` on the command line", crate::units::bytes(*.0))]
+    #[error("there is no room for the file's {} beside what this page holds already {}", crate::units::bytes(*.0), crate::baseline_room::NO_ROOM_ADVICE)]
     NoRoom(u64),
     #[error(transparent)]
     Js(#[from] Error),
