@@ -67,18 +67,24 @@
 //   private memory (RssAnon + RssShmem, read every 10 ms through the load) above the
 //   same, which leaves out the pages of Chromium's own binary that the load runs for the
 //   first time (clean, shared and reclaimable; about 10 MB); and the wasm linear memory;
-//   each against the file size;
+//   each against the file size; and what of the private growth is beyond the file: what
+//   every load takes (the 1 MB capture's growth less its file, loaded three times in the
+//   same run) and the rest, this capture's own; with the floor that leaves while the
+//   page holds the file;
 // - timeline redraw: median of body[data-timeline-draw-ms] over 30 zoom steps of a
 //   200-pass frame;
 // - comparison on demand: from opening the Compare view to its verdicts (the comparison
 //   engine over the capture's two halves), its longest task and the wasm memory after;
 // - speedscope 1.25.0 (npm) opening the same capture's Chrome Trace JSON (`sgpt export`)
 //   in the same browser, to its first view (document.title set), as a ratio.
+//
+// The machine's load average is printed before and after: the machines are shared, and
+// a busy one stretches every time (and a second core helps only where one is free).
 
 import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import { launchChromium } from '../browser/chromium.mjs';
 import { cutAsNeverClosed } from '../browser/inspector_helpers.mjs';
@@ -131,25 +137,26 @@ function setup() {
   if (!existsSync(SGPT)) throw new Error(`${SGPT} is missing: cargo build --release -p sgpt-cli`);
   if (!existsSync(join(ROOT, 'dist', 'index.html'))) throw new Error('dist/ is missing: cargo xtask web');
   mkdirSync(OUT, { recursive: true });
-  const captures = [];
-  for (const size of wanted) {
-    if (!SIZES[size]) throw new Error(`unknown size ${size}`);
-    const { frames, memory = false, neverClosedFrom } = SIZES[size];
-    const file = join(OUT, `${size}.sgpt`);
-    const synth = (name, out) => {
-      const extra = SIZES[name].memory ? ['--memory'] : [];
-      console.log(sh(SGPT, ['synth', '--frames', String(SIZES[name].frames), '--passes', '200', '--level', 'timing', ...extra, '-o', out]));
-    };
-    if (!existsSync(file) && neverClosedFrom) {
-      const from = join(OUT, `${neverClosedFrom}.sgpt`);
-      if (!existsSync(from)) synth(neverClosedFrom, from);
-      writeFileSync(file, cutAsNeverClosed(readFileSync(from), CUT_BEFORE_DIRECTORY));
-    } else if (!existsSync(file)) {
-      synth(size, file);
-    }
-    captures.push({ size, frames, memory, file, bytes: statSync(file).size });
+  return wanted.map(prepare);
+}
+
+/** The capture of `size`, generated into OUT unless it is there already. */
+function prepare(size) {
+  if (!SIZES[size]) throw new Error(`unknown size ${size}`);
+  const { frames, memory = false, neverClosedFrom } = SIZES[size];
+  const file = join(OUT, `${size}.sgpt`);
+  const synth = (name, out) => {
+    const extra = SIZES[name].memory ? ['--memory'] : [];
+    console.log(sh(SGPT, ['synth', '--frames', String(SIZES[name].frames), '--passes', '200', '--level', 'timing', ...extra, '-o', out]));
+  };
+  if (!existsSync(file) && neverClosedFrom) {
+    const from = join(OUT, `${neverClosedFrom}.sgpt`);
+    if (!existsSync(from)) synth(neverClosedFrom, from);
+    writeFileSync(file, cutAsNeverClosed(readFileSync(from), CUT_BEFORE_DIRECTORY));
+  } else if (!existsSync(file)) {
+    synth(size, file);
   }
-  return captures;
+  return { size, frames, memory, file, bytes: statSync(file).size };
 }
 
 const MIME = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' };
@@ -640,6 +647,29 @@ function median3(run) {
   return [run(), run(), run()].sort((a, b) => a - b)[1];
 }
 
+/** What every load costs the renderer whatever the capture: the private peak growth of the
+ *  1 MB capture's load (1,160 frames) less its file, the median of 3 loads with `workers`,
+ *  measured once a run beside the captures set against it. It is the worker's isolate and
+ *  module, the compositor's and the canvases' memory, what compiling leaves, and the
+ *  page's own state; so while the page holds the file, a capture's growth is at least
+ *  its file and this. */
+const fixedParts = new Map();
+async function fixedPart(browser, base, workers) {
+  if (!fixedParts.has(workers)) {
+    const small = prepare('1mb');
+    const beyond = [];
+    for (let load = 0; load < 3; load++) {
+      beyond.push((await inspector(browser, base, small, workers)).privatePeakAboveBaseline - small.bytes);
+    }
+    fixedParts.set(workers, beyond.sort((a, b) => a - b)[1]);
+  }
+  return fixedParts.get(workers);
+}
+
+/** The machine's load average over 1, 5 and 15 minutes: the machine is shared, and a
+ *  busy one stretches every time below. */
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+
 /** When `page`'s statistics were ready (its `performance.now()`), the page then closed;
  *  throws where they never were, naming `what`. */
 async function statsReadyAt(context, page, what) {
@@ -752,7 +782,7 @@ const server = await serve();
 const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await launchChromium();
 const speed = cpuSlowdown === 1 ? 'this machine' : `this machine's CPU slowed ${cpuSlowdown}× while loading`;
-console.log(`\ninspector bench (headless Chromium, SwiftShader, ${speed})`);
+console.log(`\ninspector bench (headless Chromium, SwiftShader, ${speed}); load average before: ${load()}`);
 // Each size's time to full statistics in the browser (first count of workers, median of
 // the loads), for the pair's ratio to the browser's own analysis of one capture.
 const browserFullStats = new Map();
@@ -809,6 +839,12 @@ for (const capture of pairOnly ? [] : captures) {
   for (const task of figures.inTasks) console.log(`  in a long task           ${task}`);
   console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
   console.log(`  renderer peak growth     ${growth(figures, capture.bytes)} (target ≤ 1.5×)`);
+  if (capture.size !== '1mb') {
+    const fixed = await fixedPart(browser, base, workerCounts[0]);
+    const beyond = figures.privatePeakAboveBaseline - capture.bytes;
+    console.log(`    beyond the file        private ${mb(beyond)}: ${mb(fixed)} that every load takes (the 1 MB capture's growth less its file, median of 3 in this run), ${mb(beyond - fixed)} for this capture's own index and figures`);
+    console.log(`    the page's floor       ${((capture.bytes + fixed) / capture.bytes).toFixed(2)}× the file, private, while the page holds it: the file and what every load takes`);
+  }
   console.log(`  timeline redraw          median ${figures.redraw.toFixed(2)} ms, max ${figures.redrawMax.toFixed(2)} ms (target ≤ 8 ms)`);
   console.log(`  comparison on demand     ${ms(figures.compareMs)} from opening the Compare view (its halves, by the engine); longest task ${figures.compareOver50 === 0 ? 'none over 50 ms' : `${ms(figures.compareLongest)}, ${figures.compareOver50} over 50 ms`}; wasm memory then ${mb(figures.compareWasmBytes)} = ${(figures.compareWasmBytes / capture.bytes).toFixed(2)}× the file`);
   for (const task of figures.compareInTasks) console.log(`  in a comparison's task   ${task}`);
@@ -852,5 +888,6 @@ ${size} against another run of it (two captures, ${mb(capture.bytes)} each)`);
   console.log(`    jobs' shares logged    ${page.phases.join('; ')}`);
   for (const task of page.inTasks) console.log(`    in a long task         ${task}`);
 }
+console.log(`\nload average after: ${load()}`);
 await browser.close();
 server.close();
