@@ -15,8 +15,9 @@
 // also as a share of the roofline. The first count gets the full set of figures below,
 // and its time with the capture opened from disk (the file picker, from the moment the
 // file is chosen) as well as by its link. `--loads N` takes each count's time to full
-// statistics as the median of N loads (the extra ones measure that alone): one load's
-// time moves by a fifth between runs on this machine, more than most changes it judges.
+// statistics, and the renderer's memory growth, as the median of N loads (the extra ones
+// measure those alone): one load's time moves by a fifth between runs on this machine,
+// more than most changes it judges, and its memory growth by more than a tenth of the file.
 //
 // `--pair SIZE` also compares that capture with another run of its workload (`sgpt synth
 // --run 2`): `sgpt stats` on one, `sgpt diff` on the two, and the inspector opened on both
@@ -384,20 +385,7 @@ function captureUrl(base, capture, workers) {
 
 async function inspector(browser, base, capture, workers) {
   const { context, page, cdp } = await idlePage(browser, base);
-  const before = rendererMemory();
-  const baseline = Math.max(...before.map((p) => p.rss));
-  const privateBaseline = Math.max(...before.map((p) => p.private));
-  // Private memory has no high-water mark of its own: sampled, it can miss a peak
-  // shorter than the period, where VmHWM misses none. Only the renderers' own status
-  // files are read each time (the bench shares the page's two cores), and the renderers
-  // looked for again every half second.
-  let privatePeak = privateBaseline;
-  let renderers = before.map((p) => p.pid);
-  let samples = 0;
-  const sampler = setInterval(() => {
-    if (++samples % 50 === 0) renderers = rendererMemory().map((p) => p.pid);
-    for (const pid of renderers) privatePeak = Math.max(privatePeak, privateMemory(pid));
-  }, 10);
+  const memory = watchMemory();
   if (traceLongTasks) await startTracing(cdp);
   const cpuBefore = chromiumCpu();
   await page.goto(captureUrl(base, capture, workers));
@@ -434,10 +422,7 @@ async function inspector(browser, base, capture, workers) {
   }
   draws.sort((a, b) => a - b);
   const wasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
-  const after = rendererMemory();
-  clearInterval(sampler);
-  for (const process of after) privatePeak = Math.max(privatePeak, process.private);
-  const peak = Math.max(...after.map((p) => p.hwm));
+  const grown = memory.stop();
   // The comparison of the capture's halves is made when its view is first shown.
   const tasksBefore = loaded.tasks.length;
   const compareStarted = await page.evaluate(() => performance.now());
@@ -472,8 +457,7 @@ async function inspector(browser, base, capture, workers) {
     redraw: draws[Math.floor(draws.length / 2)],
     redrawMax: draws.at(-1),
     wasmBytes,
-    peakAboveBaseline: peak - baseline,
-    privatePeakAboveBaseline: privatePeak - privateBaseline,
+    ...grown,
     compareMs,
     compareLongest: Math.max(0, ...compareTasks),
     compareOver50: compareTasks.filter((ms) => ms > 50).length,
@@ -670,6 +654,34 @@ async function fixedPart(browser, base, workers) {
  *  busy one stretches every time below. */
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
 
+/** Watches the renderers' memory from now until `stop()`, which gives their peak RSS
+ *  (VmHWM) and peak private memory above what they held when it began. Private memory
+ *  has no high-water mark of its own: sampled, it can miss a peak shorter than the
+ *  period, where VmHWM misses none. Only the renderers' own status files are read each
+ *  time (the bench shares the page's two cores), and the renderers looked for again
+ *  every half second. */
+function watchMemory() {
+  const before = rendererMemory();
+  const baseline = Math.max(...before.map((p) => p.rss));
+  const privateBaseline = Math.max(...before.map((p) => p.private));
+  let privatePeak = privateBaseline;
+  let renderers = before.map((p) => p.pid);
+  let samples = 0;
+  const sampler = setInterval(() => {
+    if (++samples % 50 === 0) renderers = rendererMemory().map((p) => p.pid);
+    for (const pid of renderers) privatePeak = Math.max(privatePeak, privateMemory(pid));
+  }, 10);
+  return {
+    stop() {
+      const after = rendererMemory();
+      clearInterval(sampler);
+      for (const process of after) privatePeak = Math.max(privatePeak, process.private);
+      const peak = Math.max(...after.map((p) => p.hwm));
+      return { peakAboveBaseline: peak - baseline, privatePeakAboveBaseline: privatePeak - privateBaseline };
+    },
+  };
+}
+
 /** When `page`'s statistics were ready (its `performance.now()`), the page then closed;
  *  throws where they never were, naming `what`. */
 async function statsReadyAt(context, page, what) {
@@ -684,12 +696,21 @@ async function statsReadyAt(context, page, what) {
   return ready;
 }
 
-/** Navigation to full statistics, in ms, of one load of `capture` with `workers`, in a
- *  context of its own, as `inspector` loads it, measuring nothing else. */
+/** One load of `capture` with `workers`, in a context of its own, as `inspector` loads it:
+ *  navigation to full statistics in ms (`elapsed`), and the renderers' memory growth
+ *  until every frame is checked, as `inspector` measures it. */
 async function statsLoad(browser, base, capture, workers) {
   const { context, page } = await idlePage(browser, base);
+  const memory = watchMemory();
   await page.goto(captureUrl(base, capture, workers));
-  return statsReadyAt(context, page, capture.size);
+  await page.waitForFunction(
+    () => (document.body.dataset.verified === 'true' && document.body.dataset.memory === 'ready') || document.body.dataset.state === 'error',
+    null,
+    { polling: 100, timeout: 1_800_000 },
+  );
+  await settled(page);
+  const grown = memory.stop();
+  return { elapsed: await statsReadyAt(context, page, capture.size), ...grown };
 }
 
 /** ms to full statistics with the capture opened from disk through the file picker (a
@@ -703,14 +724,17 @@ async function fileLoad(browser, base, capture, workers) {
   return (await statsReadyAt(context, page, `${capture.size} from the file`)) - chosen;
 }
 
-/** The median time to full statistics of `--loads` loads, `first` (a full load's) among
- *  them, and the words that say so (empty for one load). */
+/** The median time to full statistics of `--loads` loads, `first` (a full load's figures)
+ *  among them, and the words that say so (empty for one load); and the median of their
+ *  memory growths, which move between loads by more than a tenth of the file. */
 async function medianOfLoads(first, browser, base, capture, workers) {
-  const times = [first];
-  while (times.length < loads) times.push(await statsLoad(browser, base, capture, workers));
-  const median = [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
-  const of = times.length > 1 ? ` (median of ${times.length} loads: ${times.map(ms).join(', ')})` : '';
-  return { median, of };
+  const runs = [{ ...first, elapsed: first.fullStats }];
+  while (runs.length < loads) runs.push(await statsLoad(browser, base, capture, workers));
+  const middle = (key) => runs.map((run) => run[key]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  const median = middle('elapsed');
+  const of = runs.length > 1 ? ` (median of ${runs.length} loads: ${runs.map((run) => ms(run.elapsed)).join(', ')})` : '';
+  const memory = { peakAboveBaseline: middle('peakAboveBaseline'), privatePeakAboveBaseline: middle('privatePeakAboveBaseline') };
+  return { median, of, memory };
 }
 
 /** The transport's floor: ms to fetch the capture in this browser and read its body
@@ -803,7 +827,9 @@ for (const capture of pairOnly ? [] : captures) {
     const fetched = await fetchAlone(browser, base, capture);
     console.log(`  fetching the file alone  ${ms(fetched)} = ${(fetched / native[0]).toFixed(2)}× sgpt stats on 1 thread (median of 3; the browser's floor)`);
     const ratio = (elapsed) => `${(elapsed / native[0]).toFixed(2)}× sgpt stats on 1 thread (target ≤ 1.5×), ${ofRoof(elapsed)}`;
-    const first = await medianOfLoads(figures.fullStats, browser, base, capture, workerCounts[0]);
+    const first = await medianOfLoads(figures, browser, base, capture, workerCounts[0]);
+    // The memory printed below is the loads' median too.
+    Object.assign(figures, first.memory);
     browserFullStats.set(capture.size, first.median);
     console.log(`    ${workerCounts[0]} workers                ${ms(first.median)} = ${ratio(first.median)}${first.of}`);
     const fromFile = [];
@@ -826,8 +852,8 @@ for (const capture of pairOnly ? [] : captures) {
     console.log(`    on ${cpus().length} cores              at least ${ms(total / cpus().length)} = ${(total / cpus().length / native[0]).toFixed(2)}× sgpt stats on 1 thread, however well the work is spread`);
     for (const count of workerCounts.slice(1)) {
       const other = await inspector(browser, base, capture, count);
-      const time = await medianOfLoads(other.fullStats, browser, base, capture, count);
-      console.log(`    ${count} workers                ${ms(time.median)} = ${ratio(time.median)}${time.of}; renderer peak growth ${growth(other, capture.bytes)}`);
+      const time = await medianOfLoads(other, browser, base, capture, count);
+      console.log(`    ${count} workers                ${ms(time.median)} = ${ratio(time.median)}${time.of}; renderer peak growth ${growth(time.memory, capture.bytes)}${loads > 1 ? ' (median of the loads)' : ''}`);
     }
   }
   console.log(`  time to frames checked   ${ms(figures.verified)}: every frame decoded whole, ${ms(figures.verified - figures.fullStats)} after the statistics`);
@@ -838,7 +864,8 @@ for (const capture of pairOnly ? [] : captures) {
   console.log(`  jobs' shares logged      ${figures.phases.join('; ')} (from navigation start)`);
   for (const task of figures.inTasks) console.log(`  in a long task           ${task}`);
   console.log(`  wasm memory              ${mb(figures.wasmBytes)} = ${(figures.wasmBytes / capture.bytes).toFixed(2)}× the file (target ≤ 1.5×)`);
-  console.log(`  renderer peak growth     ${growth(figures, capture.bytes)} (target ≤ 1.5×)`);
+  const ofLoads = workerCounts.length > 0 && loads > 1 ? `; median of ${loads} loads` : '';
+  console.log(`  renderer peak growth     ${growth(figures, capture.bytes)} (target ≤ 1.5×${ofLoads})`);
   if (capture.size !== '1mb') {
     const fixed = await fixedPart(browser, base, workerCounts[0]);
     const beyond = figures.privatePeakAboveBaseline - capture.bytes;
