@@ -74,6 +74,8 @@
 //   page holds the file;
 // - timeline redraw: median of body[data-timeline-draw-ms] over 30 zoom steps of a
 //   200-pass frame;
+// - timeline wheel step: median and max of the wheel handler whole (redraw, and the view's
+//   state written into the URL) over 200 steps dispatched on the timeline;
 // - comparison on demand: from opening the Compare view to its verdicts (the comparison
 //   engine over the capture's two halves), its longest task and the wasm memory after;
 // - speedscope 1.25.0 (npm) opening the same capture's Chrome Trace JSON (`sgpt export`)
@@ -421,6 +423,20 @@ async function inspector(browser, base, capture, workers) {
     draws.push(Number(await page.evaluate(() => document.body.dataset.timelineDrawMs)));
   }
   draws.sort((a, b) => a - b);
+  // A wheel step whole, as the page handles it: the redraw, and the view's state written
+  // into the URL. Dispatched, the handler runs inside dispatchEvent.
+  const wheels = await page.evaluate(() => {
+    const canvas = document.getElementById('timeline-canvas');
+    const box = canvas.getBoundingClientRect();
+    const times = [];
+    for (let i = 0; i < 200; i++) {
+      const init = { deltaY: i % 2 ? 20 : -20, clientX: box.left + box.width / 2, clientY: box.top + 10, bubbles: true, cancelable: true };
+      const started = performance.now();
+      canvas.dispatchEvent(new WheelEvent('wheel', init));
+      times.push(performance.now() - started);
+    }
+    return times.sort((a, b) => a - b);
+  });
   const wasmBytes = await page.evaluate(() => window.__wasm?.memory?.buffer?.byteLength ?? 0);
   const grown = memory.stop();
   // The comparison of the capture's halves is made when its view is first shown.
@@ -456,6 +472,8 @@ async function inspector(browser, base, capture, workers) {
     inTasks: sharesInLongTasks(loaded.spans, loaded.slices),
     redraw: draws[Math.floor(draws.length / 2)],
     redrawMax: draws.at(-1),
+    wheel: wheels[Math.floor(wheels.length / 2)],
+    wheelMax: wheels.at(-1),
     wasmBytes,
     ...grown,
     compareMs,
@@ -873,6 +891,7 @@ for (const capture of pairOnly ? [] : captures) {
     console.log(`    the page's floor       ${((capture.bytes + fixed) / capture.bytes).toFixed(2)}× the file, private, while the page holds it: the file and what every load takes`);
   }
   console.log(`  timeline redraw          median ${figures.redraw.toFixed(2)} ms, max ${figures.redrawMax.toFixed(2)} ms (target ≤ 8 ms)`);
+  console.log(`  timeline wheel step      median ${figures.wheel.toFixed(2)} ms, max ${figures.wheelMax.toFixed(2)} ms: the whole handler, redraw and URL state (200 steps)`);
   console.log(`  comparison on demand     ${ms(figures.compareMs)} from opening the Compare view (its halves, by the engine); longest task ${figures.compareOver50 === 0 ? 'none over 50 ms' : `${ms(figures.compareLongest)}, ${figures.compareOver50} over 50 ms`}; wasm memory then ${mb(figures.compareWasmBytes)} = ${(figures.compareWasmBytes / capture.bytes).toFixed(2)}× the file`);
   for (const task of figures.compareInTasks) console.log(`  in a comparison's task   ${task}`);
   for (const task of figures.traced) console.log(`  traced long task         ${task}`);
