@@ -424,12 +424,14 @@ async function inspector(browser, base, capture, workers) {
   }
   draws.sort((a, b) => a - b);
   // A wheel step whole, as the page handles it: the redraw, and the view's state written
-  // into the URL. Dispatched, the handler runs inside dispatchEvent.
-  const wheels = await page.evaluate(() => {
+  // into the URL. Dispatched, the handler runs inside dispatchEvent; each step in a task
+  // of its own, as the browser delivers them, so that the steps make no long task.
+  const wheels = await page.evaluate(async () => {
     const canvas = document.getElementById('timeline-canvas');
     const box = canvas.getBoundingClientRect();
     const times = [];
     for (let i = 0; i < 200; i++) {
+      await new Promise((next) => setTimeout(next, 0));
       const init = { deltaY: i % 2 ? 20 : -20, clientX: box.left + box.width / 2, clientY: box.top + 10, bubbles: true, cancelable: true };
       const started = performance.now();
       canvas.dispatchEvent(new WheelEvent('wheel', init));
