@@ -718,7 +718,8 @@ async function statsReadyAt(context, page, what) {
 
 /** One load of `capture` with `workers`, in a context of its own, as `inspector` loads it:
  *  navigation to full statistics in ms (`elapsed`), and the renderers' memory growth
- *  until every frame is checked, as `inspector` measures it. */
+ *  until every frame is checked (`inspector`'s watch goes on through its redraws, which
+ *  allocate next to nothing). */
 async function statsLoad(browser, base, capture, workers) {
   const { context, page } = await idlePage(browser, base);
   const memory = watchMemory();

@@ -10,9 +10,9 @@ use crate::timeline::Viewport;
 use crate::url_state::ViewState;
 
 impl App {
-    /// Writes the view state into the URL, on every change the user makes (each wheel
-    /// step on the timeline among them), so it reads the frames' numbers where the strips
-    /// hold them: a copy was a frame's 8 bytes on every call, 14 MB on eight hours.
+    /// Writes the view state into the URL. It runs on every change the user makes, each
+    /// wheel step on the timeline among them, so it reads the frames' numbers where the
+    /// strips hold them: a copy costs 8 bytes a frame a call, 14 MB on eight hours.
     pub fn write_hash(&self) {
         let mut guard = self.ui.borrow_mut();
         // Through a plain reference, the strips are read while the state is written.
