@@ -448,15 +448,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                     .collect(),
             })?;
         }
-        // Each flushed before the gate's line on stderr, which follows the table.
-        Format::Markdown => {
+        Format::Markdown | Format::Text => {
             let mut out = output::stdout();
-            write_markdown(&mut out, &comparison, &recorded, &differences)?;
-            out.flush()?;
-        }
-        Format::Text => {
-            let mut out = output::stdout();
-            write_text(&mut out, &comparison, &recorded, &differences)?;
+            if format == Format::Markdown {
+                write_markdown(&mut out, &comparison, &recorded, &differences)?;
+            } else {
+                write_text(&mut out, &comparison, &recorded, &differences)?;
+            }
+            // Flushed before the gate's line on stderr, which follows the table.
             out.flush()?;
         }
     }
