@@ -115,7 +115,9 @@ impl<'a> Inflater<'a> {
                 return Err(GzipError::NoRoom { needed: self.hint, from_trailer: true });
             }
             let first = self.hint.min(self.limit).min(self.room);
-            self.grow_to(first).map_err(|()| GzipError::NoRoom { needed: first, from_trailer: true })?;
+            // Named by the trailer's size, which is what the words say it is: `first` is
+            // that size, or less where the limit capped it.
+            self.grow_to(first).map_err(|()| GzipError::NoRoom { needed: self.hint, from_trailer: true })?;
         }
         let target = self.out.len().saturating_add(budget);
         let mut chunk = [0u8; 64 * 1024];
